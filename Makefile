@@ -1,0 +1,28 @@
+# The two commands of the README: `make serve` runs the server, `make test` runs every test.
+# Each sets itself up on a fresh machine: a virtual environment in .venv with the project installed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: serve test lint bench clean
+
+$(BIN)/osmosis: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+serve: $(BIN)/osmosis
+	$(BIN)/osmosis serve
+
+test: $(BIN)/osmosis
+	$(BIN)/ruff check server tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(BIN)/osmosis
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

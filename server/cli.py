@@ -1,0 +1,157 @@
+"""The `osmosis` command: deal, simulate (and, for the server, serve and verify)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from .rules import (
+    PRESETS,
+    Layout,
+    RulesError,
+    deal_number_seed,
+    layout,
+    opening,
+    parse_server_seed,
+    preset,
+    shuffled_deck,
+)
+from .rules.policies import play_greedy, play_random
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except RulesError as error:
+        print(f"osmosis: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="osmosis", description="Osmosis (Treasure Trove) patience.")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    deal = commands.add_parser("deal", help="print the opening layout of a deal")
+    source = deal.add_mutually_exclusive_group(required=True)
+    source.add_argument("--deal-number", type=int, metavar="N", help="a public, shareable deal number")
+    source.add_argument("--server-seed", metavar="HEX", help="a 32-byte server seed in hexadecimal")
+    deal.add_argument("--client-seed", default="", metavar="S", help="the client seed (with --server-seed)")
+    deal.add_argument("--variant", default="osmosis", choices=list(PRESETS), help="the preset (default osmosis)")
+    deal.add_argument("--json", action="store_true", help="print JSON: reserves, base and stock")
+    deal.set_defaults(run=_deal)
+
+    simulate = commands.add_parser("simulate", help="play many deals with an automatic policy")
+    simulate.add_argument("--variant", default="osmosis", choices=list(PRESETS))
+    simulate.add_argument("--first-deal", type=int, default=0, metavar="N")
+    simulate.add_argument("--games", type=int, default=1000, metavar="M")
+    simulate.add_argument("--policy", choices=("greedy", "random"), default="greedy")
+    simulate.add_argument("--json", action="store_true", help="print JSON with the deal numbers won")
+    simulate.set_defaults(run=_simulate)
+    return parser
+
+
+def _layout_of(args: argparse.Namespace) -> Layout:
+    rules = preset(args.variant)
+    if args.server_seed is not None:
+        seed = parse_server_seed(args.server_seed)
+        client_seed = args.client_seed
+    else:
+        seed = deal_number_seed(args.deal_number)
+        client_seed = ""
+    return layout(shuffled_deck(seed, client_seed), rules)
+
+
+def _deal(args: argparse.Namespace) -> int:
+    deal = _layout_of(args)
+    if args.json:
+        print(json.dumps(deal.to_dict()))
+    else:
+        print(_picture(deal, preset(args.variant).reserve_face_down))
+    return 0
+
+
+def _picture(deal: Layout, face_down: int) -> str:
+    """The layout as a person lays it out; face-down cards in brackets."""
+    lines = []
+    for p in range(4):
+        pile = deal.reserves[p] if p < len(deal.reserves) else ()
+        cards = " ".join(f"[{card}]" if i < face_down else f" {card} " for i, card in enumerate(pile))
+        foundation = str(deal.base) if p == 0 else "--"
+        label = f"R{p + 1}" if pile else "  "
+        lines.append(f"{label}  {cards:<19}   F{p + 1}  {foundation}")
+    lines.append("")
+    lines.append(f"stock ({len(deal.stock)}, first dealt first): {' '.join(str(card) for card in deal.stock)}")
+    return "\n".join(lines)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 1 or args.first_deal < 0:
+        print("osmosis: --games must be at least 1 and --first-deal at least 0", file=sys.stderr)
+        return 2
+    rules = preset(args.variant)
+    progress = _Progress(args.games, sys.stderr) if sys.stderr.isatty() else None
+    won_deals = []
+    started = time.perf_counter()
+    for number in range(args.first_deal, args.first_deal + args.games):
+        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        final = play_greedy(state) if args.policy == "greedy" else play_random(state, random.Random(number))
+        if final.status == "won":
+            won_deals.append(number)
+        if progress:
+            progress.advance()
+    elapsed = time.perf_counter() - started
+    if progress:
+        progress.close()
+    if args.json:
+        print(json.dumps({"variant": args.variant, "games": args.games, "wins": len(won_deals),
+                          "won_deals": won_deals}))
+        return 0
+    low, high = wilson_interval(len(won_deals), args.games)
+    print(f"variant     {args.variant} ({args.policy} policy), deals {args.first_deal}.."
+          f"{args.first_deal + args.games - 1}")
+    print(f"games       {args.games}")
+    print(f"wins        {len(won_deals)}")
+    print(f"win rate    {len(won_deals) / args.games:.2%} (95% CI {low:.2%} to {high:.2%})")
+    print(f"speed       {args.games / elapsed:,.0f} games per second")
+    return 0
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (95% by default)."""
+    rate = wins / games
+    denominator = 1 + z * z / games
+    centre = (rate + z * z / (2 * games)) / denominator
+    margin = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / denominator
+    return max(0.0, centre - margin), min(1.0, centre + margin)
+
+
+class _Progress:
+    """A one-line progress bar on a terminal, redrawn at most every tenth of a second."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.done, self.stream, self.drawn = total, 0, stream, 0.0
+
+    def advance(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if now - self.drawn > 0.1 or self.done == self.total:
+            self.drawn = now
+            width = 40
+            filled = width * self.done // self.total
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

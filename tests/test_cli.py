@@ -1,0 +1,89 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.cli import main, wilson_interval
+
+VECTORS = json.loads((Path(__file__).parent / "data" / "deal-vectors.json").read_text())
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if "deal_number" in v], ids=lambda v: str(v["deal_number"]))
+def test_deal_by_number_prints_the_vectors_layout_as_json(vector, capsys):
+    assert main(["deal", "--deal-number", str(vector["deal_number"]), "--json"]) == 0
+
+    assert json.loads(capsys.readouterr().out) == vector["layout"]
+
+
+def test_deal_by_seeds_prints_the_vectors_layout_as_json(capsys):
+    vector = next(v for v in VECTORS if "deal_number" not in v)
+
+    main(["deal", "--server-seed", vector["server_seed"], "--client-seed", vector["client_seed"], "--json"])
+
+    assert json.loads(capsys.readouterr().out) == vector["layout"]
+
+
+def test_deal_without_json_draws_the_layout_with_face_down_cards_marked(capsys):
+    main(["deal", "--deal-number", "0"])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("R1  [2D] [JD] [KC]  8S")
+    assert lines[0].rstrip().endswith("F1  6H")
+    assert lines[-1].startswith("stock (35, first dealt first): AS 5H TH")
+
+
+def test_deal_of_bridesmaids_has_no_reserves(capsys):
+    main(["deal", "--deal-number", "0", "--variant", "bridesmaids", "--json"])
+
+    deal = json.loads(capsys.readouterr().out)
+    assert deal["reserves"] == [] and deal["base"] == "2D" and len(deal["stock"]) == 51
+
+
+def test_a_bad_server_seed_is_a_clear_error_with_exit_status_2(capsys):
+    assert main(["deal", "--server-seed", "abc", "--json"]) == 2
+
+    assert "server seed is written as 64 hexadecimal digits" in capsys.readouterr().err
+
+
+def test_simulate_json_lists_the_deals_won(capsys):
+    main(["simulate", "--variant", "osmosis-draw-one", "--first-deal", "0", "--games", "40", "--json"])
+
+    result = json.loads(capsys.readouterr().out)
+    assert result["variant"] == "osmosis-draw-one" and result["games"] == 40
+    assert result["wins"] == len(result["won_deals"]) > 0
+    assert all(0 <= n < 40 for n in result["won_deals"])
+
+
+def test_simulate_is_reproducible_and_the_deal_range_is_respected(capsys):
+    main(["simulate", "--variant", "peek", "--first-deal", "100", "--games", "30", "--policy", "random", "--json"])
+    first = json.loads(capsys.readouterr().out)
+    main(["simulate", "--variant", "peek", "--first-deal", "100", "--games", "30", "--policy", "random", "--json"])
+
+    assert json.loads(capsys.readouterr().out) == first
+    assert all(100 <= n < 130 for n in first["won_deals"])
+
+
+def test_simulate_prints_the_win_rate_with_a_confidence_interval(capsys):
+    main(["simulate", "--variant", "osmosis", "--games", "20"])
+
+    out = capsys.readouterr().out
+    assert "games       20" in out
+    assert "95% CI" in out and "games per second" in out
+
+
+def test_the_wilson_interval_brackets_the_rate():
+    low, high = wilson_interval(13, 100)
+
+    assert 0.0775 < low < 0.0777 and 0.2097 < high < 0.2099
+    assert wilson_interval(0, 10)[0] == 0.0
+
+
+def test_the_console_script_is_installed():
+    osmosis = Path(sys.executable).with_name("osmosis")
+
+    result = subprocess.run([osmosis, "deal", "--deal-number", "4711", "--json"], capture_output=True, text=True)
+
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == next(v for v in VECTORS if v.get("deal_number") == 4711)["layout"]
