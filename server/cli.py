@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
+import signal
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
+from . import embedded, migrate
+from .config import Settings
 from .rules import (
     PRESETS,
     Layout,
@@ -23,6 +29,8 @@ from .rules import (
     shuffled_deck,
 )
 from .rules.policies import play_greedy, play_random
+
+GUNICORN_CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "gunicorn.conf.py"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--policy", choices=("greedy", "random"), default="greedy")
     simulate.add_argument("--json", action="store_true", help="print JSON with the deal numbers won")
     simulate.set_defaults(run=_simulate)
+
+    serve = commands.add_parser("serve", help="run the HTTP server under gunicorn")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 2)")
+    serve.set_defaults(run=_serve)
     return parser
 
 
@@ -122,6 +136,33 @@ def _simulate(args: argparse.Namespace) -> int:
     print(f"win rate    {len(won_deals) / args.games:.2%} (95% CI {low:.2%} to {high:.2%})")
     print(f"speed       {args.games / elapsed:,.0f} games per second")
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL."""
+    settings = Settings.from_env()
+    database_url = settings.database_url
+    if database_url is None:
+        database_url = embedded.start(settings.data_dir)
+        print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
+    try:
+        migrate.upgrade(database_url)
+        command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG), "--no-control-socket",
+                   "--bind", f"{args.host}:{args.port}"]
+        if args.workers is not None:
+            command += ["--workers", str(args.workers)]
+        gunicorn = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url})
+        print(f"osmosis: serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+
+        def forward(signum: int, frame: object) -> None:
+            gunicorn.send_signal(signum)
+
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, forward)
+        return gunicorn.wait()
+    finally:
+        if settings.database_url is None:
+            embedded.stop(settings.data_dir)
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:

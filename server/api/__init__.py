@@ -1,0 +1,82 @@
+"""The HTTP API: the Flask app factory, the OpenAPI setup, and the blueprints."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api as SmorestApi
+from flask_smorest.utils import prepare_response
+
+from .. import migrate
+from ..config import ConfigError, Settings
+from ..service import GameService
+from ..store import PostgresStore, open_pool
+from . import errors, games, meta
+from .schemas import ProblemSchema
+
+API_TITLE = "Osmosis game server"
+API_VERSION = "1.0.0"
+API_DESCRIPTION = """\
+Play Osmosis (Treasure Trove) patience and its variants over HTTP. Every action is an event in an
+append-only, hash-chained move log; every game body carries the public view of the position, the legal
+actions, the version (for `If-Match` / `expected_version`) and the head of the hash chain.
+
+Writes need the game's player token (`Authorization: Bearer <player_token>`), returned once when the
+game is created. Every POST accepts an `Idempotency-Key`. Errors are RFC 9457 `application/problem+json`
+bodies with a stable `code`.
+"""
+
+
+class Api(SmorestApi):  # type: ignore[misc]
+    """flask-smorest, with problem+json for every documented and actual error."""
+
+    def _register_error_handlers(self) -> None:
+        errors.register(self._app)
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = ProblemSchema
+            prepare_response(response, self.spec, errors.PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        default = {"description": "An error, as problem+json", "schema": ProblemSchema}
+        prepare_response(default, self.spec, errors.PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+
+
+def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
+    """The WSGI application. Without a `service`, it connects to settings.database_url."""
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        API_SPEC_OPTIONS={
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT"}},
+            "servers": [{"url": "/"}],
+        },
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if service is None:
+        settings = settings or Settings.from_env()
+        if settings.database_url is None:
+            raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
+        pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
+                         settings.pool_timeout, settings.statement_timeout_ms)
+        service = GameService(PostgresStore(pool, migrate.head_revision()))
+    app.extensions["osmosis.service"] = service
+
+    api = Api(app)
+    api.spec.components.security_scheme(
+        "playerToken",
+        {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
+    )
+    api.register_blueprint(meta.blp)
+    api.register_blueprint(games.blp)
+    return app

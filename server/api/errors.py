@@ -1,0 +1,116 @@
+"""Every error becomes an RFC 9457 problem+json body with a stable `code`; the mapping is this one table."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+from ..repository import GameNotFound, StoreUnavailable, VersionConflict
+from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
+from ..service import Forbidden, IdempotencyKeyReused, InvalidCursor, Unauthorized
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger(__name__)
+
+# Order matters: the first matching class wins, so subclasses come before their bases.
+ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
+    (GameNotFound, HTTPStatus.NOT_FOUND, "game-not-found"),
+    (GameOver, HTTPStatus.CONFLICT, "game-over"),
+    (IllegalAction, HTTPStatus.CONFLICT, "illegal-action"),
+    (InvalidRules, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-rules"),
+    (InvalidInput, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-input"),
+    (InvalidCursor, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-cursor"),
+    (IdempotencyKeyReused, HTTPStatus.UNPROCESSABLE_ENTITY, "idempotency-key-reused"),
+    (VersionConflict, HTTPStatus.PRECONDITION_FAILED, "version-conflict"),
+    (Unauthorized, HTTPStatus.UNAUTHORIZED, "unauthorized"),
+    (Forbidden, HTTPStatus.FORBIDDEN, "forbidden"),
+    (StoreUnavailable, HTTPStatus.SERVICE_UNAVAILABLE, "service-unavailable"),
+]
+
+HTTP_CODES = {
+    400: "bad-request",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    422: "validation-failed",
+    428: "precondition-required",
+    500: "internal-error",
+}
+
+RETRY_AFTER_SECONDS = "1"
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+            **extra: Any) -> Response:
+    body = {
+        "type": f"urn:osmosis:problem:{code}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    response.headers.update(headers or {})
+    return response
+
+
+def register(app: Flask) -> None:
+    for error_class, status, code in ERRORS:
+        app.register_error_handler(error_class, _handler(status, code))
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, _handle_unexpected)
+
+
+def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
+    def handle(error: Exception) -> Response:
+        extra: dict[str, Any] = {}
+        headers: dict[str, str] = {}
+        if isinstance(error, IllegalAction) and not isinstance(error, GameOver):
+            extra["rule"] = error.rule
+        if status == HTTPStatus.UNAUTHORIZED:
+            headers["WWW-Authenticate"] = 'Bearer realm="osmosis"'
+        if status == HTTPStatus.SERVICE_UNAVAILABLE:
+            headers["Retry-After"] = RETRY_AFTER_SECONDS
+        return problem(status.value, code, str(error), headers, **extra)
+
+    return handle
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    headers = {key: value for key, value in error.get_headers() if key.lower() != "content-type"}
+    data = getattr(error, "data", None) or {}
+    extra: dict[str, Any] = {}
+    detail = error.description or HTTPStatus(status).phrase
+    if "messages" in data:
+        extra["errors"] = _flatten_locations(data["messages"])
+        detail = "the request has invalid fields: see errors"
+    elif "message" in data:
+        detail = data["message"]
+    return problem(status, HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-")),
+                   detail, headers, **extra)
+
+
+def _flatten_locations(messages: dict[str, Any]) -> dict[str, Any]:
+    """webargs nests errors by location ("json", "query"); clients care about the fields."""
+    flat: dict[str, Any] = {}
+    for location, fields in messages.items():
+        if isinstance(fields, dict):
+            flat.update(fields)
+        else:
+            flat[location] = fields
+    return flat
+
+
+def _handle_unexpected(error: Exception) -> Response:
+    # The detail stays generic: an unexpected error's text is for the log, never for the client.
+    log.exception("unhandled error", exc_info=error)
+    return problem(500, "internal-error", "the server failed to handle this request; it has been logged")

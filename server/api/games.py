@@ -1,0 +1,219 @@
+"""Games: create, read, list, act (move, draw, resign) and read the move log."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from flask import Response, current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..repository import VersionConflict
+from ..rules import InvalidInput, Rules, preset
+from ..service import GameService, Idempotency, Result
+from .schemas import (
+    ActionRequestSchema,
+    ActionResultSchema,
+    CreatedGameSchema,
+    CreateGameSchema,
+    EventListSchema,
+    EventQuerySchema,
+    GameListQuerySchema,
+    GameListSchema,
+    GameSchema,
+    MoveSchema,
+    move_from_request,
+)
+
+blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
+
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Makes the POST safe to retry: a retry returns the first response and changes nothing. "
+    "Use a fresh, unguessable value (a UUID) per request.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "description": "The game's ETag: the action is refused with 412 if the game has moved on.",
+    "schema": {"type": "string"},
+}
+ETAG_HEADER = {"ETag": {"description": "The game's version, for If-None-Match and If-Match.",
+                        "schema": {"type": "string"}}}
+LINK_HEADER = {"Link": {"description": 'The next page, as <url>; rel="next", when there is one.',
+                        "schema": {"type": "string"}}}
+WRITE_ERRORS = ("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED",
+                "UNPROCESSABLE_ENTITY", "SERVICE_UNAVAILABLE")
+
+
+def _service() -> GameService:
+    service: GameService = current_app.extensions["osmosis.service"]
+    return service
+
+
+def _etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def _bearer_token() -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _idempotency() -> Idempotency | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not key.isprintable():
+        raise InvalidInput("Idempotency-Key must be 1 to 255 printable characters")
+    body = request.get_json(silent=True)
+    fingerprint = hashlib.sha256(
+        json.dumps([request.method, request.path, body], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    return Idempotency(key, fingerprint)
+
+
+def _expected_version(args: dict[str, Any]) -> int | None:
+    """From `expected_version` in the body or an If-Match header; both must agree when both are given."""
+    from_body = args.get("expected_version")
+    if_match = request.headers.get("If-Match")
+    if if_match is None or if_match.strip() == "*":
+        return from_body
+    try:
+        from_header = int(if_match.strip().removeprefix("W/").strip('"'))
+    except ValueError:
+        raise VersionConflict(f"If-Match {if_match} is not an ETag this server issued") from None
+    if from_body is not None and from_body != from_header:
+        raise InvalidInput(f"If-Match says version {from_header} but expected_version says {from_body}")
+    return from_header
+
+
+def _action_response(result: Result) -> tuple[dict[str, Any], int, dict[str, str]]:
+    headers = {"ETag": _etag(result.body["game"]["version"])}
+    if result.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return result.body, result.status, headers
+
+
+def _link_next(path: str, params: dict[str, Any]) -> dict[str, str]:
+    return {"Link": f'<{path}?{urlencode(params)}>; rel="next"'}
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.doc(operationId="createGame", tags=["games"], parameters=[IDEMPOTENCY_KEY])
+    @blp.arguments(CreateGameSchema, example={"variant": "osmosis", "deal_number": 4711})
+    @blp.response(201, CreatedGameSchema, headers={
+        "Location": {"description": "The new game's URL.", "schema": {"type": "string"}}, **ETAG_HEADER})
+    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def post(self, args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Create a game from a preset or custom rules, optionally a public deal number"""
+        rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
+        result = _service().create_game(rules, args.get("deal_number"), _idempotency())
+        game = result.body
+        headers = {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])}
+        if result.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return game, result.status, headers
+
+    @blp.doc(operationId="listGames", tags=["games"])
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema, headers=LINK_HEADER)
+    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """List games, newest first (keyset pagination: follow the Link header)"""
+        games, cursor = _service().list_games(args["limit"], args.get("cursor"))
+        headers = _link_next("/games", {"limit": args["limit"], "cursor": cursor}) if cursor else {}
+        return {"games": games}, headers
+
+
+@blp.route("/<uuid:game_id>")
+class Game(MethodView):
+    @blp.doc(operationId="getGame", tags=["games"], parameters=[
+        {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "The ETag you have: 304 Not Modified if the game has not moved since."}])
+    @blp.response(200, GameSchema, headers=ETAG_HEADER)
+    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, game_id: UUID) -> tuple[dict[str, Any], dict[str, str]] | Response:
+        """Read a game: public view, legal actions, version and chain head"""
+        game = _service().get_game(game_id)
+        etag = _etag(game["version"])
+        if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
+            return Response(status=304, headers={"ETag": etag})
+        return game, {"ETag": etag}
+
+
+def _write_doc(operation_id: str) -> Any:
+    return blp.doc(operationId=operation_id, tags=["actions"], parameters=[IDEMPOTENCY_KEY, IF_MATCH],
+                   security=[{"playerToken": []}])
+
+
+def _write_errors(view: Any) -> Any:
+    for name in WRITE_ERRORS:
+        view = blp.alt_response(HTTPStatus[name].value, response=name)(view)
+    return view
+
+
+@blp.route("/<uuid:game_id>/moves")
+class Moves(MethodView):
+    @_write_doc("playMove")
+    @blp.arguments(MoveSchema, example={"card": "7S"})
+    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
+    @_write_errors
+    def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Play a card to its foundation, or to the free cell with "to": "cell\""""
+        result = _service().move(game_id, _bearer_token(), move_from_request(args), _expected_version(args),
+                                 _idempotency())
+        return _action_response(result)
+
+
+@blp.route("/<uuid:game_id>/draw")
+class Draw(MethodView):
+    @_write_doc("drawCards")
+    @blp.arguments(ActionRequestSchema, required=False, example={"expected_version": 3})
+    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
+    @_write_errors
+    def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Deal from the stock to the waste, or redeal the waste when the stock is empty"""
+        return _action_response(_service().draw(game_id, _bearer_token(), _expected_version(args), _idempotency()))
+
+
+@blp.route("/<uuid:game_id>/resign")
+class Resignation(MethodView):
+    @_write_doc("resignGame")
+    @blp.arguments(ActionRequestSchema, required=False, example={})
+    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
+    @_write_errors
+    def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Give up the game: it ends as resigned and its seeds are revealed"""
+        return _action_response(_service().resign(game_id, _bearer_token(), _expected_version(args), _idempotency()))
+
+
+@blp.route("/<uuid:game_id>/events")
+class Events(MethodView):
+    @blp.doc(operationId="listGameEvents", tags=["games"])
+    @blp.arguments(EventQuerySchema, location="query")
+    @blp.response(200, EventListSchema, headers=LINK_HEADER)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], dict[str, str]]:
+        """Read the move log: events with seq > after, oldest first"""
+        events, next_after = _service().list_events(game_id, args["after"], args["limit"])
+        headers = {}
+        if next_after is not None:
+            headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
+        return {"events": events}, headers

@@ -1,0 +1,49 @@
+"""Settings, read from the environment once, at start-up. Every variable is listed in the README."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ConfigError(RuntimeError):
+    """An environment variable has a value the server cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    database_url: str | None = None
+    """PostgreSQL to use; None means: start the embedded server in `data_dir`."""
+    data_dir: Path = Path("var")
+    pool_min_size: int = 2
+    pool_max_size: int = 10
+    pool_timeout: float = 5.0
+    """Seconds a request waits for a database connection before it gets 503."""
+    statement_timeout_ms: int = 5000
+    page_size_max: int = 100
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            data_dir=Path(env.get("OSMOSIS_DATA_DIR", "var")),
+            pool_min_size=_int(env, "POOL_MIN_SIZE", 2, minimum=0),
+            pool_max_size=_int(env, "POOL_MAX_SIZE", 10, minimum=1),
+            pool_timeout=float(_int(env, "POOL_TIMEOUT_MS", 5000, minimum=1)) / 1000,
+            statement_timeout_ms=_int(env, "STATEMENT_TIMEOUT_MS", 5000, minimum=0),
+        )
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, not {value}")
+    return value

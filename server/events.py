@@ -1,0 +1,212 @@
+"""The public move log: event types, the hash chain, and the fold that turns events back into states.
+
+An event records only what became public when it happened, so the log can be shown to anyone while the
+game runs. Each event's hash covers the previous hash and the event's canonical JSON, chained from the
+game's commitment; see docs/replay-format.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .rules import (
+    DEAL_ALGORITHM,
+    Action,
+    Card,
+    Deal,
+    GameState,
+    Move,
+    Place,
+    Redeal,
+    Resign,
+    Rules,
+    apply,
+    parse_action,
+    public_view,
+)
+from .rules.actions import RESERVES
+
+GAME_CREATED = "game_created"
+CARD_PLAYED = "card_played"
+CARD_TO_CELL = "card_moved_to_cell"
+CARDS_DEALT = "cards_dealt"
+WASTE_REDEALT = "waste_redealt"
+GAME_WON = "game_won"
+GAME_LOST = "game_lost"
+GAME_RESIGNED = "game_resigned"
+SEEDS_REVEALED = "seeds_revealed"
+
+EVENT_KINDS = (
+    GAME_CREATED,
+    CARD_PLAYED,
+    CARD_TO_CELL,
+    CARDS_DEALT,
+    WASTE_REDEALT,
+    GAME_WON,
+    GAME_LOST,
+    GAME_RESIGNED,
+    SEEDS_REVEALED,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event before it has a place in the log."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "kind": self.kind, "data": self.data, "hash": self.hash}
+
+
+class ReplayError(Exception):
+    """The log does not replay: `seq` is the first event that is wrong, `reason` says how."""
+
+    def __init__(self, seq: int, reason: str) -> None:
+        super().__init__(f"event {seq}: {reason}")
+        self.seq = seq
+        self.reason = reason
+
+
+def canonical_json(value: Any) -> bytes:
+    """Keys sorted, no white space, UTF-8 without escapes: the bytes every verifier hashes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def chain_hash(previous_hash: str, seq: int, kind: str, data: dict[str, Any]) -> str:
+    """hex(SHA-256(bytes of the previous hash || canonical JSON of {"seq", "kind", "data"}))."""
+    body = canonical_json({"seq": seq, "kind": kind, "data": data})
+    return hashlib.sha256(bytes.fromhex(previous_hash) + body).hexdigest()
+
+
+def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) -> list[Event]:
+    """Give `new_events` their seqs and hashes, continuing the chain after `previous_hash`."""
+    events = []
+    for seq, event in enumerate(new_events, start=first_seq):
+        previous_hash = chain_hash(previous_hash, seq, event.kind, event.data)
+        events.append(Event(seq, event.kind, event.data, previous_hash))
+    return events
+
+
+def game_created(rules: Rules, deal: dict[str, Any], commitment: str, opening: GameState) -> NewEvent:
+    """The first event: the rules, how the deal is made (no secret), the commitment, the public opening."""
+    return NewEvent(
+        GAME_CREATED,
+        {
+            "rules": rules.to_dict(),
+            "variant": rules.preset_name,
+            "deal_algorithm": DEAL_ALGORITHM,
+            "deal": deal,
+            "commitment": commitment,
+            "opening": public_view(opening),
+        },
+    )
+
+
+def seeds_revealed(server_seed: bytes, client_seed: str) -> NewEvent:
+    return NewEvent(SEEDS_REVEALED, {"server_seed": server_seed.hex(), "client_seed": client_seed})
+
+
+def events_for(before: GameState, action: Action, after: GameState) -> list[NewEvent]:
+    """What became public through `action`: the action's own event, then the end of the game if it came."""
+    events: list[NewEvent]
+    if isinstance(action, Move):
+        source = _source(before, action.card)
+        data = {
+            "card": str(action.card),
+            "from": source.value,
+            "to": _target(before, after, action).value,
+            "uncovered": _uncovered(after, source),
+        }
+        events = [NewEvent(CARD_TO_CELL if action.target is Place.CELL else CARD_PLAYED, data)]
+    elif isinstance(action, Deal):
+        dealt = after.waste[len(before.waste) :]
+        events = [NewEvent(CARDS_DEALT, {"cards": [str(card) for card in dealt]})]
+    elif isinstance(action, Redeal):
+        events = [NewEvent(WASTE_REDEALT, {"pass_number": after.pass_number})]
+    elif isinstance(action, Resign):
+        return [NewEvent(GAME_RESIGNED, {"reason": after.outcome.reason if after.outcome else ""})]
+    else:
+        raise TypeError(f"not an action: {action!r}")
+    if after.outcome is not None:
+        kind = GAME_WON if after.status == "won" else GAME_LOST
+        events.append(NewEvent(kind, {"reason": after.outcome.reason, "score": after.cards_on_foundations}))
+    return events
+
+
+def _source(state: GameState, card: Card) -> Place:
+    for p, pile in enumerate(state.reserves):
+        if pile and pile[-1] == card:
+            return RESERVES[p]
+    return Place.CELL if state.cell == card else Place.WASTE
+
+
+def _target(before: GameState, after: GameState, move: Move) -> Place:
+    if move.target is Place.CELL:
+        return Place.CELL
+    for k in range(4):
+        if len(after.foundations[k]) > len(before.foundations[k]):
+            return Place(f"F{k + 1}")
+    raise AssertionError("a card played to a foundation landed on none")
+
+
+def _uncovered(after: GameState, source: Place) -> str | None:
+    """The card that became the top of the reserve pile the card left, now face up."""
+    if source not in RESERVES:
+        return None
+    pile = after.reserves[RESERVES.index(source)]
+    return str(pile[-1]) if pile else None
+
+
+def action_of(event: Event) -> Action | None:
+    """The player's action an event records; None for the events the game itself appends."""
+    if event.kind in (CARD_PLAYED, CARD_TO_CELL):
+        return parse_action(f"{event.data['from']}:{event.data['card']}>{event.data['to']}")
+    actions: dict[str, Action] = {CARDS_DEALT: Deal(), WASTE_REDEALT: Redeal(), GAME_RESIGNED: Resign()}
+    return actions.get(event.kind)
+
+
+def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
+    """The position after the events with seq <= `upto` (all when None), replayed under the rules.
+
+    Every recorded action is applied by the engine and what it makes public must equal what the log
+    says, so a log that does not follow the rules raises ReplayError at its first wrong event.
+    """
+    state = opening
+    position = 1  # events[0] is game_created, which `opening` already reflects
+    while position < len(events) and (upto is None or events[position].seq <= upto):
+        event = events[position]
+        if event.kind == SEEDS_REVEALED:
+            position += 1
+            continue
+        action = action_of(event)
+        if action is None:
+            raise ReplayError(event.seq, f"{event.kind} where the rules did not end the game")
+        try:
+            after = apply(state, action)
+        except Exception as error:
+            raise ReplayError(event.seq, f"{action} is not legal: {error}") from None
+        expected = events_for(state, action, after)
+        recorded = events[position : position + len(expected)]
+        for want, got in zip(expected, recorded, strict=False):
+            if (want.kind, want.data) != (got.kind, got.data):
+                raise ReplayError(got.seq, f"the log says {got.kind} {canonical_json(got.data).decode()}, "
+                                           f"the rules give {want.kind} {canonical_json(want.data).decode()}")
+        if len(recorded) < len(expected):
+            raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
+        state = after
+        position += len(expected)
+    return state

@@ -1,0 +1,100 @@
+"""What the service needs from storage: the records it reads and writes, and the store's interface.
+
+`server/store.py` implements it on PostgreSQL; this module holds no SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+from uuid import UUID
+
+from .events import Event
+
+
+class GameNotFound(LookupError):
+    def __init__(self, game_id: UUID | str) -> None:
+        super().__init__(f"no game with id {game_id}")
+
+
+class VersionConflict(Exception):
+    """Another action was appended first: the version this one was computed against is stale."""
+
+
+class IdempotencyConflict(Exception):
+    """Another request with the same Idempotency-Key was stored first."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached or did not answer in time."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game's public row: everything a read returns, kept current in the same transaction as the log."""
+
+    id: UUID
+    created_at: datetime
+    updated_at: datetime
+    rules: dict[str, Any]
+    variant: str | None
+    deal: dict[str, Any]
+    commitment: str
+    version: int
+    status: str
+    score: int
+    head_hash: str
+    view: dict[str, Any]
+    """{"state": the public view, "legal_actions": [...]}"""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSecret:
+    """What must not leave the server before the game is over: the seeds and the full position."""
+
+    server_seed: bytes
+    client_seed: str
+    state_text: str
+    token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResponse:
+    """The first response to a request with an Idempotency-Key, returned again to every retry."""
+
+    scope: str
+    key_hash: str
+    fingerprint: str
+    status: int
+    body: dict[str, Any]
+
+
+class Store(Protocol):
+    def create_game(
+        self, game: GameRecord, secret: GameSecret, events: Sequence[Event], response: StoredResponse | None
+    ) -> None: ...
+
+    def load_game(self, game_id: UUID) -> GameRecord: ...
+
+    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]: ...
+
+    def append(
+        self,
+        game: GameRecord,
+        expected_version: int,
+        events: Sequence[Event],
+        state_text: str,
+        response: StoredResponse | None,
+    ) -> None: ...
+
+    def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...
+
+    def load_events(self, game_id: UUID, after: int, limit: int | None) -> list[Event]: ...
+
+    def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
+
+    def readiness(self) -> str | None:
+        """None when ready; otherwise why not."""
+        ...

@@ -1,0 +1,347 @@
+"""The use cases: create a game, act on it, read it, list games and events. No HTTP and no SQL here.
+
+Every result is JSON-ready data, so that the very bytes of a first response can be stored for an
+idempotent retry and the HTTP layer only has to send them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from . import events as ev
+from .repository import (
+    GameRecord,
+    GameSecret,
+    IdempotencyConflict,
+    Store,
+    StoredResponse,
+    VersionConflict,
+)
+from .rules import (
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    Action,
+    Deal,
+    GameState,
+    Move,
+    Redeal,
+    Resign,
+    Rules,
+    action_to_dict,
+    apply,
+    commitment,
+    deal_number_seed,
+    from_text,
+    layout,
+    legal_actions,
+    opening,
+    public_view,
+    shuffled_deck,
+    to_text,
+)
+from .rules.engine import can_redeal
+
+RETRIES_ON_CONFLICT = 5
+"""Attempts for an action that did not state a version, when other actions keep landing first."""
+
+
+class Unauthorized(Exception):
+    """No player token was presented."""
+
+
+class Forbidden(Exception):
+    """The player token does not belong to this game."""
+
+
+class IdempotencyKeyReused(Exception):
+    """The Idempotency-Key was first used with another request."""
+
+
+class InvalidCursor(ValueError):
+    """A pagination cursor that this server did not issue."""
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    key: str
+    fingerprint: str
+    """A digest of the request (method, path, body), to tell a retry from another request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _new_server_seed() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def _new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class GameService:
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], datetime] = _utc_now,
+        new_server_seed: Callable[[], bytes] = _new_server_seed,
+        new_token: Callable[[], str] = _new_token,
+        new_id: Callable[[], UUID] = uuid4,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._new_server_seed = new_server_seed
+        self._new_token = new_token
+        self._new_id = new_id
+
+    # --- reads ------------------------------------------------------------------------------------
+
+    def readiness(self) -> str | None:
+        """None when the database is reachable and migrated to head; otherwise why not."""
+        return self._store.readiness()
+
+    @staticmethod
+    def variants() -> list[dict[str, Any]]:
+        return [
+            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_dict()}
+            for name, rules in PRESETS.items()
+        ]
+
+    def get_game(self, game_id: UUID) -> dict[str, Any]:
+        return game_view(self._store.load_game(game_id))
+
+    def list_games(self, limit: int, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
+        """Newest first; the second value is the cursor of the next page, None on the last page."""
+        before = _decode_cursor(cursor) if cursor else None
+        records = self._store.list_games(limit + 1, before)
+        page = records[:limit]
+        next_cursor = _encode_cursor(page[-1]) if len(records) > limit else None
+        return [game_view(record) for record in page], next_cursor
+
+    def list_events(self, game_id: UUID, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Events with seq > `after`; the second value is the `after` of the next page, if any."""
+        events = self._store.load_events(game_id, after, limit + 1)
+        page = events[:limit]
+        return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
+
+    # --- writes -----------------------------------------------------------------------------------
+
+    def create_game(self, rules: Rules, deal_number: int | None, idempotency: Idempotency | None) -> Result:
+        scope = "games"
+        if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
+            return stored
+        if deal_number is not None:
+            server_seed, deal = deal_number_seed(deal_number), {"kind": "number", "deal_number": deal_number}
+        else:
+            server_seed, deal = self._new_server_seed(), {"kind": "random"}
+        client_seed = ""
+        state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
+        commit = commitment(server_seed)
+        events = ev.chain(commit, 1, [ev.game_created(rules, deal, commit, state)])
+        now = self._clock()
+        record = GameRecord(
+            id=self._new_id(),
+            created_at=now,
+            updated_at=now,
+            rules=rules.to_dict(),
+            variant=rules.preset_name,
+            deal=deal,
+            commitment=commit,
+            version=1,
+            status=state.status.value,
+            score=state.cards_on_foundations,
+            head_hash=events[-1].hash,
+            view=_projection(state),
+        )
+        token = self._new_token()
+        body = {**game_view(record), "player_token": token}
+        secret = GameSecret(server_seed, client_seed, to_text(state), _token_hash(token))
+        try:
+            self._store.create_game(record, secret, events, _stored_response(scope, idempotency, 201, body))
+        except IdempotencyConflict:
+            return self._replay_after_race(scope, idempotency)
+        return Result(201, body)
+
+    def move(self, game_id: UUID, token: str | None, move: Move, expected_version: int | None,
+             idempotency: Idempotency | None) -> Result:
+        return self._act(game_id, token, lambda state: move, expected_version, idempotency)
+
+    def draw(self, game_id: UUID, token: str | None, expected_version: int | None,
+             idempotency: Idempotency | None) -> Result:
+        """Deal, or redeal when the stock is empty and a redeal is allowed."""
+
+        def deal_or_redeal(state: GameState) -> Action:
+            return Redeal() if not state.stock and can_redeal(state) else Deal()
+
+        return self._act(game_id, token, deal_or_redeal, expected_version, idempotency)
+
+    def resign(self, game_id: UUID, token: str | None, expected_version: int | None,
+               idempotency: Idempotency | None) -> Result:
+        return self._act(game_id, token, lambda state: Resign(), expected_version, idempotency)
+
+    def _act(
+        self,
+        game_id: UUID,
+        token: str | None,
+        choose: Callable[[GameState], Action],
+        expected_version: int | None,
+        idempotency: Idempotency | None,
+    ) -> Result:
+        scope = f"game:{game_id}"
+        for _ in range(RETRIES_ON_CONFLICT):
+            game, secret = self._store.load_for_action(game_id)
+            _check_token(token, secret)
+            if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
+                return stored
+            if expected_version is not None and expected_version != game.version:
+                raise VersionConflict(f"the game is at version {game.version}, not {expected_version}")
+            state = from_text(secret.state_text)
+            action = choose(state)
+            after = apply(state, action)
+            new_events = ev.events_for(state, action, after)
+            deal = game.deal
+            if after.is_over:
+                new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
+                deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
+            appended = ev.chain(game.head_hash, game.version + 1, new_events)
+            updated = replace(
+                game,
+                updated_at=self._clock(),
+                deal=deal,
+                version=appended[-1].seq,
+                status=after.status.value,
+                score=after.cards_on_foundations,
+                head_hash=appended[-1].hash,
+                view=_projection(after),
+            )
+            body = {"game": game_view(updated), "events": [event.to_dict() for event in appended]}
+            try:
+                self._store.append(updated, game.version, appended, to_text(after),
+                                   _stored_response(scope, idempotency, 200, body))
+            except VersionConflict:
+                if expected_version is not None:
+                    raise
+                continue
+            except IdempotencyConflict:
+                return self._replay_after_race(scope, idempotency)
+            return Result(200, body)
+        raise VersionConflict("other actions on this game kept landing first; try again")
+
+    # --- idempotency ------------------------------------------------------------------------------
+
+    def _replay(self, scope: str, idempotency: Idempotency) -> Result | None:
+        stored = self._store.find_response(scope, _key_hash(scope, idempotency.key))
+        if stored is None:
+            return None
+        if not hmac.compare_digest(stored.fingerprint, idempotency.fingerprint):
+            raise IdempotencyKeyReused(
+                "this Idempotency-Key was first used with a different request; use a new key for a new request"
+            )
+        return Result(stored.status, _unwrap_token(stored.body, scope, idempotency.key), replayed=True)
+
+    def _replay_after_race(self, scope: str, idempotency: Idempotency | None) -> Result:
+        assert idempotency is not None
+        replayed = self._replay(scope, idempotency)
+        assert replayed is not None, "the request that won the race stored its response"
+        return replayed
+
+
+def game_view(record: GameRecord) -> dict[str, Any]:
+    """A game as every response shows it: public view, legal actions, version, status, score, chain head."""
+    return {
+        "id": str(record.id),
+        "status": record.status,
+        "version": record.version,
+        "variant": record.variant,
+        "rules": record.rules,
+        "deal": record.deal,
+        "commitment": record.commitment,
+        "created_at": record.created_at.isoformat(),
+        "updated_at": record.updated_at.isoformat(),
+        "score": record.score,
+        "head_hash": record.head_hash,
+        "state": record.view["state"],
+        "legal_actions": record.view["legal_actions"],
+    }
+
+
+def _projection(state: GameState) -> dict[str, Any]:
+    return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
+
+
+def _check_token(token: str | None, secret: GameSecret) -> None:
+    if not token:
+        raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
+    if not hmac.compare_digest(_token_hash(token), secret.token_hash):
+        raise Forbidden("this player token does not belong to this game")
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _key_hash(scope: str, key: str) -> str:
+    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
+
+
+def _token_pad(scope: str, key: str, length: int) -> bytes:
+    """A one-time pad from the raw Idempotency-Key, which the server keeps only as a hash."""
+    pad = b""
+    block = 0
+    while len(pad) < length:
+        pad += hmac.new(key.encode(), f"osmosis-token-wrap\x00{scope}\x00{block}".encode(), hashlib.sha256).digest()
+        block += 1
+    return pad[:length]
+
+
+def _stored_response(scope: str, idempotency: Idempotency | None, status: int,
+                     body: dict[str, Any]) -> StoredResponse | None:
+    """The response as stored for retries: a player token is kept only wrapped under the raw key."""
+    if idempotency is None:
+        return None
+    stored_body = body
+    if "player_token" in body:
+        token = body["player_token"].encode()
+        wrapped = bytes(a ^ b for a, b in zip(token, _token_pad(scope, idempotency.key, len(token)), strict=True))
+        stored_body = {**body, "player_token": None, "player_token_wrapped": wrapped.hex()}
+    return StoredResponse(scope, _key_hash(scope, idempotency.key), idempotency.fingerprint, status, stored_body)
+
+
+def _unwrap_token(body: dict[str, Any], scope: str, key: str) -> dict[str, Any]:
+    if "player_token_wrapped" not in body:
+        return body
+    unwrapped = dict(body)
+    wrapped = bytes.fromhex(unwrapped.pop("player_token_wrapped"))
+    token = bytes(a ^ b for a, b in zip(wrapped, _token_pad(scope, key, len(wrapped)), strict=True))
+    unwrapped["player_token"] = token.decode()
+    return unwrapped
+
+
+def _encode_cursor(record: GameRecord) -> str:
+    return base64.urlsafe_b64encode(f"{record.created_at.isoformat()}|{record.id}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, UUID]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        created_at, game_id = text.split("|")
+        return datetime.fromisoformat(created_at), UUID(game_id)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise InvalidCursor("cursor is not one this server issued: follow the Link rel=\"next\" header") from None

@@ -1,0 +1,299 @@
+"""Every SQL statement of the server, on a psycopg 3 connection pool, with driver errors translated.
+
+Concurrency control is the event table's primary key (game_id, seq): an append computed against a stale
+version collides with the events another action already wrote there and is refused as a VersionConflict,
+so two racing actions can never both land and the log never has a gap or a duplicate. The games row is
+updated in the same transaction, guarded by its version too, so the projection cannot drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .events import Event
+from .repository import (
+    GameNotFound,
+    GameRecord,
+    GameSecret,
+    IdempotencyConflict,
+    StoredResponse,
+    StoreUnavailable,
+    VersionConflict,
+)
+
+_GAME_COLUMNS = """
+    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash, view
+"""
+
+INSERT_GAME = """
+    INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
+                       head_hash, view)
+    VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(view)s)
+"""
+
+INSERT_SECRET = """
+    INSERT INTO game_secrets (game_id, server_seed, client_seed, state, token_hash)
+    VALUES (%(game_id)s, %(server_seed)s, %(client_seed)s, %(state)s, %(token_hash)s)
+"""
+
+INSERT_EVENT = """
+    INSERT INTO game_events (game_id, seq, kind, data, hash)
+    VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
+"""
+
+UPDATE_GAME = """
+    UPDATE games
+    SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
+        score = %(score)s, head_hash = %(head_hash)s, view = %(view)s
+    WHERE id = %(id)s AND version = %(expected_version)s
+"""
+
+UPDATE_SECRET_STATE = "UPDATE game_secrets SET state = %(state)s WHERE game_id = %(game_id)s"
+
+SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
+
+SELECT_GAME_FOR_ACTION = f"""
+    SELECT {", ".join("g." + column.strip() for column in _GAME_COLUMNS.split(","))},
+           s.server_seed, s.client_seed, s.state, s.token_hash
+    FROM games g JOIN game_secrets s ON s.game_id = g.id
+    WHERE g.id = %(id)s
+"""
+
+SELECT_NEWEST_GAMES = f"""
+    SELECT {_GAME_COLUMNS} FROM games
+    ORDER BY created_at DESC, id DESC
+    LIMIT %(limit)s
+"""
+
+SELECT_GAMES_BEFORE = f"""
+    SELECT {_GAME_COLUMNS} FROM games
+    WHERE (created_at, id) < (%(created_at)s, %(id)s)
+    ORDER BY created_at DESC, id DESC
+    LIMIT %(limit)s
+"""
+
+SELECT_EVENTS = """
+    SELECT seq, kind, data, hash FROM game_events
+    WHERE game_id = %(game_id)s AND seq > %(after)s
+    ORDER BY seq
+    LIMIT %(limit)s
+"""
+
+GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
+
+INSERT_RESPONSE = """
+    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
+    VALUES (%(scope)s, %(key_hash)s, %(fingerprint)s, %(status)s, %(body)s)
+"""
+
+SELECT_RESPONSE = """
+    SELECT scope, key_hash, fingerprint, status, body FROM idempotency_keys
+    WHERE scope = %(scope)s AND key_hash = %(key_hash)s
+"""
+
+SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
+
+
+class PostgresStore:
+    def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
+        self._pool = pool
+        self._head_revision = head_revision
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.row_factory = dict_row  # type: ignore[assignment]
+                yield conn  # type: ignore[misc]
+        except PoolTimeout as error:
+            raise StoreUnavailable("no database connection became free in time") from error
+        except psycopg.OperationalError as error:
+            raise StoreUnavailable("the database is unreachable") from error
+
+    def create_game(
+        self, game: GameRecord, secret: GameSecret, events: Sequence[Event], response: StoredResponse | None
+    ) -> None:
+        try:
+            with self._transaction() as conn:
+                conn.execute(INSERT_GAME, _game_params(game))
+                conn.execute(
+                    INSERT_SECRET,
+                    {
+                        "game_id": game.id,
+                        "server_seed": secret.server_seed,
+                        "client_seed": secret.client_seed,
+                        "state": secret.state_text,
+                        "token_hash": secret.token_hash,
+                    },
+                )
+                _insert_events(conn, game.id, events)
+                if response is not None:
+                    conn.execute(INSERT_RESPONSE, _response_params(response))
+        except psycopg.errors.UniqueViolation as error:
+            if response is not None and _violates(error, "idempotency_keys_pkey"):
+                raise IdempotencyConflict() from error
+            raise
+
+    def load_game(self, game_id: UUID) -> GameRecord:
+        with self._transaction() as conn:
+            row = conn.execute(SELECT_GAME, {"id": game_id}).fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        return _game(row)
+
+    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
+        with self._transaction() as conn:
+            row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        secret = GameSecret(
+            server_seed=bytes(row["server_seed"]),
+            client_seed=row["client_seed"],
+            state_text=row["state"],
+            token_hash=row["token_hash"],
+        )
+        return _game(row), secret
+
+    def append(
+        self,
+        game: GameRecord,
+        expected_version: int,
+        events: Sequence[Event],
+        state_text: str,
+        response: StoredResponse | None,
+    ) -> None:
+        try:
+            with self._transaction() as conn:
+                _insert_events(conn, game.id, events)
+                updated = conn.execute(UPDATE_GAME, {**_game_params(game), "expected_version": expected_version})
+                if updated.rowcount != 1:
+                    raise VersionConflict(f"game {game.id} moved past version {expected_version}")
+                conn.execute(UPDATE_SECRET_STATE, {"state": state_text, "game_id": game.id})
+                if response is not None:
+                    conn.execute(INSERT_RESPONSE, _response_params(response))
+        except psycopg.errors.UniqueViolation as error:
+            if _violates(error, "game_events_pkey"):
+                raise VersionConflict(f"game {game.id} moved past version {expected_version}") from error
+            if _violates(error, "idempotency_keys_pkey"):
+                raise IdempotencyConflict() from error
+            raise
+
+    def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
+        with self._transaction() as conn:
+            if before is None:
+                rows = conn.execute(SELECT_NEWEST_GAMES, {"limit": limit}).fetchall()
+            else:
+                rows = conn.execute(
+                    SELECT_GAMES_BEFORE, {"created_at": before[0], "id": before[1], "limit": limit}
+                ).fetchall()
+        return [_game(row) for row in rows]
+
+    def load_events(self, game_id: UUID, after: int, limit: int | None) -> list[Event]:
+        with self._transaction() as conn:
+            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "limit": limit}).fetchall()
+            if not rows and conn.execute(GAME_EXISTS, {"id": game_id}).fetchone() is None:
+                raise GameNotFound(game_id)
+        return [Event(row["seq"], row["kind"], row["data"], row["hash"]) for row in rows]
+
+    def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
+        with self._transaction() as conn:
+            row = conn.execute(SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
+        return None if row is None else StoredResponse(**row)
+
+    def readiness(self) -> str | None:
+        try:
+            with self._transaction() as conn:
+                row = conn.execute(SELECT_SCHEMA_REVISION).fetchone()
+        except StoreUnavailable as error:
+            return str(error)
+        except psycopg.errors.UndefinedTable:
+            return "the database has no migrations applied"
+        revision = row["version_num"] if row else None
+        if revision != self._head_revision:
+            return f"the database schema is at {revision}, not at head {self._head_revision}"
+        return None
+
+
+def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence[Event]) -> None:
+    conn.cursor().executemany(
+        INSERT_EVENT,
+        [
+            {"game_id": game_id, "seq": event.seq, "kind": event.kind, "data": Jsonb(event.data), "hash": event.hash}
+            for event in events
+        ],
+    )
+
+
+def _violates(error: psycopg.errors.UniqueViolation, constraint: str) -> bool:
+    return error.diag.constraint_name == constraint
+
+
+def _game_params(game: GameRecord) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "rules": Jsonb(game.rules),
+        "variant": game.variant,
+        "deal": Jsonb(game.deal),
+        "commitment": game.commitment,
+        "version": game.version,
+        "status": game.status,
+        "score": game.score,
+        "head_hash": game.head_hash,
+        "view": Jsonb(game.view),
+    }
+
+
+def _response_params(response: StoredResponse) -> dict[str, Any]:
+    return {
+        "scope": response.scope,
+        "key_hash": response.key_hash,
+        "fingerprint": response.fingerprint,
+        "status": response.status,
+        "body": Jsonb(response.body),
+    }
+
+
+def _game(row: dict[str, Any]) -> GameRecord:
+    return GameRecord(
+        id=row["id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        rules=row["rules"],
+        variant=row["variant"],
+        deal=row["deal"],
+        commitment=row["commitment"],
+        version=row["version"],
+        status=row["status"],
+        score=row["score"],
+        head_hash=row["head_hash"],
+        view=row["view"],
+    )
+
+
+def open_pool(
+    database_url: str, min_size: int, max_size: int, timeout: float, statement_timeout_ms: int
+) -> ConnectionPool:
+    """A pool whose connections give up on a statement after `statement_timeout_ms`."""
+    pool = ConnectionPool(
+        database_url,
+        min_size=min_size,
+        max_size=max_size,
+        timeout=timeout,
+        kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5},
+        open=False,
+        name="osmosis",
+    )
+    pool.open(wait=False)
+    return pool
