@@ -69,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 2)")
     serve.set_defaults(run=_serve)
+
+    openapi = commands.add_parser("openapi", help="print the OpenAPI document (openapi/openapi.json)")
+    openapi.add_argument("--output", type=Path, help="write it to this file instead")
+    openapi.set_defaults(run=_openapi)
     return parser
 
 
@@ -163,6 +167,17 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         if settings.database_url is None:
             embedded.stop(settings.data_dir)
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    from .api import openapi_document
+
+    text = json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
+    if args.output:
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:

@@ -55,7 +55,7 @@ RETRIES_ON_CONFLICT = 5
 
 
 class Unauthorized(Exception):
-    """No player token was presented."""
+    """No player token was presented (the HTTP layer finds that out)."""
 
 
 class Forbidden(Exception):
@@ -179,11 +179,11 @@ class GameService:
             return self._replay_after_race(scope, idempotency)
         return Result(201, body)
 
-    def move(self, game_id: UUID, token: str | None, move: Move, expected_version: int | None,
+    def move(self, game_id: UUID, token: str, move: Move, expected_version: int | None,
              idempotency: Idempotency | None) -> Result:
         return self._act(game_id, token, lambda state: move, expected_version, idempotency)
 
-    def draw(self, game_id: UUID, token: str | None, expected_version: int | None,
+    def draw(self, game_id: UUID, token: str, expected_version: int | None,
              idempotency: Idempotency | None) -> Result:
         """Deal, or redeal when the stock is empty and a redeal is allowed."""
 
@@ -192,14 +192,14 @@ class GameService:
 
         return self._act(game_id, token, deal_or_redeal, expected_version, idempotency)
 
-    def resign(self, game_id: UUID, token: str | None, expected_version: int | None,
+    def resign(self, game_id: UUID, token: str, expected_version: int | None,
                idempotency: Idempotency | None) -> Result:
         return self._act(game_id, token, lambda state: Resign(), expected_version, idempotency)
 
     def _act(
         self,
         game_id: UUID,
-        token: str | None,
+        token: str,
         choose: Callable[[GameState], Action],
         expected_version: int | None,
         idempotency: Idempotency | None,
@@ -286,9 +286,7 @@ def _projection(state: GameState) -> dict[str, Any]:
     return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
 
 
-def _check_token(token: str | None, secret: GameSecret) -> None:
-    if not token:
-        raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
+def _check_token(token: str, secret: GameSecret) -> None:
     if not hmac.compare_digest(_token_hash(token), secret.token_hash):
         raise Forbidden("this player token does not belong to this game")
 

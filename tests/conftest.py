@@ -82,3 +82,4 @@ def db(database_url: str) -> Iterator[psycopg.Connection]:
     """A direct connection, for looking at (and, as an attacker would, tampering with) the tables."""
     with psycopg.connect(database_url, autocommit=True) as conn:
         yield conn
+

@@ -35,6 +35,9 @@ class Api(SmorestApi):  # type: ignore[misc]
     def _register_error_handlers(self) -> None:
         errors.register(self._app)
 
+    def _register_pagination_header(self) -> None:
+        """Paging here is keyset paging with a Link header, not flask-smorest's page numbers."""
+
     def _register_responses(self) -> None:
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
@@ -47,8 +50,7 @@ class Api(SmorestApi):  # type: ignore[misc]
         self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
 
 
-def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
-    """The WSGI application. Without a `service`, it connects to settings.database_url."""
+def _app_and_api() -> tuple[Flask, Api]:
     app = Flask(__name__)
     app.config.update(
         API_TITLE=API_TITLE,
@@ -63,6 +65,20 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    api = Api(app)
+    api.spec.components.security_scheme(
+        "playerToken",
+        {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
+    )
+    api.register_blueprint(meta.variants_blp)
+    api.register_blueprint(meta.health_blp)
+    api.register_blueprint(games.blp)
+    return app, api
+
+
+def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
+    """The WSGI application. Without a `service`, it connects to settings.database_url."""
+    app, _ = _app_and_api()
     if service is None:
         settings = settings or Settings.from_env()
         if settings.database_url is None:
@@ -71,12 +87,11 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
                          settings.pool_timeout, settings.statement_timeout_ms)
         service = GameService(PostgresStore(pool, migrate.head_revision()))
     app.extensions["osmosis.service"] = service
-
-    api = Api(app)
-    api.spec.components.security_scheme(
-        "playerToken",
-        {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
-    )
-    api.register_blueprint(meta.blp)
-    api.register_blueprint(games.blp)
     return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document, as committed in openapi/openapi.json; needs no database."""
+    _, api = _app_and_api()
+    document: dict[str, Any] = api.spec.to_dict()
+    return document

@@ -15,7 +15,7 @@ from flask_smorest import Blueprint
 
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
-from ..service import GameService, Idempotency, Result
+from ..service import GameService, Idempotency, Result, Unauthorized
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -64,9 +64,12 @@ def _etag(version: int) -> str:
     return f'"{version}"'
 
 
-def _bearer_token() -> str | None:
+def _bearer_token() -> str:
+    """The player token; checked before anything else in the request, so that no one learns more."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
+    return token.strip()
 
 
 def _idempotency() -> Idempotency | None:
@@ -110,8 +113,8 @@ def _link_next(path: str, params: dict[str, Any]) -> dict[str, str]:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.doc(operationId="createGame", tags=["games"], parameters=[IDEMPOTENCY_KEY])
-    @blp.arguments(CreateGameSchema, example={"variant": "osmosis", "deal_number": 4711})
+    @blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
+    @blp.arguments(CreateGameSchema, required=False, example={"variant": "osmosis", "deal_number": 4711})
     @blp.response(201, CreatedGameSchema, headers={
         "Location": {"description": "The new game's URL.", "schema": {"type": "string"}}, **ETAG_HEADER})
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
@@ -126,7 +129,7 @@ class Games(MethodView):
             headers["Idempotent-Replayed"] = "true"
         return game, result.status, headers
 
-    @blp.doc(operationId="listGames", tags=["games"])
+    @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema, headers=LINK_HEADER)
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
@@ -140,7 +143,7 @@ class Games(MethodView):
 
 @blp.route("/<uuid:game_id>")
 class Game(MethodView):
-    @blp.doc(operationId="getGame", tags=["games"], parameters=[
+    @blp.doc(operationId="getGame", parameters=[
         {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
          "description": "The ETag you have: 304 Not Modified if the game has not moved since."}])
     @blp.response(200, GameSchema, headers=ETAG_HEADER)
@@ -157,7 +160,7 @@ class Game(MethodView):
 
 
 def _write_doc(operation_id: str) -> Any:
-    return blp.doc(operationId=operation_id, tags=["actions"], parameters=[IDEMPOTENCY_KEY, IF_MATCH],
+    return blp.doc(operationId=operation_id, parameters=[IDEMPOTENCY_KEY, IF_MATCH],
                    security=[{"playerToken": []}])
 
 
@@ -175,8 +178,8 @@ class Moves(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Play a card to its foundation, or to the free cell with "to": "cell\""""
-        result = _service().move(game_id, _bearer_token(), move_from_request(args), _expected_version(args),
-                                 _idempotency())
+        token, idempotency = _bearer_token(), _idempotency()
+        result = _service().move(game_id, token, move_from_request(args), _expected_version(args), idempotency)
         return _action_response(result)
 
 
@@ -188,7 +191,8 @@ class Draw(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty"""
-        return _action_response(_service().draw(game_id, _bearer_token(), _expected_version(args), _idempotency()))
+        token, idempotency = _bearer_token(), _idempotency()
+        return _action_response(_service().draw(game_id, token, _expected_version(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/resign")
@@ -199,12 +203,13 @@ class Resignation(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Give up the game: it ends as resigned and its seeds are revealed"""
-        return _action_response(_service().resign(game_id, _bearer_token(), _expected_version(args), _idempotency()))
+        token, idempotency = _bearer_token(), _idempotency()
+        return _action_response(_service().resign(game_id, token, _expected_version(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/events")
 class Events(MethodView):
-    @blp.doc(operationId="listGameEvents", tags=["games"])
+    @blp.doc(operationId="listGameEvents")
     @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventListSchema, headers=LINK_HEADER)
     @blp.alt_response(404, response="NOT_FOUND")

@@ -12,7 +12,8 @@ from ..service import GameService
 from .errors import problem
 from .schemas import HealthSchema, VariantListSchema
 
-blp = Blueprint("meta", __name__, url_prefix="/", description="Variants and health probes")
+variants_blp = Blueprint("variants", __name__, url_prefix="/", description="The preset variants")
+health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes for orchestrators")
 
 
 def _service() -> GameService:
@@ -20,29 +21,29 @@ def _service() -> GameService:
     return service
 
 
-@blp.route("/variants")
+@variants_blp.route("/variants")
 class Variants(MethodView):
-    @blp.doc(operationId="listVariants", tags=["variants"])
-    @blp.response(200, VariantListSchema)
+    @variants_blp.doc(operationId="listVariants")
+    @variants_blp.response(200, VariantListSchema)
     def get(self) -> dict[str, Any]:
         """List the preset variants and their rule parameters"""
         return {"variants": GameService.variants()}
 
 
-@blp.route("/healthz")
+@health_blp.route("/healthz")
 class Health(MethodView):
-    @blp.doc(operationId="getHealth", tags=["health"])
-    @blp.response(200, HealthSchema)
+    @health_blp.doc(operationId="getHealth")
+    @health_blp.response(200, HealthSchema)
     def get(self) -> dict[str, str]:
         """Liveness: the process answers"""
         return {"status": "ok"}
 
 
-@blp.route("/readyz")
+@health_blp.route("/readyz")
 class Readiness(MethodView):
-    @blp.doc(operationId="getReadiness", tags=["health"])
-    @blp.response(200, HealthSchema)
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @health_blp.doc(operationId="getReadiness")
+    @health_blp.response(200, HealthSchema)
+    @health_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self) -> dict[str, str] | Response:
         """Readiness: the database is reachable and its schema is at the latest migration"""
         reason = _service().readiness()

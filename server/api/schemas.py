@@ -142,6 +142,9 @@ class GameListSchema(ma.Schema):
 
 # Query strings are text, so their integers cannot be strict; int("2.5") is refused all the same.
 class GameListQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
     limit = fields.Integer(validate=validate.Range(min=1, max=100), load_default=20)
     cursor = fields.String(metadata={"description": "From the Link rel=\"next\" header of the previous page."})
 
@@ -176,6 +179,9 @@ class ActionResultSchema(ma.Schema):
 
 
 class EventQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
     after = fields.Integer(validate=validate.Range(min=0), load_default=0)
     limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
 

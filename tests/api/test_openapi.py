@@ -1,0 +1,107 @@
+"""The committed OpenAPI document is the contract: it matches the app, validates, and is well formed."""
+
+import json
+from pathlib import Path
+
+import pytest
+from openapi_schema_validator import OAS30Validator
+from openapi_spec_validator import validate
+
+from server.api import openapi_document
+
+OPENAPI = Path(__file__).parents[2] / "openapi" / "openapi.json"
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+@pytest.fixture(scope="module")
+def document():
+    return json.loads(OPENAPI.read_text())
+
+
+def operations(document):
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield path, method, operation
+
+
+def resolve(document, node):
+    while "$ref" in node:
+        name = node["$ref"].split("/")
+        node = document[name[1]][name[2]][name[3]]
+    return node
+
+
+def test_the_committed_document_is_what_the_app_generates():
+    assert openapi_document() == json.loads(OPENAPI.read_text()), (
+        "openapi/openapi.json is stale: run `osmosis openapi --output openapi/openapi.json`"
+    )
+
+
+def test_the_app_serves_the_same_document(client, document):
+    assert client.get("/openapi.json").get_json() == document
+
+
+def test_the_document_is_valid_openapi(document):
+    validate(document)
+    assert document["openapi"].startswith("3.0")
+
+
+def test_every_operation_has_a_unique_operation_id_a_tag_and_a_summary(document):
+    ids = [operation.get("operationId") for _, _, operation in operations(document)]
+
+    assert None not in ids and len(ids) == len(set(ids))
+    for path, method, operation in operations(document):
+        assert operation.get("tags"), f"{method} {path} has no tag"
+        assert operation.get("summary"), f"{method} {path} has no summary"
+
+
+def test_every_operation_documents_its_errors_as_problem_json(document):
+    for path, method, operation in operations(document):
+        errors = {code: resolve(document, response) for code, response in operation["responses"].items()
+                  if code.startswith(("4", "5")) or code == "default"}
+        assert errors, f"{method} {path} documents no error"
+        for response in errors.values():
+            assert list(response["content"]) == ["application/problem+json"]
+            assert response["content"]["application/problem+json"]["schema"] == {
+                "$ref": "#/components/schemas/Problem"}
+
+
+def test_every_schema_is_a_named_component(document):
+    for path, method, operation in operations(document):
+        body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+        if body:
+            assert "$ref" in body["schema"], f"{method} {path} has an inline request schema"
+        for code, response in operation["responses"].items():
+            for media in resolve(document, response).get("content", {}).values():
+                assert "$ref" in media["schema"], f"{method} {path} {code} has an inline schema"
+
+
+def test_the_examples_validate_against_their_schemas(document):
+    examples = 0
+    for path, method, operation in operations(document):
+        body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+        if "example" in body:
+            schema = {**resolve(document, body["schema"]), "components": document["components"]}
+            OAS30Validator(schema).validate(body["example"])
+            examples += 1
+    assert examples >= 4
+
+
+def test_every_tag_used_is_declared(document):
+    declared = {tag["name"] for tag in document["tags"]}
+
+    assert {tag for _, _, operation in operations(document) for tag in operation["tags"]} == declared
+
+
+def test_no_enum_lists_null(document):
+    def walk(node):
+        if isinstance(node, dict):
+            assert None not in node.get("enum", []), node
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document)
