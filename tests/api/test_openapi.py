@@ -79,7 +79,7 @@ def test_every_schema_is_a_named_component(document):
 
 def test_the_examples_validate_against_their_schemas(document):
     examples = 0
-    for path, method, operation in operations(document):
+    for _, _, operation in operations(document):
         body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
         if "example" in body:
             schema = {**resolve(document, body["schema"]), "components": document["components"]}

@@ -11,8 +11,8 @@ schema cannot say; those are refused with a documented 422.
 from pathlib import Path
 
 import schemathesis
-from schemathesis import GenerationMode
 from hypothesis import HealthCheck, settings
+from schemathesis import GenerationMode
 from schemathesis.checks import positive_data_acceptance
 
 OPENAPI = Path(__file__).parents[2] / "openapi" / "openapi.json"
