@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -71,6 +71,16 @@ class StoredResponse:
     body: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What one action writes: the game's new row, the events to append, the new full position."""
+
+    game: GameRecord
+    events: Sequence[Event]
+    state_text: str
+    response: StoredResponse | None
+
+
 class Store(Protocol):
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[Event], response: StoredResponse | None
@@ -80,14 +90,12 @@ class Store(Protocol):
 
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]: ...
 
-    def append(
-        self,
-        game: GameRecord,
-        expected_version: int,
-        events: Sequence[Event],
-        state_text: str,
-        response: StoredResponse | None,
-    ) -> None: ...
+    def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
+        """Run `decide` on the game with its row locked, and write the change it returns atomically.
+
+        Whatever `decide` raises propagates and nothing is written.
+        """
+        ...
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...
 

@@ -19,6 +19,7 @@ from uuid import UUID, uuid4
 
 from . import events as ev
 from .repository import (
+    Change,
     GameRecord,
     GameSecret,
     IdempotencyConflict,
@@ -49,10 +50,6 @@ from .rules import (
     to_text,
 )
 from .rules.engine import can_redeal
-
-RETRIES_ON_CONFLICT = 5
-"""Attempts for an action that did not state a version, when other actions keep landing first."""
-
 
 class Unauthorized(Exception):
     """No player token was presented (the HTTP layer finds that out)."""
@@ -205,11 +202,12 @@ class GameService:
         idempotency: Idempotency | None,
     ) -> Result:
         scope = f"game:{game_id}"
-        for _ in range(RETRIES_ON_CONFLICT):
-            game, secret = self._store.load_for_action(game_id)
+        if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
+            _check_token(token, self._store.load_for_action(game_id)[1])
+            return stored
+
+        def decide(game: GameRecord, secret: GameSecret) -> Change:
             _check_token(token, secret)
-            if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
-                return stored
             if expected_version is not None and expected_version != game.version:
                 raise VersionConflict(f"the game is at version {game.version}, not {expected_version}")
             state = from_text(secret.state_text)
@@ -231,18 +229,15 @@ class GameService:
                 head_hash=appended[-1].hash,
                 view=_projection(after),
             )
-            body = {"game": game_view(updated), "events": [event.to_dict() for event in appended]}
-            try:
-                self._store.append(updated, game.version, appended, to_text(after),
-                                   _stored_response(scope, idempotency, 200, body))
-            except VersionConflict:
-                if expected_version is not None:
-                    raise
-                continue
-            except IdempotencyConflict:
-                return self._replay_after_race(scope, idempotency)
-            return Result(200, body)
-        raise VersionConflict("other actions on this game kept landing first; try again")
+            bodies.append({"game": game_view(updated), "events": [event.to_dict() for event in appended]})
+            return Change(updated, appended, to_text(after), _stored_response(scope, idempotency, 200, bodies[-1]))
+
+        bodies: list[dict[str, Any]] = []
+        try:
+            self._store.act(game_id, decide)
+        except IdempotencyConflict:
+            return self._replay_after_race(scope, idempotency)
+        return Result(200, bodies[-1])
 
     # --- idempotency ------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ updated in the same transaction, guarded by its version too, so the projection c
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -21,6 +21,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .events import Event
 from .repository import (
+    Change,
     GameNotFound,
     GameRecord,
     GameSecret,
@@ -164,29 +165,40 @@ class PostgresStore:
         )
         return _game(row), secret
 
-    def append(
-        self,
-        game: GameRecord,
-        expected_version: int,
-        events: Sequence[Event],
-        state_text: str,
-        response: StoredResponse | None,
-    ) -> None:
+    def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
+        # The row lock serialises actions on one game, so that a burst of actions without a stated
+        # version all land, one after another, instead of failing on each other's events. The primary
+        # key (game_id, seq) stays the guard of last resort: a change computed against a stale version
+        # collides with events already there and is refused.
         try:
             with self._transaction() as conn:
-                _insert_events(conn, game.id, events)
-                updated = conn.execute(UPDATE_GAME, {**_game_params(game), "expected_version": expected_version})
+                # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads only
+                # the rows it locks, and a secret row read from the old snapshot would be stale.
+                row = conn.execute(SELECT_GAME_FOR_ACTION + " FOR UPDATE", {"id": game_id}).fetchone()
+                if row is None:
+                    raise GameNotFound(game_id)
+                game = _game(row)
+                secret = GameSecret(
+                    server_seed=bytes(row["server_seed"]),
+                    client_seed=row["client_seed"],
+                    state_text=row["state"],
+                    token_hash=row["token_hash"],
+                )
+                change = decide(game, secret)
+                _insert_events(conn, game_id, change.events)
+                updated = conn.execute(UPDATE_GAME, {**_game_params(change.game), "expected_version": game.version})
                 if updated.rowcount != 1:
-                    raise VersionConflict(f"game {game.id} moved past version {expected_version}")
-                conn.execute(UPDATE_SECRET_STATE, {"state": state_text, "game_id": game.id})
-                if response is not None:
-                    conn.execute(INSERT_RESPONSE, _response_params(response))
+                    raise VersionConflict(f"game {game_id} moved past version {game.version}")
+                conn.execute(UPDATE_SECRET_STATE, {"state": change.state_text, "game_id": game_id})
+                if change.response is not None:
+                    conn.execute(INSERT_RESPONSE, _response_params(change.response))
         except psycopg.errors.UniqueViolation as error:
             if _violates(error, "game_events_pkey"):
-                raise VersionConflict(f"game {game.id} moved past version {expected_version}") from error
+                raise VersionConflict(f"game {game_id} moved on while this action was written") from error
             if _violates(error, "idempotency_keys_pkey"):
                 raise IdempotencyConflict() from error
             raise
+        return change
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
         with self._transaction() as conn:

@@ -1,0 +1,187 @@
+"""The log's guarantees: races, the projection equal to the fold, the chain, append-only, read-only GETs."""
+
+import hashlib
+import random
+import threading
+
+import psycopg
+import pytest
+
+from server import migrate
+from server.api import create_app
+from server.events import Event, chain_hash, fold
+from server.rules import layout, opening, public_view, shuffled_deck, to_text
+from server.rules.notation import parse_rules
+from server.service import GameService
+from server.store import PostgresStore, open_pool
+
+
+def create(client, **body):
+    game = client.post("/games", json=body).get_json()
+    return game, {"Authorization": f"Bearer {game['player_token']}"}
+
+
+def play_randomly(client, game, token, rng, steps):
+    for _ in range(steps):
+        if game["status"] != "playing":
+            break
+        action = rng.choice(game["legal_actions"])
+        if action["kind"] == "move":
+            response = client.post(f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]},
+                                   headers=token)
+        else:
+            response = client.post(f"/games/{game['id']}/draw", headers=token)
+        assert response.status_code == 200, response.get_json()
+        game = response.get_json()["game"]
+    return game
+
+
+def run_together(count, work):
+    barrier = threading.Barrier(count)
+    results = [None] * count
+
+    def run(i):
+        barrier.wait()
+        results[i] = work(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_of_two_racing_actions_on_the_same_version_exactly_one_wins(app, db):
+    client = app.test_client()
+    for attempt in range(10):
+        game, token = create(client, deal_number=attempt)
+
+        url = f"/games/{game['id']}/draw"
+        statuses = run_together(2, lambda i, url=url, token=token: app.test_client().post(
+            url, json={"expected_version": 1}, headers=token).status_code)
+
+        assert sorted(statuses) == [200, 412]
+        seqs = [row[0] for row in db.execute(
+            "SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]
+        assert seqs == [1, 2]
+
+
+def test_racing_actions_without_a_version_all_land_with_no_gap_and_no_duplicate(app, db):
+    client = app.test_client()
+    game, token = create(client, variant="osmosis-draw-one", deal_number=11)
+
+    statuses = run_together(6, lambda i: app.test_client().post(
+        f"/games/{game['id']}/draw", headers=token).status_code)
+
+    assert statuses == [200] * 6
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
+                                         (game["id"],))]
+    assert seqs == list(range(1, 8))
+    assert client.get(f"/games/{game['id']}").get_json()["state"]["stock_count"] == 35 - 6
+
+
+def test_racing_retries_with_one_idempotency_key_append_once(app, db):
+    client = app.test_client()
+    game, token = create(client)
+    headers = {**token, "Idempotency-Key": "race-key"}
+
+    bodies = run_together(4, lambda i: app.test_client().post(f"/games/{game['id']}/draw", headers=headers).get_json())
+
+    assert all(body == bodies[0] for body in bodies)
+    assert db.execute("SELECT max(seq) FROM game_events WHERE game_id = %s", (game["id"],)).fetchone()[0] == 2
+
+
+def stored_game(db, game_id):
+    events = [Event(*row) for row in db.execute(
+        "SELECT seq, kind, data, hash FROM game_events WHERE game_id = %s ORDER BY seq", (game_id,))]
+    seed, client_seed, state_text = db.execute(
+        "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)).fetchone()
+    view, head_hash, version, commitment = db.execute(
+        "SELECT view, head_hash, version, commitment FROM games WHERE id = %s", (game_id,)).fetchone()
+    return events, bytes(seed), client_seed, state_text, view, head_hash, version, commitment
+
+
+@pytest.mark.parametrize("variant", ["osmosis", "osmosis-strict-waste", "osmosis-ablage", "peek-till-dawn",
+                                     "bridesmaids", "osmosis-three-passes"])
+def test_the_projection_always_equals_the_fold_of_the_log(client, db, variant):
+    rng = random.Random(variant)
+    for _ in range(3):
+        game, token = create(client, variant=variant)
+        game = play_randomly(client, game, token, rng, steps=rng.randint(5, 400))
+
+        events, seed, client_seed, state_text, view, head_hash, version, _ = stored_game(db, game["id"])
+        rules = parse_rules(variant)
+        folded = fold(opening(rules, layout(shuffled_deck(seed, client_seed), rules)), events)
+
+        assert to_text(folded) == state_text
+        assert public_view(folded) == view["state"] == game["state"]
+        assert version == events[-1].seq == game["version"]
+        assert head_hash == events[-1].hash
+
+
+def test_the_events_form_a_hash_chain_from_the_commitment(client, db):
+    game, token = create(client, variant="peek", deal_number=5)
+    play_randomly(client, game, token, random.Random(5), steps=60)
+
+    events, *_, commitment = stored_game(db, game["id"])
+
+    previous = commitment
+    for event in events:
+        assert event.hash == chain_hash(previous, event.seq, event.kind, event.data)
+        previous = event.hash
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE game_events SET kind = 'x' WHERE game_id = %s",
+    "DELETE FROM game_events WHERE game_id = %s",
+])
+def test_the_event_log_refuses_update_and_delete(client, db, statement):
+    game, _ = create(client)
+
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+        db.execute(statement, (game["id"],))
+
+
+def test_the_event_log_refuses_truncate(db):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+        db.execute("TRUNCATE game_events CASCADE")
+
+
+def database_digest(db):
+    digest = hashlib.sha256()
+    for table in ("games", "game_secrets", "game_events", "idempotency_keys", "alembic_version"):
+        for (row,) in db.execute(f"SELECT row_to_json(t)::text FROM {table} t ORDER BY 1"):
+            digest.update(row.encode())
+    return digest.hexdigest()
+
+
+def test_no_get_changes_anything(client, db):
+    game, token = create(client, deal_number=9)
+    play_randomly(client, game, token, random.Random(9), steps=20)
+    before = database_digest(db)
+
+    for path in ("/variants", "/healthz", "/readyz", "/openapi.json", "/games", "/games?limit=1",
+                 f"/games/{game['id']}", f"/games/{game['id']}/events", f"/games/{game['id']}/events?after=3",
+                 "/games/00000000-0000-4000-8000-000000000000"):
+        client.get(path)
+        client.head(path)
+    client.get(f"/games/{game['id']}", headers={"If-None-Match": '"2"'})
+
+    assert database_digest(db) == before
+
+
+def test_a_game_goes_on_after_the_server_restarts(database_url, client):
+    game, token = create(client, variant="osmosis-draw-one", deal_number=21)
+    game = play_randomly(client, game, token, random.Random(21), steps=15)
+    assert game["status"] == "playing"
+
+    pool = open_pool(database_url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
+    try:
+        restarted = create_app(service=GameService(PostgresStore(pool, migrate.head_revision()))).test_client()
+        assert restarted.get(f"/games/{game['id']}").get_json() == game
+        after = play_randomly(restarted, game, token, random.Random(22), steps=15)
+    finally:
+        pool.close()
+
+    assert after["version"] > game["version"]
