@@ -51,6 +51,7 @@ from .rules import (
 )
 from .rules.engine import can_redeal
 
+
 class Unauthorized(Exception):
     """No player token was presented (the HTTP layer finds that out)."""
 
