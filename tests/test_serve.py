@@ -1,0 +1,80 @@
+"""`osmosis serve` as a user runs it: embedded PostgreSQL, migrations, gunicorn; games survive a restart."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+OSMOSIS = Path(sys.executable).with_name("osmosis")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def request(url, method="GET", body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(req, timeout=10) as response:
+        return json.loads(response.read())
+
+
+class Server:
+    def __init__(self, data_dir, port):
+        env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+        env["OSMOSIS_DATA_DIR"] = str(data_dir)
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen([OSMOSIS, "serve", "--port", str(port), "--workers", "1"], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if request(self.url + "/readyz")["status"] == "ready":
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        pytest.fail(f"osmosis serve did not become ready:\n{self.process.stdout.read()}")
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        output, _ = self.process.communicate(timeout=60)
+        return self.process.returncode, output
+
+
+def test_serve_without_database_url_runs_on_embedded_postgres_and_games_survive_a_restart():
+    data_dir = Path("/tmp") / f"osmosis-serve-test-{os.getpid()}"  # short: it holds a Unix socket
+    port = free_port()
+
+    server = Server(data_dir, port)
+    try:
+        game = request(server.url + "/games", "POST", {"variant": "osmosis-draw-one", "deal_number": 3})
+        token = {"Authorization": f"Bearer {game['player_token']}"}
+        drawn = request(f"{server.url}/games/{game['id']}/draw", "POST", {}, token)["game"]
+    finally:
+        code, output = server.stop()
+    assert code == 0, output
+    assert "embedded PostgreSQL" in output
+    assert not (data_dir / "postgres" / "postmaster.pid").exists(), "the embedded server was left running"
+
+    server = Server(data_dir, port)
+    try:
+        again = request(f"{server.url}/games/{game['id']}")
+        after = request(f"{server.url}/games/{game['id']}/draw", "POST", {}, token)["game"]
+    finally:
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    assert again == drawn
+    assert after["version"] == drawn["version"] + 1
