@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from server.api import create_app
+from server.config import Settings
 from server.rules import commitment, deal_number_seed
 
 PROBLEM = "application/problem+json"
@@ -457,3 +459,15 @@ def test_event_query_parameters_are_validated(client):
 
     assert_problem(client.get(f"/games/{game['id']}/events?after=-1"), 422, "validation-failed")
     assert_problem(client.get(f"/games/{game['id']}/events?limit=1001"), 422, "validation-failed")
+
+
+def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
+    settings = Settings(database_url="postgresql://postgres@127.0.0.1:1/none", pool_min_size=0, pool_timeout=0.5)
+    client = create_app(settings).test_client()
+
+    response = client.get("/games")
+    ready = client.get("/readyz")
+
+    assert_problem(response, 503, "service-unavailable")
+    assert response.headers["Retry-After"] == "1"
+    assert_problem(ready, 503, "not-ready")
