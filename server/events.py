@@ -24,6 +24,7 @@ from .rules import (
     Redeal,
     Resign,
     Rules,
+    RulesError,
     apply,
     parse_action,
     public_view,
@@ -183,28 +184,30 @@ def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -
     """The position after the events with seq <= `upto` (all when None), replayed under the rules.
 
     Every recorded action is applied by the engine and what it makes public must equal what the log
-    says, so a log that does not follow the rules raises ReplayError at its first wrong event.
+    says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
+    reasons name only what the log itself shows, never what the rules would have revealed.
     """
     state = opening
     position = 1  # events[0] is game_created, which `opening` already reflects
     while position < len(events) and (upto is None or events[position].seq <= upto):
         event = events[position]
         if event.kind == SEEDS_REVEALED:
+            if not state.is_over:
+                raise ReplayError(event.seq, "the seeds are revealed while the game is still on")
             position += 1
             continue
         action = action_of(event)
         if action is None:
-            raise ReplayError(event.seq, f"{event.kind} where the rules did not end the game")
+            raise ReplayError(event.seq, f"{event.kind} where the rules do not end the game")
         try:
             after = apply(state, action)
-        except Exception as error:
+        except RulesError as error:
             raise ReplayError(event.seq, f"{action} is not legal: {error}") from None
         expected = events_for(state, action, after)
         recorded = events[position : position + len(expected)]
         for want, got in zip(expected, recorded, strict=False):
             if (want.kind, want.data) != (got.kind, got.data):
-                raise ReplayError(got.seq, f"the log says {got.kind} {canonical_json(got.data).decode()}, "
-                                           f"the rules give {want.kind} {canonical_json(want.data).decode()}")
+                raise ReplayError(got.seq, f"{got.kind} is not what the rules make of {action} here")
         if len(recorded) < len(expected):
             raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
         state = after

@@ -27,6 +27,15 @@ class IdempotencyConflict(Exception):
     """Another request with the same Idempotency-Key was stored first."""
 
 
+class SealedDealNotFound(LookupError):
+    def __init__(self, deal_id: UUID | str) -> None:
+        super().__init__(f"no sealed deal with id {deal_id}")
+
+
+class SealedDealUsed(Exception):
+    """A sealed deal makes one game only."""
+
+
 class StoreUnavailable(Exception):
     """The database cannot be reached or did not answer in time."""
 
@@ -61,6 +70,15 @@ class GameSecret:
 
 
 @dataclass(frozen=True, slots=True)
+class SealedDeal:
+    id: UUID
+    created_at: datetime
+    server_seed: bytes
+    commitment: str
+    game_id: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredResponse:
     """The first response to a request with an Idempotency-Key, returned again to every retry."""
 
@@ -83,8 +101,19 @@ class Change:
 
 class Store(Protocol):
     def create_game(
-        self, game: GameRecord, secret: GameSecret, events: Sequence[Event], response: StoredResponse | None
-    ) -> None: ...
+        self,
+        game: GameRecord,
+        secret: GameSecret,
+        events: Sequence[Event],
+        response: StoredResponse | None,
+        sealed_deal_id: UUID | None = None,
+    ) -> None:
+        """Raises SealedDealUsed if `sealed_deal_id` already made a game."""
+        ...
+
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None: ...
+
+    def load_sealed_deal(self, deal_id: UUID) -> SealedDeal: ...
 
     def load_game(self, game_id: UUID) -> GameRecord: ...
 
@@ -99,7 +128,9 @@ class Store(Protocol):
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...
 
-    def load_events(self, game_id: UUID, after: int, limit: int | None) -> list[Event]: ...
+    def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
+        """Events with after < seq (<= upto), oldest first, at most `limit`."""
+        ...
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
 

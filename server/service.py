@@ -18,11 +18,14 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from . import events as ev
+from .replay import Verdict, export, verify, verify_log
 from .repository import (
     Change,
     GameRecord,
     GameSecret,
     IdempotencyConflict,
+    SealedDeal,
+    SealedDealUsed,
     Store,
     StoredResponse,
     VersionConflict,
@@ -62,6 +65,10 @@ class Forbidden(Exception):
 
 class IdempotencyKeyReused(Exception):
     """The Idempotency-Key was first used with another request."""
+
+
+class EventNotFound(LookupError):
+    """A seq the game's log does not have."""
 
 
 class InvalidCursor(ValueError):
@@ -139,17 +146,83 @@ class GameService:
         page = events[:limit]
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
 
+    def state_at(self, game_id: UUID, seq: int) -> dict[str, Any]:
+        """The public view and legal actions right after event `seq`, as the live game showed them."""
+        game, secret = self._store.load_for_action(game_id)
+        if not 1 <= seq <= game.version:
+            raise EventNotFound(f"game {game_id} has events 1 to {game.version}, not {seq}")
+        events = self._store.load_events(game_id, 0, None, upto=seq)
+        rules = Rules.from_mapping(game.rules)
+        state = ev.fold(opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules)), events)
+        return {"game_id": str(game_id), "seq": seq, "event_hash": events[-1].hash, **_projection(state)}
+
+    def replay(self, game_id: UUID) -> dict[str, Any]:
+        """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
+        game = self._store.load_game(game_id)
+        return export(game_view(game), self._store.load_events(game_id, 0, None, upto=game.version))
+
+    def verification(self, game_id: UUID) -> dict[str, Any]:
+        """Re-check a game from its stored log with the server's own seeds, and its projection against it."""
+        game, secret = self._store.load_for_action(game_id)
+        events = self._store.load_events(game_id, 0, None)
+        verdict, final = verify_log(Rules.from_mapping(game.rules), game.commitment, events,
+                                    seeds=(secret.server_seed, secret.client_seed))
+        if verdict.valid and final is not None and (
+            game.version != events[-1].seq
+            or game.head_hash != events[-1].hash
+            or game.view != _projection(final)
+            or game.status != final.status.value
+            or secret.state_text != to_text(final)
+        ):
+            verdict = Verdict(False, True, len(events), None,
+                              f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
+        return verdict.to_dict()
+
+    @staticmethod
+    def verify_replay(document: dict[str, Any]) -> dict[str, Any]:
+        return verify(document).to_dict()
+
     # --- writes -----------------------------------------------------------------------------------
 
-    def create_game(self, rules: Rules, deal_number: int | None, idempotency: Idempotency | None) -> Result:
+    def create_sealed_deal(self, idempotency: Idempotency | None) -> Result:
+        """A fresh secret server seed, of which only the commitment is shown until its game is over."""
+        scope = "deals"
+        if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
+            return stored
+        server_seed = self._new_server_seed()
+        deal = SealedDeal(self._new_id(), self._clock(), server_seed, commitment(server_seed), None)
+        body = sealed_deal_view(deal)
+        try:
+            self._store.create_sealed_deal(deal, _stored_response(scope, idempotency, 201, body))
+        except IdempotencyConflict:
+            return self._replay_after_race(scope, idempotency)
+        return Result(201, body)
+
+    def get_sealed_deal(self, deal_id: UUID) -> dict[str, Any]:
+        return sealed_deal_view(self._store.load_sealed_deal(deal_id))
+
+    def create_game(
+        self,
+        rules: Rules,
+        deal_number: int | None = None,
+        idempotency: Idempotency | None = None,
+        sealed_deal_id: UUID | None = None,
+        client_seed: str = "",
+    ) -> Result:
+        """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed."""
         scope = "games"
         if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
             return stored
-        if deal_number is not None:
+        deal: dict[str, Any]
+        if sealed_deal_id is not None:
+            sealed = self._store.load_sealed_deal(sealed_deal_id)
+            if sealed.game_id is not None:
+                raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
+            server_seed, deal = sealed.server_seed, {"kind": "sealed", "sealed_deal_id": str(sealed_deal_id)}
+        elif deal_number is not None:
             server_seed, deal = deal_number_seed(deal_number), {"kind": "number", "deal_number": deal_number}
         else:
             server_seed, deal = self._new_server_seed(), {"kind": "random"}
-        client_seed = ""
         state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
         commit = commitment(server_seed)
         events = ev.chain(commit, 1, [ev.game_created(rules, deal, commit, state)])
@@ -172,7 +245,8 @@ class GameService:
         body = {**game_view(record), "player_token": token}
         secret = GameSecret(server_seed, client_seed, to_text(state), _token_hash(token))
         try:
-            self._store.create_game(record, secret, events, _stored_response(scope, idempotency, 201, body))
+            self._store.create_game(record, secret, events, _stored_response(scope, idempotency, 201, body),
+                                    sealed_deal_id)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
         return Result(201, body)
@@ -275,6 +349,15 @@ def game_view(record: GameRecord) -> dict[str, Any]:
         "head_hash": record.head_hash,
         "state": record.view["state"],
         "legal_actions": record.view["legal_actions"],
+    }
+
+
+def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:
+    return {
+        "id": str(deal.id),
+        "commitment": deal.commitment,
+        "created_at": deal.created_at.isoformat(),
+        "game_id": str(deal.game_id) if deal.game_id else None,
     }
 
 

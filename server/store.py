@@ -26,6 +26,9 @@ from .repository import (
     GameRecord,
     GameSecret,
     IdempotencyConflict,
+    SealedDeal,
+    SealedDealNotFound,
+    SealedDealUsed,
     StoredResponse,
     StoreUnavailable,
     VersionConflict,
@@ -85,9 +88,21 @@ SELECT_GAMES_BEFORE = f"""
 
 SELECT_EVENTS = """
     SELECT seq, kind, data, hash FROM game_events
-    WHERE game_id = %(game_id)s AND seq > %(after)s
+    WHERE game_id = %(game_id)s AND seq > %(after)s AND seq <= %(upto)s
     ORDER BY seq
     LIMIT %(limit)s
+"""
+
+INSERT_SEALED_DEAL = """
+    INSERT INTO sealed_deals (id, created_at, server_seed, commitment)
+    VALUES (%(id)s, %(created_at)s, %(server_seed)s, %(commitment)s)
+"""
+
+SELECT_SEALED_DEAL = "SELECT id, created_at, server_seed, commitment, game_id FROM sealed_deals WHERE id = %(id)s"
+
+CLAIM_SEALED_DEAL = """
+    UPDATE sealed_deals SET game_id = %(game_id)s
+    WHERE id = %(id)s AND game_id IS NULL
 """
 
 GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
@@ -122,11 +137,20 @@ class PostgresStore:
             raise StoreUnavailable("the database is unreachable") from error
 
     def create_game(
-        self, game: GameRecord, secret: GameSecret, events: Sequence[Event], response: StoredResponse | None
+        self,
+        game: GameRecord,
+        secret: GameSecret,
+        events: Sequence[Event],
+        response: StoredResponse | None,
+        sealed_deal_id: UUID | None = None,
     ) -> None:
         try:
             with self._transaction() as conn:
                 conn.execute(INSERT_GAME, _game_params(game))
+                if sealed_deal_id is not None:
+                    claimed = conn.execute(CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
+                    if claimed.rowcount != 1:
+                        raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
                 conn.execute(
                     INSERT_SECRET,
                     {
@@ -144,6 +168,25 @@ class PostgresStore:
             if response is not None and _violates(error, "idempotency_keys_pkey"):
                 raise IdempotencyConflict() from error
             raise
+
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
+        try:
+            with self._transaction() as conn:
+                conn.execute(INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
+                                                  "server_seed": deal.server_seed, "commitment": deal.commitment})
+                if response is not None:
+                    conn.execute(INSERT_RESPONSE, _response_params(response))
+        except psycopg.errors.UniqueViolation as error:
+            if response is not None and _violates(error, "idempotency_keys_pkey"):
+                raise IdempotencyConflict() from error
+            raise
+
+    def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
+        with self._transaction() as conn:
+            row = conn.execute(SELECT_SEALED_DEAL, {"id": deal_id}).fetchone()
+        if row is None:
+            raise SealedDealNotFound(deal_id)
+        return SealedDeal(row["id"], row["created_at"], bytes(row["server_seed"]), row["commitment"], row["game_id"])
 
     def load_game(self, game_id: UUID) -> GameRecord:
         with self._transaction() as conn:
@@ -210,9 +253,11 @@ class PostgresStore:
                 ).fetchall()
         return [_game(row) for row in rows]
 
-    def load_events(self, game_id: UUID, after: int, limit: int | None) -> list[Event]:
+    def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
+        last = upto if upto is not None else 2**31 - 1
+        parameters = {"game_id": game_id, "after": after, "limit": limit, "upto": last}
         with self._transaction() as conn:
-            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "limit": limit}).fetchall()
+            rows = conn.execute(SELECT_EVENTS, parameters).fetchall()
             if not rows and conn.execute(GAME_EXISTS, {"id": game_id}).fetchone() is None:
                 raise GameNotFound(game_id)
         return [Event(row["seq"], row["kind"], row["data"], row["hash"]) for row in rows]

@@ -13,7 +13,7 @@ from .. import migrate
 from ..config import ConfigError, Settings
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import errors, games, meta
+from . import deals, errors, games, meta
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -62,7 +62,7 @@ def _app_and_api() -> tuple[Flask, Api]:
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT"}},
             "servers": [{"url": "/"}],
         },
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=4 * 1024 * 1024,  # a replay export of a long game
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     api = Api(app)
@@ -73,6 +73,8 @@ def _app_and_api() -> tuple[Flask, Api]:
     api.register_blueprint(meta.variants_blp)
     api.register_blueprint(meta.health_blp)
     api.register_blueprint(games.blp)
+    api.register_blueprint(deals.deals_blp)
+    api.register_blueprint(deals.replays_blp)
     return app, api
 
 

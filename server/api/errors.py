@@ -10,9 +10,9 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from ..repository import GameNotFound, StoreUnavailable, VersionConflict
+from ..repository import GameNotFound, SealedDealNotFound, SealedDealUsed, StoreUnavailable, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
-from ..service import Forbidden, IdempotencyKeyReused, InvalidCursor, Unauthorized
+from ..service import EventNotFound, Forbidden, IdempotencyKeyReused, InvalidCursor, Unauthorized
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 # Order matters: the first matching class wins, so subclasses come before their bases.
 ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (GameNotFound, HTTPStatus.NOT_FOUND, "game-not-found"),
+    (SealedDealNotFound, HTTPStatus.NOT_FOUND, "sealed-deal-not-found"),
+    (EventNotFound, HTTPStatus.NOT_FOUND, "event-not-found"),
+    (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),
     (GameOver, HTTPStatus.CONFLICT, "game-over"),
     (IllegalAction, HTTPStatus.CONFLICT, "illegal-action"),
     (InvalidRules, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-rules"),

@@ -27,6 +27,9 @@ from .schemas import (
     GameListSchema,
     GameSchema,
     MoveSchema,
+    ReplaySchema,
+    StateAtSchema,
+    VerdictSchema,
     move_from_request,
 )
 
@@ -117,12 +120,15 @@ class Games(MethodView):
     @blp.arguments(CreateGameSchema, required=False, example={"variant": "osmosis", "deal_number": 4711})
     @blp.response(201, CreatedGameSchema, headers={
         "Location": {"description": "The new game's URL.", "schema": {"type": "string"}}, **ETAG_HEADER})
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(409, response="CONFLICT")
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def post(self, args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Create a game from a preset or custom rules, optionally a public deal number"""
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
-        result = _service().create_game(rules, args.get("deal_number"), _idempotency())
+        result = _service().create_game(rules, args.get("deal_number"), _idempotency(), args.get("sealed_deal_id"),
+                                        args.get("client_seed", ""))
         game = result.body
         headers = {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])}
         if result.replayed:
@@ -222,3 +228,36 @@ class Events(MethodView):
         if next_after is not None:
             headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
         return {"events": events}, headers
+
+
+@blp.route("/<uuid:game_id>/states/<int:seq>")
+class StateAt(MethodView):
+    @blp.doc(operationId="getGameStateAt")
+    @blp.response(200, StateAtSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, game_id: UUID, seq: int) -> dict[str, Any]:
+        """Time travel: the public view and legal actions right after event seq"""
+        return _service().state_at(game_id, seq)
+
+
+@blp.route("/<uuid:game_id>/replay")
+class Replay(MethodView):
+    @blp.doc(operationId="getGameReplay")
+    @blp.response(200, ReplaySchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, game_id: UUID) -> dict[str, Any]:
+        """Export the game as an osmosis-replay/1 document, for offline verification"""
+        return _service().replay(game_id)
+
+
+@blp.route("/<uuid:game_id>/verification")
+class Verification(MethodView):
+    @blp.doc(operationId="getGameVerification")
+    @blp.response(200, VerdictSchema)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, game_id: UUID) -> dict[str, Any]:
+        """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection"""
+        return _service().verification(game_id)

@@ -51,6 +51,8 @@ class VariantListSchema(ma.Schema):
 
 
 class CreateGameSchema(ma.Schema):
+    """A preset or custom rules; and a public deal number, or a sealed deal with the client's seed."""
+
     variant = fields.String(
         metadata={"description": "A preset name (GET /variants). Default: osmosis.", "example": "osmosis"}
     )
@@ -61,10 +63,25 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "A public, shareable deal. Without it the deal comes from a fresh secret seed."},
     )
 
+    sealed_deal_id = fields.UUID(
+        metadata={"description": "A sealed deal (POST /deals) to deal from, with your client_seed."}
+    )
+    client_seed = fields.String(
+        validate=[validate.Length(max=256), validate.Regexp(r"^[^\x00]*$", error="must not contain NUL")],
+        metadata={"description": "Your own seed for a sealed deal: the server committed to its seed before "
+                                 "seeing it. Any text up to 256 characters.", "example": "my lucky seed"},
+    )
+
     @ma.validates_schema
-    def _variant_or_rules(self, data: dict[str, Any], **kwargs: Any) -> None:
+    def _one_way_to_deal(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "variant" in data and "rules" in data:
             raise ma.ValidationError("give a preset name or custom rules, not both", "rules")
+        if "sealed_deal_id" in data and "deal_number" in data:
+            raise ma.ValidationError("a game is dealt from a deal number or a sealed deal, not both", "deal_number")
+        if "client_seed" in data and "sealed_deal_id" not in data:
+            raise ma.ValidationError(
+                "a client_seed goes with a sealed_deal_id (POST /deals first), so that the server's seed is fixed "
+                "before it sees yours", "client_seed")
 
 
 class ReserveSchema(ma.Schema):
@@ -106,10 +123,12 @@ class LegalActionSchema(ma.Schema):
 
 class DealInfoSchema(ma.Schema):
     kind = fields.String(
-        required=True, validate=validate.OneOf(["number", "random"]),
-        metadata={"description": "number: a public deal number; random: a secret server seed."},
+        required=True, validate=validate.OneOf(["number", "random", "sealed"]),
+        metadata={"description": "number: a public deal number; random: a secret server seed; sealed: a sealed "
+                                 "deal and the client's seed."},
     )
     deal_number = fields.Integer()
+    sealed_deal_id = fields.String()
     server_seed = fields.String(metadata={"description": "Revealed when the game is over."})
     client_seed = fields.String(metadata={"description": "Revealed when the game is over."})
 
@@ -167,7 +186,7 @@ class ActionRequestSchema(ma.Schema):
 
 
 class EventSchema(ma.Schema):
-    seq = fields.Integer(required=True)
+    seq = fields.Integer(required=True, strict=True)
     kind = fields.String(required=True, validate=validate.OneOf(EVENT_KINDS))
     data = fields.Dict(required=True)
     hash = fields.String(required=True)
@@ -188,6 +207,47 @@ class EventQuerySchema(ma.Schema):
 
 class EventListSchema(ma.Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class StateAtSchema(ma.Schema):
+    game_id = fields.UUID(required=True)
+    seq = fields.Integer(required=True)
+    event_hash = fields.String(required=True, metadata={"description": "The hash of event seq."})
+    state = fields.Nested(PublicStateSchema, required=True)
+    legal_actions = fields.List(fields.Nested(LegalActionSchema), required=True)
+
+
+class SealedDealSchema(ma.Schema):
+    id = fields.UUID(required=True)
+    commitment = fields.String(required=True, metadata={"description": "hex SHA-256 commitment to the seed."})
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+    game_id = fields.UUID(required=True, allow_none=True, metadata={"description": "The game made from it."})
+
+
+class ReplaySchema(ma.Schema):
+    """An osmosis-replay/1 document: see docs/replay-format.md."""
+
+    format = fields.String(required=True, metadata={"example": "osmosis-replay/1"})
+    game_id = fields.String(required=True)
+    variant = fields.String(required=True, allow_none=True)
+    rules = fields.Dict(required=True)
+    deal_algorithm = fields.String(required=True, metadata={"example": "osmosis-deal-v1"})
+    deal = fields.Dict(required=True)
+    commitment = fields.String(required=True)
+    status = fields.String(required=True)
+    head_hash = fields.String(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class VerdictSchema(ma.Schema):
+    valid = fields.Boolean(required=True)
+    complete = fields.Boolean(
+        required=True, metadata={"description": "Every check ran (the seeds were known); false while in progress."}
+    )
+    checked_events = fields.Integer(required=True)
+    first_bad_seq = fields.Integer(required=True, allow_none=True)
+    reason = fields.String(required=True, allow_none=True)
+    summary = fields.String(required=True)
 
 
 class HealthSchema(ma.Schema):
