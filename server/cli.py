@@ -17,6 +17,7 @@ from typing import TextIO
 
 from . import embedded, migrate
 from .config import Settings
+from .replay import verify
 from .rules import (
     PRESETS,
     Layout,
@@ -69,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 2)")
     serve.set_defaults(run=_serve)
+
+    verify = commands.add_parser("verify", help="check a replay export offline (exit 0 when valid)")
+    verify.add_argument("file", help="an osmosis-replay/1 JSON file, or - for standard input")
+    verify.set_defaults(run=_verify)
 
     openapi = commands.add_parser("openapi", help="print the OpenAPI document (openapi/openapi.json)")
     openapi.add_argument("--output", type=Path, help="write it to this file instead")
@@ -167,6 +172,25 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         if settings.database_url is None:
             embedded.stop(settings.data_dir)
+
+
+VERIFY_INVALID = 1
+VERIFY_INCOMPLETE = 3
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Exit 0: valid and complete; 1: invalid; 2: unreadable; 3: valid so far, game not over."""
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        document = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        print(f"osmosis: cannot read a replay from {args.file}: {error}", file=sys.stderr)
+        return 2
+    verdict = verify(document)
+    print(verdict.summary)
+    if not verdict.valid:
+        return VERIFY_INVALID
+    return 0 if verdict.complete else VERIFY_INCOMPLETE
 
 
 def _openapi(args: argparse.Namespace) -> int:
