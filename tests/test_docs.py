@@ -1,0 +1,28 @@
+"""The documents a third party builds on say what the code does."""
+
+import json
+from pathlib import Path
+
+from server.events import EVENT_KINDS
+from server.rules.engine import LOST_FRUITLESS_PASS, LOST_NO_ACTION, RESIGNED, WON
+
+DOCS = Path(__file__).parents[1] / "docs"
+
+
+def test_the_replay_format_names_every_event_kind_and_the_exact_end_reasons():
+    text = " ".join((DOCS / "replay-format.md").read_text().split())
+
+    for kind in EVENT_KINDS:
+        assert f"`{kind}`" in text
+    for outcome in (WON, LOST_NO_ACTION, LOST_FRUITLESS_PASS, RESIGNED):
+        assert f'"{outcome.reason}"' in text
+
+
+def test_the_api_guide_lists_every_operation():
+    document = json.loads((Path(__file__).parents[1] / "openapi" / "openapi.json").read_text())
+    guide = (DOCS / "api.md").read_text()
+
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "operationId" in operation:
+                assert f"`{operation['operationId']}`" in guide
