@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint bench clean
+.PHONY: serve test system-packages bench clean
 
 $(BIN)/osmosis: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,10 @@ $(BIN)/osmosis: pyproject.toml
 serve: $(BIN)/osmosis
 	$(BIN)/osmosis serve
 
-test: $(BIN)/osmosis
+system-packages:
+	scripts/install-system-packages
+
+test: $(BIN)/osmosis system-packages
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest

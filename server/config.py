@@ -22,7 +22,8 @@ class Settings:
     pool_timeout: float = 5.0
     """Seconds a request waits for a database connection before it gets 503."""
     statement_timeout_ms: int = 5000
-    page_size_max: int = 100
+    cors_origins: tuple[str, ...] = ()
+    """Browser origins allowed to call the API from other sites; "*" for any. Empty: same origin only."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -33,6 +34,7 @@ class Settings:
             pool_max_size=_int(env, "POOL_MAX_SIZE", 10, minimum=1),
             pool_timeout=float(_int(env, "POOL_TIMEOUT_MS", 5000, minimum=1)) / 1000,
             statement_timeout_ms=_int(env, "STATEMENT_TIMEOUT_MS", 5000, minimum=0),
+            cors_origins=tuple(origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()),
         )
 
 

@@ -132,6 +132,10 @@ class Store(Protocol):
         """Events with after < seq (<= upto), oldest first, at most `limit`."""
         ...
 
+    def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
+        """Return once the game has an event after `after`, or after `timeout` seconds."""
+        ...
+
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
 
     def readiness(self) -> str | None:

@@ -140,8 +140,15 @@ class GameService:
         next_cursor = _encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
 
-    def list_events(self, game_id: UUID, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-        """Events with seq > `after`; the second value is the `after` of the next page, if any."""
+    def list_events(
+        self, game_id: UUID, after: int, limit: int, wait: float = 0
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Events with seq > `after`; the second value is the `after` of the next page, if any.
+
+        With `wait`, a long poll: when there is no such event yet, wait up to `wait` seconds for one.
+        """
+        if wait > 0:
+            self._store.wait_for_events(game_id, after, wait)
         events = self._store.load_events(game_id, after, limit + 1)
         page = events[:limit]
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None

@@ -8,6 +8,8 @@ updated in the same transaction, guarded by its version too, so the projection c
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -119,11 +121,23 @@ SELECT_RESPONSE = """
 
 SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
 
+EVENTS_CHANNEL = "osmosis_events"
+
+# Delivered when the transaction commits, to every server process listening: "<game id>:<version>".
+NOTIFY_EVENTS = "SELECT pg_notify('osmosis_events', %(payload)s)"
+
+LISTEN_EVENTS = "LISTEN osmosis_events"
+
+SELECT_VERSION = "SELECT version FROM games WHERE id = %(id)s"
+
 
 class PostgresStore:
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
+        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
+        kwargs = pool.kwargs if isinstance(pool.kwargs, dict) else (pool.kwargs() if pool.kwargs else {})
+        self._listener = _EventListener(conninfo, kwargs)
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
@@ -162,6 +176,7 @@ class PostgresStore:
                     },
                 )
                 _insert_events(conn, game.id, events)
+                conn.execute(NOTIFY_EVENTS, {"payload": f"{game.id}:{game.version}"})
                 if response is not None:
                     conn.execute(INSERT_RESPONSE, _response_params(response))
         except psycopg.errors.UniqueViolation as error:
@@ -233,6 +248,7 @@ class PostgresStore:
                 if updated.rowcount != 1:
                     raise VersionConflict(f"game {game_id} moved past version {game.version}")
                 conn.execute(UPDATE_SECRET_STATE, {"state": change.state_text, "game_id": game_id})
+                conn.execute(NOTIFY_EVENTS, {"payload": f"{game_id}:{change.game.version}"})
                 if change.response is not None:
                     conn.execute(INSERT_RESPONSE, _response_params(change.response))
         except psycopg.errors.UniqueViolation as error:
@@ -261,6 +277,16 @@ class PostgresStore:
             if not rows and conn.execute(GAME_EXISTS, {"id": game_id}).fetchone() is None:
                 raise GameNotFound(game_id)
         return [Event(row["seq"], row["kind"], row["data"], row["hash"]) for row in rows]
+
+    def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
+        """Return once the game has an event after `after`, or after `timeout` seconds."""
+        with self._listener.interest(game_id) as interest:
+            with self._transaction() as conn:
+                row = conn.execute(SELECT_VERSION, {"id": game_id}).fetchone()
+            if row is None:
+                raise GameNotFound(game_id)
+            if row["version"] <= after:
+                interest.wait_past(after, timeout)
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._transaction() as conn:
@@ -354,3 +380,85 @@ def open_pool(
     )
     pool.open(wait=False)
     return pool
+
+
+class _Interest:
+    """A request waiting for one game's next events."""
+
+    def __init__(self, listener: _EventListener, game_id: str) -> None:
+        self._listener = listener
+        self.game_id = game_id
+
+    def wait_past(self, after: int, timeout: float) -> None:
+        listener = self._listener
+        deadline = time.monotonic() + timeout
+        with listener.changed:
+            connection = listener.connections
+            while listener.latest.get(self.game_id, 0) <= after and listener.connections == connection:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                listener.changed.wait(remaining)
+
+
+class _EventListener:
+    """One LISTEN connection per server process, started on first use, waking the waiting requests.
+
+    A request registers its interest and waits for the listener to be listening before it reads the
+    game's version, so an event committed in between is either seen by that read or delivered here;
+    never lost. When the connection is lost and made again, every waiter wakes to read the version
+    again; while it is down, waiters time out as usual.
+    """
+
+    LISTENING_WAIT = 2.0
+
+    def __init__(self, conninfo: str, kwargs: dict[str, Any]) -> None:
+        self._conninfo = conninfo
+        self._kwargs = {key: value for key, value in kwargs.items() if key != "options"}
+        self.changed = threading.Condition()
+        self.latest: dict[str, int] = {}
+        self.connections = 0
+        self._listening = threading.Event()
+        self._waiting: dict[str, int] = {}
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def interest(self, game_id: UUID) -> Iterator[_Interest]:
+        key = str(game_id)
+        with self.changed:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._listen, name="osmosis-event-listener", daemon=True)
+                self._thread.start()
+            self._waiting[key] = self._waiting.get(key, 0) + 1
+        self._listening.wait(self.LISTENING_WAIT)
+        try:
+            yield _Interest(self, key)
+        finally:
+            with self.changed:
+                self._waiting[key] -= 1
+                if not self._waiting[key]:
+                    del self._waiting[key]
+                    self.latest.pop(key, None)
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True, **self._kwargs) as conn:
+                    conn.execute(LISTEN_EVENTS)
+                    with self.changed:
+                        self.connections += 1
+                        self.changed.notify_all()
+                    self._listening.set()
+                    while True:
+                        for notify in conn.notifies(timeout=5.0):
+                            self._deliver(notify.payload)
+            except psycopg.Error:
+                self._listening.clear()
+                time.sleep(1.0)
+
+    def _deliver(self, payload: str) -> None:
+        game_id, _, version = payload.partition(":")
+        with self.changed:
+            if game_id in self._waiting:
+                self.latest[game_id] = max(self.latest.get(game_id, 0), int(version))
+                self.changed.notify_all()

@@ -5,6 +5,11 @@ Each backend gets a fresh database, migrated to head, for the session; tests cre
 """
 
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,20 +41,30 @@ def embedded_server_url() -> Iterator[str]:
     embedded.stop(EMBEDDED_DATA_DIR)
 
 
+def _new_database(server_url: str) -> str:
+    name = f"osmosis_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = _with_database(server_url, name)
+    migrate.upgrade(url)
+    return url
+
+
+def _drop_database(server_url: str, url: str) -> None:
+    name = urlsplit(url).path.lstrip("/")
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
 @pytest.fixture(scope="session", params=BACKENDS)
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """A new database on the backend, migrated to head; dropped after the session."""
     server_url = (
         request.getfixturevalue("embedded_server_url") if request.param == "embedded" else os.environ["DATABASE_URL"]
     )
-    name = f"osmosis_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = _with_database(server_url, name)
-    migrate.upgrade(url)
+    url = _new_database(server_url)
     yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+    _drop_database(server_url, url)
 
 
 @pytest.fixture(scope="session")
@@ -83,3 +98,38 @@ def db(database_url: str) -> Iterator[psycopg.Connection]:
     with psycopg.connect(database_url, autocommit=True) as conn:
         yield conn
 
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server(embedded_server_url: str) -> Iterator[str]:
+    """gunicorn on a loopback port, as deployed, on its own database on the embedded PostgreSQL."""
+    url = _new_database(embedded_server_url)
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
+         "--no-control-socket", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
+        env={**os.environ, "DATABASE_URL": url, "ACCESS_LOG": "/dev/null"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/readyz", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"gunicorn did not start: {process.stderr.read() if process.stderr else ''}")
+            time.sleep(0.2)
+    yield base
+    process.terminate()
+    process.wait(timeout=30)
+    _drop_database(embedded_server_url, url)

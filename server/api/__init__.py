@@ -6,6 +6,7 @@ import http
 from typing import Any
 
 from flask import Flask
+from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
 from flask_smorest.utils import prepare_response
 
@@ -13,7 +14,7 @@ from .. import migrate
 from ..config import ConfigError, Settings
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import deals, errors, games, meta
+from . import deals, errors, games, meta, web
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -78,11 +79,20 @@ def _app_and_api() -> tuple[Flask, Api]:
     return app, api
 
 
+CORS_REQUEST_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match",
+                        "Last-Event-ID"]
+CORS_RESPONSE_HEADERS = ["ETag", "Location", "Link", "Retry-After", "Idempotent-Replayed"]
+
+
 def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
     """The WSGI application. Without a `service`, it connects to settings.database_url."""
     app, _ = _app_and_api()
+    settings = settings or Settings.from_env()
+    if settings.cors_origins:
+        CORS(app, origins=list(settings.cors_origins), allow_headers=CORS_REQUEST_HEADERS,
+             expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
+    app.register_blueprint(web.blp)
     if service is None:
-        settings = settings or Settings.from_env()
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
         pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from ..events import SEEDS_REVEALED
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
 from ..service import GameService, Idempotency, Result, Unauthorized
@@ -23,6 +26,7 @@ from .schemas import (
     CreateGameSchema,
     EventListSchema,
     EventQuerySchema,
+    EventStreamQuerySchema,
     GameListQuerySchema,
     GameListSchema,
     GameSchema,
@@ -222,8 +226,8 @@ class Events(MethodView):
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, args: dict[str, Any], game_id: UUID) -> tuple[dict[str, Any], dict[str, str]]:
-        """Read the move log: events with seq > after, oldest first"""
-        events, next_after = _service().list_events(game_id, args["after"], args["limit"])
+        """Read the move log: events with seq > after, oldest first; with wait, a long poll"""
+        events, next_after = _service().list_events(game_id, args["after"], args["limit"], args["wait"])
         headers = {}
         if next_after is not None:
             headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
@@ -261,3 +265,55 @@ class Verification(MethodView):
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection"""
         return _service().verification(game_id)
+
+
+STREAM_SECONDS = 300
+"""How long one event stream stays open; EventSource reconnects by itself, resuming at Last-Event-ID."""
+KEEP_ALIVE_SECONDS = 15
+LAST_EVENT_ID = {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
+                 "description": "The seq of the last event received: the stream resumes after it."}
+STREAM_EXAMPLE = 'id: 2\ndata: {"seq":2,"kind":"cards_dealt","data":{"cards":["AS","5H","TH"]},"hash":"…"}\n\n'
+STREAM_DESCRIPTION = (
+    "Server-sent events: each message's id is the event's seq and its data the event as JSON. A comment line "
+    "comes every 15 s while nothing happens; the stream ends after the game's last event, or after 5 minutes "
+    "(reconnect with Last-Event-ID). For clients without EventSource, GET /games/{game_id}/events with wait "
+    "is the same feed by long polling."
+)
+STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
+                   "content": {"text/event-stream": {"schema": {"type": "string"}, "example": STREAM_EXAMPLE}}}
+
+
+@blp.route("/<uuid:game_id>/events/stream")
+class EventStream(MethodView):
+    @blp.doc(operationId="streamGameEvents", parameters=[LAST_EVENT_ID], responses={"200": STREAM_RESPONSE})
+    @blp.arguments(EventStreamQuerySchema, location="query")
+    @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    def get(self, args: dict[str, Any], game_id: UUID) -> Response:
+        """Follow a game live: its events as server-sent events, from a seq on"""
+        after = args["after"]
+        last_event_id = request.headers.get("Last-Event-ID", "")
+        if last_event_id.isdigit():
+            after = int(last_event_id)
+        service = _service()
+        service.get_game(game_id)  # a 404 now, not inside the stream
+
+        def stream() -> Iterator[str]:
+            position = after
+            deadline = time.monotonic() + STREAM_SECONDS
+            yield "retry: 2000\n\n"
+            while (remaining := deadline - time.monotonic()) > 0:
+                events, _ = service.list_events(game_id, position, 100, wait=min(KEEP_ALIVE_SECONDS, remaining))
+                if not events:
+                    yield ": keep-alive\n\n"
+                    continue
+                for event in events:
+                    yield f"id: {event['seq']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+                position = events[-1]["seq"]
+                if events[-1]["kind"] == SEEDS_REVEALED:
+                    return
+
+        return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -203,6 +203,21 @@ class EventQuerySchema(ma.Schema):
 
     after = fields.Integer(validate=validate.Range(min=0), load_default=0)
     limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
+    wait = fields.Integer(
+        validate=validate.Range(min=0, max=30), load_default=0,
+        metadata={"description": "Long poll: if no event has seq > after yet, wait up to this many seconds "
+                                 "for one, then answer (with an empty list if none came)."},
+    )
+
+
+class EventStreamQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    after = fields.Integer(
+        validate=validate.Range(min=0), load_default=0,
+        metadata={"description": "Send events with seq > after; a Last-Event-ID header takes precedence."},
+    )
 
 
 class EventListSchema(ma.Schema):

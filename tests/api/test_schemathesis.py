@@ -25,10 +25,13 @@ schema = schemathesis.openapi.from_path(OPENAPI)
 def test_every_generated_request_gets_a_documented_response(case, app, client):
     case.operation.schema.app = app  # the app of this test's database backend
     positive = case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE
-    if positive and "game_id" in (case.path_parameters or {}) and len(str(case.body)) % 2 == 0:
+    streams = case.path.endswith("/stream")  # on a real game it stays open, by design
+    if positive and not streams and "game_id" in (case.path_parameters or {}) and len(str(case.body)) % 2 == 0:
         game = client.post("/games", json={"variant": "osmosis-ablage", "deal_number": 3}).get_json()
         case.path_parameters["game_id"] = game["id"]
         if "Authorization" in (case.headers or {}):  # a case without one tests the 401
             case.headers["Authorization"] = f"Bearer {game['player_token']}"
+        if (case.query or {}).get("wait"):
+            case.query["wait"] = 0  # a long poll on a quiet game would wait for nothing
 
     case.call_and_validate(app=app, excluded_checks=[positive_data_acceptance])

@@ -1,0 +1,196 @@
+"""The reference front end in a real browser (Debian's chromium, driven by Playwright), on a live server.
+
+Screenshots are saved under var/screenshots/ for a person to look at.
+"""
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from server.rules import (
+    Deal,
+    Move,
+    Redeal,
+    apply,
+    deal_number_seed,
+    layout,
+    legal_actions,
+    opening,
+    preset,
+    shuffled_deck,
+)
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
+
+
+def click_policy_result(variant, number):
+    """What the test's clicking does, played by the engine: the first lit card, else draw."""
+    rules = preset(variant)
+    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    while not state.is_over:
+        actions = legal_actions(state)
+        moves = [a for a in actions if isinstance(a, Move)]
+        state = apply(state, moves[0] if moves else next(a for a in actions if isinstance(a, Deal | Redeal)))
+    return state.status
+
+
+def a_deal_won_by_clicking(variant):
+    return next(n for n in range(200) if click_policy_result(variant, n) == "won")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+def screenshot(page, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
+
+def start_game(page: Page, variant, number=None):
+    page.goto("/")
+    page.select_option("#variant", variant)
+    if number is not None:
+        page.fill("#deal-number", str(number))
+    page.click("#new-game button[type=submit]")
+    expect(page.locator("#table")).to_be_visible()
+
+
+def play_by_clicks(page: Page, limit=2000):
+    for _ in range(limit):
+        status = page.locator("#status")
+        if "won" in (status.get_attribute("class") or "") or "lost" in (status.get_attribute("class") or ""):
+            return status.inner_text()
+        version = page.locator("#table").get_attribute("data-version")
+        lit = page.locator("#board .playable")
+        if lit.count():
+            lit.first.click()
+        else:
+            page.click("#draw")
+        page.wait_for_function("(version) => document.querySelector('#table').dataset.version !== version",
+                               arg=version)
+    pytest.fail("the game did not end")
+
+
+def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    expect(page.locator("#status")).to_contain_text("Your move")
+    screenshot(page, "1-new-game")
+
+    message = play_by_clicks(page)
+
+    assert message == "You won! All 52 cards are on the foundations."
+    expect(page.locator("#board .foundation .card")).to_have_count(52)
+    expect(page.locator("#board .playable")).to_have_count(0)
+    screenshot(page, "2-won")
+
+
+def test_a_lost_game_says_why(page):
+    number = next(n for n in range(200) if click_policy_result("osmosis", n) == "lost")
+    start_game(page, "osmosis", number)
+
+    message = play_by_clicks(page)
+
+    assert message.startswith("Game over: ")
+    screenshot(page, "3-lost")
+
+
+def test_the_keyboard_alone_plays(page):
+    start_game(page, "peek", 1)
+    page.keyboard.press("d")
+    expect(page.locator("#board .stock")).to_have_text("32")
+
+    lit = page.locator("#board .playable")
+    if lit.count() == 0:
+        page.keyboard.press("d")
+    first = page.locator("#board .playable").first
+    card = first.get_attribute("data-card")
+    first.focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator(f"#board .foundation .card[data-card='{card}']")).to_have_count(1)
+
+
+def test_cards_have_text_alternatives(page):
+    start_game(page, "osmosis", 0)
+
+    expect(page.locator("#board .reserve .back").first).to_have_attribute("aria-label", "3 face-down cards")
+    expect(page.locator("#board .card[data-card='6H']")).to_have_attribute("aria-label", "6 of hearts")
+
+
+def test_resigning_and_starting_again(page):
+    start_game(page, "bridesmaids", 5)
+
+    page.click("#resign")
+    expect(page.locator("#status")).to_have_text("You resigned.")
+    page.click("#again")
+
+    expect(page.locator("#start")).to_be_visible()
+
+
+def test_the_replay_viewer_steps_through_a_finished_game_and_shows_its_verdict(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    play_by_clicks(page)
+
+    page.click("#show-replay")
+    position = page.locator("#position")
+    expect(position).to_contain_text("of")
+    last = int(position.inner_text().split()[-1])
+    expect(page.locator("#verdict")).to_contain_text("VALID:")
+    screenshot(page, "4-replay-last")
+
+    page.click("#first")
+    expect(position).to_have_text(f"Event 1 of {last}")
+    expect(page.locator("#replay-board .foundation .card")).to_have_count(1)
+    page.click("#forward")
+    expect(position).to_have_text(f"Event 2 of {last}")
+    page.click("#back")
+    expect(position).to_have_text(f"Event 1 of {last}")
+    screenshot(page, "5-replay-first")
+    page.click("#last")
+    expect(position).to_have_text(f"Event {last} of {last}")
+
+
+def post(url, body=None, token=None):
+    request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_the_replay_viewer_follows_a_game_in_progress(page, live_server):
+    game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 0})
+    page.goto(f"/#replay={game['id']}")
+    expect(page.locator("#position")).to_have_text("Event 1 of 1")
+    page.check("#follow")
+    page.wait_for_timeout(500)
+
+    post(f"{live_server}/games/{game['id']}/draw", token=game["player_token"])
+
+    expect(page.locator("#position")).to_have_text("Event 2 of 2", timeout=10000)
+    expect(page.locator("#event-text")).to_contain_text("Dealt ace of spades")
+    screenshot(page, "6-following")
