@@ -181,14 +181,16 @@ def action_of(event: Event) -> Action | None:
 
 
 def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
-    """The position after the events with seq <= `upto` (all when None), replayed under the rules.
+    """The position after the events with seq <= `upto` (all when None), replayed under the rules from
+    `opening`: the game's opening when the events begin with game_created, else a snapshot.
 
     Every recorded action is applied by the engine and what it makes public must equal what the log
     says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
     reasons name only what the log itself shows, never what the rules would have revealed.
     """
     state = opening
-    position = 1  # events[0] is game_created, which `opening` already reflects
+    # `opening` is the position before events[0], or after it when events[0] is game_created.
+    position = 1 if events and events[0].kind == GAME_CREATED else 0
     while position < len(events) and (upto is None or events[position].seq <= upto):
         event = events[position]
         if event.kind == SEEDS_REVEALED:

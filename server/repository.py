@@ -97,6 +97,19 @@ class Change:
     events: Sequence[Event]
     state_text: str
     response: StoredResponse | None
+    snapshot: bool = False
+    """Keep `state_text` as the snapshot at the new version, for time travel."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeTravel:
+    """What it takes to rebuild the position after event `seq`: the seeds, the latest snapshot at or
+    before it (if any), and the events from that snapshot's own (or from the first) up to `seq`."""
+
+    secret: GameSecret
+    rules: dict[str, Any]
+    snapshot: tuple[int, str] | None
+    events: list[Event]
 
 
 class Store(Protocol):
@@ -124,6 +137,10 @@ class Store(Protocol):
 
         Whatever `decide` raises propagates and nothing is written.
         """
+        ...
+
+    def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
+        """Raises GameNotFound; `events` is empty when the game has no event `seq`."""
         ...
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...

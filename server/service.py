@@ -54,6 +54,9 @@ from .rules import (
 )
 from .rules.engine import can_redeal
 
+SNAPSHOT_EVERY = 32
+"""A snapshot of the position is kept each time a game's version passes a multiple of this."""
+
 
 class Unauthorized(Exception):
     """No player token was presented (the HTTP layer finds that out)."""
@@ -154,14 +157,23 @@ class GameService:
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
 
     def state_at(self, game_id: UUID, seq: int) -> dict[str, Any]:
-        """The public view and legal actions right after event `seq`, as the live game showed them."""
-        game, secret = self._store.load_for_action(game_id)
-        if not 1 <= seq <= game.version:
-            raise EventNotFound(f"game {game_id} has events 1 to {game.version}, not {seq}")
-        events = self._store.load_events(game_id, 0, None, upto=seq)
-        rules = Rules.from_mapping(game.rules)
-        state = ev.fold(opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules)), events)
-        return {"game_id": str(game_id), "seq": seq, "event_hash": events[-1].hash, **_projection(state)}
+        """The public view and legal actions right after event `seq`, as the live game showed them.
+
+        Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
+        long the game.
+        """
+        travel = self._store.load_time_travel(game_id, seq) if seq >= 1 else None
+        if travel is None or not travel.events or travel.events[-1].seq != seq:
+            raise EventNotFound(f"game {game_id} has no event {seq}")
+        if travel.snapshot is not None:
+            snapshot_seq, snapshot_text = travel.snapshot
+            state = ev.fold(from_text(snapshot_text), [event for event in travel.events if event.seq > snapshot_seq])
+        else:
+            rules = Rules.from_mapping(travel.rules)
+            secret = travel.secret
+            state = ev.fold(opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules)),
+                            travel.events)
+        return {"game_id": str(game_id), "seq": seq, "event_hash": travel.events[-1].hash, **_projection(state)}
 
     def replay(self, game_id: UUID) -> dict[str, Any]:
         """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
@@ -312,7 +324,8 @@ class GameService:
                 view=_projection(after),
             )
             bodies.append({"game": game_view(updated), "events": [event.to_dict() for event in appended]})
-            return Change(updated, appended, to_text(after), _stored_response(scope, idempotency, 200, bodies[-1]))
+            return Change(updated, appended, to_text(after), _stored_response(scope, idempotency, 200, bodies[-1]),
+                          snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
 
         bodies: list[dict[str, Any]] = []
         try:

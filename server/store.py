@@ -8,6 +8,7 @@ updated in the same transaction, guarded by its version too, so the projection c
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +34,7 @@ from .repository import (
     SealedDealUsed,
     StoredResponse,
     StoreUnavailable,
+    TimeTravel,
     VersionConflict,
 )
 
@@ -62,6 +64,15 @@ UPDATE_GAME = """
     SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
         score = %(score)s, head_hash = %(head_hash)s, view = %(view)s
     WHERE id = %(id)s AND version = %(expected_version)s
+"""
+
+INSERT_SNAPSHOT = "INSERT INTO game_snapshots (game_id, seq, state) VALUES (%(game_id)s, %(seq)s, %(state)s)"
+
+SELECT_LATEST_SNAPSHOT = """
+    SELECT seq, state FROM game_snapshots
+    WHERE game_id = %(game_id)s AND seq <= %(seq)s
+    ORDER BY seq DESC
+    LIMIT 1
 """
 
 UPDATE_SECRET_STATE = "UPDATE game_secrets SET state = %(state)s WHERE game_id = %(game_id)s"
@@ -121,7 +132,7 @@ SELECT_RESPONSE = """
 
 SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
 
-EVENTS_CHANNEL = "osmosis_events"
+log = logging.getLogger(__name__)
 
 # Delivered when the transaction commits, to every server process listening: "<game id>:<version>".
 NOTIFY_EVENTS = "SELECT pg_notify('osmosis_events', %(payload)s)"
@@ -140,15 +151,21 @@ class PostgresStore:
         self._listener = _EventListener(conninfo, kwargs)
 
     @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        """A pooled connection in autocommit mode: a lone read is one round trip, with no BEGIN/COMMIT."""
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with self._pool.connection() as conn:
                 conn.row_factory = dict_row  # type: ignore[assignment]
                 yield conn  # type: ignore[misc]
         except PoolTimeout as error:
             raise StoreUnavailable("no database connection became free in time") from error
         except psycopg.OperationalError as error:
             raise StoreUnavailable("the database is unreachable") from error
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        with self._connection() as conn, conn.transaction():
+            yield conn
 
     def create_game(
         self,
@@ -197,21 +214,21 @@ class PostgresStore:
             raise
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             row = conn.execute(SELECT_SEALED_DEAL, {"id": deal_id}).fetchone()
         if row is None:
             raise SealedDealNotFound(deal_id)
         return SealedDeal(row["id"], row["created_at"], bytes(row["server_seed"]), row["commitment"], row["game_id"])
 
     def load_game(self, game_id: UUID) -> GameRecord:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             row = conn.execute(SELECT_GAME, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return _game(row)
 
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
@@ -228,8 +245,10 @@ class PostgresStore:
         # version all land, one after another, instead of failing on each other's events. The primary
         # key (game_id, seq) stays the guard of last resort: a change computed against a stale version
         # collides with events already there and is refused.
+        # In pipeline mode the action costs three round trips: BEGIN with the locking read, the writes,
+        # then COMMIT.
         try:
-            with self._transaction() as conn:
+            with self._connection() as conn, conn.pipeline() as pipeline, conn.transaction():
                 # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads only
                 # the rows it locks, and a secret row read from the old snapshot would be stale.
                 row = conn.execute(SELECT_GAME_FOR_ACTION + " FOR UPDATE", {"id": game_id}).fetchone()
@@ -245,12 +264,16 @@ class PostgresStore:
                 change = decide(game, secret)
                 _insert_events(conn, game_id, change.events)
                 updated = conn.execute(UPDATE_GAME, {**_game_params(change.game), "expected_version": game.version})
-                if updated.rowcount != 1:
-                    raise VersionConflict(f"game {game_id} moved past version {game.version}")
                 conn.execute(UPDATE_SECRET_STATE, {"state": change.state_text, "game_id": game_id})
+                if change.snapshot:
+                    conn.execute(INSERT_SNAPSHOT, {"game_id": game_id, "seq": change.game.version,
+                                                   "state": change.state_text})
                 conn.execute(NOTIFY_EVENTS, {"payload": f"{game_id}:{change.game.version}"})
                 if change.response is not None:
                     conn.execute(INSERT_RESPONSE, _response_params(change.response))
+                pipeline.sync()
+                if updated.rowcount != 1:
+                    raise VersionConflict(f"game {game_id} moved past version {game.version}")
         except psycopg.errors.UniqueViolation as error:
             if _violates(error, "game_events_pkey"):
                 raise VersionConflict(f"game {game_id} moved on while this action was written") from error
@@ -259,8 +282,23 @@ class PostgresStore:
             raise
         return change
 
+    def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
+        with self._connection() as conn, conn.pipeline():
+            row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id})
+            snapshot = conn.execute(SELECT_LATEST_SNAPSHOT, {"game_id": game_id, "seq": seq})
+            found = row.fetchone()
+            if found is None:
+                raise GameNotFound(game_id)
+            latest = snapshot.fetchone()
+            after = latest["seq"] - 1 if latest else 0  # the snapshot's own event too, for its hash
+            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq,
+                                                "limit": None}).fetchall()
+        secret = GameSecret(bytes(found["server_seed"]), found["client_seed"], found["state"], found["token_hash"])
+        return TimeTravel(secret, found["rules"], (latest["seq"], latest["state"]) if latest else None,
+                          [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
+
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             if before is None:
                 rows = conn.execute(SELECT_NEWEST_GAMES, {"limit": limit}).fetchall()
             else:
@@ -272,7 +310,7 @@ class PostgresStore:
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
         last = upto if upto is not None else 2**31 - 1
         parameters = {"game_id": game_id, "after": after, "limit": limit, "upto": last}
-        with self._transaction() as conn:
+        with self._connection() as conn:
             rows = conn.execute(SELECT_EVENTS, parameters).fetchall()
             if not rows and conn.execute(GAME_EXISTS, {"id": game_id}).fetchone() is None:
                 raise GameNotFound(game_id)
@@ -281,7 +319,7 @@ class PostgresStore:
     def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
         """Return once the game has an event after `after`, or after `timeout` seconds."""
         with self._listener.interest(game_id) as interest:
-            with self._transaction() as conn:
+            with self._connection() as conn:
                 row = conn.execute(SELECT_VERSION, {"id": game_id}).fetchone()
             if row is None:
                 raise GameNotFound(game_id)
@@ -289,13 +327,13 @@ class PostgresStore:
                 interest.wait_past(after, timeout)
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
-        with self._transaction() as conn:
+        with self._connection() as conn:
             row = conn.execute(SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
         return None if row is None else StoredResponse(**row)
 
     def readiness(self) -> str | None:
         try:
-            with self._transaction() as conn:
+            with self._connection() as conn:
                 row = conn.execute(SELECT_SCHEMA_REVISION).fetchone()
         except StoreUnavailable as error:
             return str(error)
@@ -374,7 +412,7 @@ def open_pool(
         min_size=min_size,
         max_size=max_size,
         timeout=timeout,
-        kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5},
+        kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5, "autocommit": True},
         open=False,
         name="osmosis",
     )
@@ -414,7 +452,7 @@ class _EventListener:
 
     def __init__(self, conninfo: str, kwargs: dict[str, Any]) -> None:
         self._conninfo = conninfo
-        self._kwargs = {key: value for key, value in kwargs.items() if key != "options"}
+        self._kwargs = {key: value for key, value in kwargs.items() if key not in ("options", "autocommit")}
         self.changed = threading.Condition()
         self.latest: dict[str, int] = {}
         self.connections = 0
@@ -452,7 +490,8 @@ class _EventListener:
                     while True:
                         for notify in conn.notifies(timeout=5.0):
                             self._deliver(notify.payload)
-            except psycopg.Error:
+            except Exception:  # the listener must outlive any failure; waiters time out meanwhile
+                log.warning("event listener lost its connection; reconnecting", exc_info=True)
                 self._listening.clear()
                 time.sleep(1.0)
 

@@ -150,7 +150,8 @@ def test_the_event_log_refuses_truncate(db):
 
 def database_digest(db):
     digest = hashlib.sha256()
-    for table in ("games", "game_secrets", "game_events", "idempotency_keys", "alembic_version"):
+    for table in ("games", "game_secrets", "game_events", "game_snapshots", "sealed_deals", "idempotency_keys",
+                  "alembic_version"):
         for (row,) in db.execute(f"SELECT row_to_json(t)::text FROM {table} t ORDER BY 1"):
             digest.update(row.encode())
     return digest.hexdigest()
@@ -185,3 +186,22 @@ def test_a_game_goes_on_after_the_server_restarts(database_url, client):
         pool.close()
 
     assert after["version"] > game["version"]
+
+
+def test_a_snapshot_is_kept_each_time_the_version_passes_a_multiple_of_32(client, db):
+    game, token = create(client, variant="osmosis-draw-one", deal_number=0)
+    for _ in range(70):
+        game = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+        if game["status"] != "playing":
+            break
+
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_snapshots WHERE game_id = %s ORDER BY seq",
+                                         (game["id"],))]
+
+    assert seqs == [32 * k for k in range(1, game["version"] // 32 + 1)]
+    state_at = {row[0]: row[1] for row in db.execute(
+        "SELECT seq, state FROM game_snapshots WHERE game_id = %s", (game["id"],))}
+    events, seed, client_seed, *_ = stored_game(db, game["id"])
+    rules = parse_rules("osmosis-draw-one")
+    for seq, text in state_at.items():
+        assert to_text(fold(opening(rules, layout(shuffled_deck(seed, client_seed), rules)), events, upto=seq)) == text

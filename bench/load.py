@@ -1,0 +1,229 @@
+"""Load benchmark: the game server against the stack's own ceilings, side by side in one run.
+
+Run: .venv/bin/python bench/load.py [--clients 16] [--seconds 10]
+Uses DATABASE_URL if set, else the embedded PostgreSQL (in var/bench). Starts two gunicorns with
+deploy/gunicorn.conf.py on loopback ports: the game server and bench/ceiling_app.py (one INSERT + COMMIT,
+one SELECT by key, through the same pool). Every phase is bounded in time and count and stops by itself.
+Prints throughput, p50 and p99, and the ratios that docs/performance.md states goals for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+from server import embedded, migrate  # noqa: E402
+
+MAX_REQUESTS_PER_PHASE = 200_000
+
+
+class Http:
+    """One keep-alive connection per client thread."""
+
+    def __init__(self, port: int) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def call(self, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, dict]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self.connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else {}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_gunicorn(app: str, database_url: str, port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
+         "--no-control-socket", "--bind", f"127.0.0.1:{port}", app],
+        env={**os.environ, "DATABASE_URL": database_url, "ACCESS_LOG": "/dev/null", "LOG_LEVEL": "warning",
+             "PYTHONPATH": str(PROJECT)},
+        cwd=PROJECT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"gunicorn for {app} did not start")
+
+
+def run_phase(clients: int, seconds: float, make_work: Callable[[int], Callable[[], float | None]]) -> list[float]:
+    """Run `clients` threads for `seconds`; each work call returns the latency to record, or None."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    stop = time.monotonic() + seconds
+    barrier = threading.Barrier(clients)
+
+    def client(index: int) -> None:
+        work = make_work(index)
+        barrier.wait()
+        while time.monotonic() < stop and len(latencies[index]) < MAX_REQUESTS_PER_PHASE // clients:
+            latency = work()
+            if latency is not None:
+                latencies[index].append(latency)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [latency for per_client in latencies for latency in per_client]
+
+
+def timed(call: Callable[[], tuple[int, dict]], expected: int = 200) -> tuple[float, dict]:
+    started = time.perf_counter()
+    status, body = call()
+    elapsed = time.perf_counter() - started
+    if status != expected:
+        raise RuntimeError(f"unexpected {status}: {body}")
+    return elapsed, body
+
+
+def report(name: str, latencies: list[float], seconds: float) -> dict[str, float]:
+    rate = len(latencies) / seconds
+    p50 = statistics.median(latencies)
+    p99 = statistics.quantiles(latencies, n=100)[98] if len(latencies) >= 100 else max(latencies)
+    print(f"{name:<28} {rate:>9,.0f}/s   p50 {p50 * 1000:7.2f} ms   p99 {p99 * 1000:7.2f} ms   n={len(latencies)}")
+    return {"rate": rate, "p50": p50, "p99": p99}
+
+
+def actions_work(port: int) -> Callable[[int], Callable[[], float | None]]:
+    def make(index: int) -> Callable[[], float | None]:
+        client, rng = Http(port), random.Random(index)
+        game: dict = {"status": "over"}
+        token = ""
+
+        def work() -> float | None:
+            nonlocal game, token
+            if game["status"] != "playing":
+                _, game = timed(lambda: client.call("POST", "/games", {"variant": "osmosis-draw-one"}), 201)
+                token = game["player_token"]
+                return None
+            action = rng.choice(game["legal_actions"])
+            if action["kind"] == "move":
+                path, body = f"/games/{game['id']}/moves", {"card": action["card"], "to": action["to"]}
+            else:
+                path, body = f"/games/{game['id']}/draw", {}
+            latency, result = timed(lambda: client.call("POST", path, body, token))
+            game = result["game"]
+            return latency
+
+        return work
+
+    return make
+
+
+def long_game(port: int, events: int) -> str:
+    """A game with at least `events` events: one card played per pass, draws otherwise."""
+    client = Http(port)
+    _, game = timed(lambda: client.call("POST", "/games", {"variant": "osmosis-draw-one", "deal_number": 0}), 201)
+    token, played = game["player_token"], False
+    while game["version"] < events:
+        moves = [a for a in game["legal_actions"] if a["kind"] == "move"]
+        if moves and not played:
+            _, result = timed(lambda: client.call("POST", f"/games/{game['id']}/moves", {"card": moves[0]["card"]},
+                                                  token))
+            played = True
+        else:
+            _, result = timed(lambda: client.call("POST", f"/games/{game['id']}/draw", {}, token))
+            played = played and result["events"][0]["kind"] != "waste_redealt"
+        game = result["game"]
+        if game["status"] != "playing":
+            raise SystemExit(f"the long game ended at {game['version']} events; pick another deal")
+    return str(game["id"])
+
+
+def reads_work(port: int, paths: list[str]) -> Callable[[int], Callable[[], float | None]]:
+    def make(index: int) -> Callable[[], float | None]:
+        client = Http(port)
+        return lambda: timed(lambda: client.call("GET", random.choice(paths)))[0]
+
+    return make
+
+
+def prepare_database(server_url: str) -> str:
+    parts = urlsplit(server_url)
+    name = "osmosis_bench"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    migrate.upgrade(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE ceiling_rows (id bigserial PRIMARY KEY, body text NOT NULL)")
+        conn.execute("INSERT INTO ceiling_rows (body) SELECT repeat('x', 200) FROM generate_series(1, 1000)")
+    return url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+
+    data_dir = PROJECT / "var" / "bench"
+    server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
+    url = prepare_database(server_url)
+    game_port, ceiling_port = free_port(), free_port()
+    servers = [start_gunicorn("server.api:create_app()", url, game_port),
+               start_gunicorn("bench.ceiling_app:app", url, ceiling_port)]
+    try:
+        c, t = args.clients, args.seconds
+        print(f"{c} clients, {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '2')} workers "
+              f"x {os.environ.get('GUNICORN_THREADS', '16')} threads, pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
+        insert = report("ceiling: INSERT + COMMIT", run_phase(c, t, lambda i: (
+            lambda client=Http(ceiling_port): timed(lambda: client.call("POST", "/insert"), 201)[0])), t)
+        select = report("ceiling: SELECT by key", run_phase(c, t, lambda i: (
+            lambda client=Http(ceiling_port): timed(lambda: client.call("GET", f"/select/{random.randrange(1000)}"))[0]
+        )), t)
+        actions = report("game: random actions", run_phase(c, t, actions_work(game_port)), t)
+        fresh = [long_game(game_port, 1) for _ in range(8)]
+        long_id = long_game(game_port, 300)
+        new_reads = report("game: read a new game", run_phase(c, t, reads_work(game_port, [f"/games/{g}" for g in fresh])), t)
+        long_reads = report("game: read a 300-event game", run_phase(c, t, reads_work(game_port, [f"/games/{long_id}"])), t)
+        travel = report("game: state at seq 300", run_phase(c, t, reads_work(game_port, [f"/games/{long_id}/states/300"])), t)
+        print()
+        print(f"actions / INSERT ceiling          {actions['rate'] / insert['rate']:.2f}   (goal >= 0.70)")
+        print(f"state reads / SELECT ceiling      {new_reads['rate'] / select['rate']:.2f}   (goal >= 0.80)")
+        print(f"300-event read / new read (p50)   {long_reads['p50'] / new_reads['p50']:.2f}   (goal <= 1.15)")
+        print(f"state at 300 / current read (p50) {travel['p50'] / long_reads['p50']:.2f}   (goal <= 3)")
+        print(f"action p99 / p50 ({c} clients)     {actions['p99'] / actions['p50']:.2f}   (goal <= 5)")
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
+        if not os.environ.get("DATABASE_URL"):
+            embedded.stop(data_dir)
+
+
+if __name__ == "__main__":
+    main()
