@@ -86,6 +86,9 @@ SELECT_GAME_FOR_ACTION = f"""
     WHERE g.id = %(id)s
 """
 
+# An action computes the view anew, so it does not read (and decode) the old one.
+LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION.replace("g.view", "'{}'::jsonb AS view") + " FOR UPDATE"
+
 SELECT_NEWEST_GAMES = f"""
     SELECT {_GAME_COLUMNS} FROM games
     ORDER BY created_at DESC, id DESC
@@ -251,7 +254,7 @@ class PostgresStore:
             with self._connection() as conn, conn.pipeline() as pipeline, conn.transaction():
                 # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads only
                 # the rows it locks, and a secret row read from the old snapshot would be stale.
-                row = conn.execute(SELECT_GAME_FOR_ACTION + " FOR UPDATE", {"id": game_id}).fetchone()
+                row = conn.execute(LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
