@@ -206,8 +206,8 @@ def main() -> None:
                start_gunicorn("bench.ceiling_app:app", url, ceiling_port)]
     try:
         c, t = args.clients, args.seconds
-        print(f"{c} clients, {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '2')} workers "
-              f"x {os.environ.get('GUNICORN_THREADS', '16')} threads, pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
+        print(f"{c} clients, {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} workers "
+              f"x {os.environ.get('GUNICORN_THREADS', '8')} threads, pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
         insert_work = ceiling_work(ceiling_port, "POST", "/insert", 201)
         insert = report("ceiling: INSERT + COMMIT", run_phase(c, t, insert_work), t)
         select_work = ceiling_work(ceiling_port, "GET", "/select/", 200)

@@ -3,8 +3,8 @@
 import os
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-threads = int(os.environ.get("GUNICORN_THREADS", "16"))
+workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
+threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 worker_class = "gthread"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
