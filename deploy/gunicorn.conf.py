@@ -1,6 +1,8 @@
 """gunicorn settings for the Osmosis server; every value can be overridden from the environment."""
 
 import os
+import shutil
+import tempfile
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
@@ -9,7 +11,33 @@ worker_class = "gthread"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
-accesslog = os.environ.get("ACCESS_LOG", "-")
+accesslog = os.environ.get("ACCESS_LOG") or None  # the app logs each request as JSON, with its request id
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 wsgi_app = "server.api:create_app()"
+
+# Prometheus metrics summed over all workers: each writes its own files in this directory.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="osmosis-metrics-")
+
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "server.api.observability.JsonFormatter"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+    "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
+    "loggers": {
+        "gunicorn.error": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["stderr"], "propagate": False},
+    },
+}
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

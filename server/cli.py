@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("file", help="an osmosis-replay/1 JSON file, or - for standard input")
     verify.set_defaults(run=_verify)
 
+    migrate_command = commands.add_parser("migrate", help="apply the database migrations to DATABASE_URL")
+    migrate_command.set_defaults(run=_migrate)
+
     openapi = commands.add_parser("openapi", help="print the OpenAPI document (openapi/openapi.json)")
     openapi.add_argument("--output", type=Path, help="write it to this file instead")
     openapi.set_defaults(run=_openapi)
@@ -191,6 +194,16 @@ def _verify(args: argparse.Namespace) -> int:
     if not verdict.valid:
         return VERIFY_INVALID
     return 0 if verdict.complete else VERIFY_INCOMPLETE
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    if settings.database_url is None:
+        print("osmosis: DATABASE_URL is not set", file=sys.stderr)
+        return 2
+    migrate.upgrade(settings.database_url)
+    print(f"osmosis: database at migration {migrate.head_revision()}")
+    return 0
 
 
 def _openapi(args: argparse.Namespace) -> int:

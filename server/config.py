@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
+
+
 class ConfigError(RuntimeError):
     """An environment variable has a value the server cannot use."""
 
@@ -24,6 +27,12 @@ class Settings:
     statement_timeout_ms: int = 5000
     cors_origins: tuple[str, ...] = ()
     """Browser origins allowed to call the API from other sites; "*" for any. Empty: same origin only."""
+    rate_limit: str = DEFAULT_RATE_LIMIT
+    """Per client address, in flask-limiter's notation; empty turns rate limiting off."""
+    rate_limit_storage_uri: str = "memory://"
+    """Where the counts live; redis://… shares them between all workers and instances."""
+    proxy_count: int = 0
+    """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -35,6 +44,9 @@ class Settings:
             pool_timeout=float(_int(env, "POOL_TIMEOUT_MS", 5000, minimum=1)) / 1000,
             statement_timeout_ms=_int(env, "STATEMENT_TIMEOUT_MS", 5000, minimum=0),
             cors_origins=tuple(origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()),
+            rate_limit=env.get("RATE_LIMIT", DEFAULT_RATE_LIMIT),
+            rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "memory://",
+            proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
         )
 
 

@@ -21,6 +21,7 @@ from psycopg import sql
 
 from server import embedded, migrate
 from server.api import create_app
+from server.config import Settings
 from server.service import GameService
 from server.store import PostgresStore, open_pool
 
@@ -82,7 +83,7 @@ def store(pool) -> PostgresStore:
 
 @pytest.fixture(scope="session")
 def app(store):
-    app = create_app(service=GameService(store))
+    app = create_app(Settings(rate_limit=""), service=GameService(store))
     app.config["TESTING"] = True
     return app
 
@@ -114,7 +115,7 @@ def live_server(embedded_server_url: str) -> Iterator[str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
          "--no-control-socket", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
-        env={**os.environ, "DATABASE_URL": url, "ACCESS_LOG": "/dev/null"},
+        env={**os.environ, "DATABASE_URL": url, "RATE_LIMIT": ""},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     base = f"http://127.0.0.1:{port}"

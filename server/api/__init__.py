@@ -14,7 +14,7 @@ from .. import migrate
 from ..config import ConfigError, Settings
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import deals, errors, games, meta, web
+from . import deals, errors, games, meta, observability, web
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -92,13 +92,16 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         CORS(app, origins=list(settings.cors_origins), allow_headers=CORS_REQUEST_HEADERS,
              expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
     app.register_blueprint(web.blp)
+    pool_stats = None
     if service is None:
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
         pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
                          settings.pool_timeout, settings.statement_timeout_ms)
+        pool_stats = pool.get_stats
         service = GameService(PostgresStore(pool, migrate.head_revision()))
     app.extensions["osmosis.service"] = service
+    observability.install(app, settings, pool_stats)
     return app
 
 

@@ -44,6 +44,7 @@ HTTP_CODES = {
     415: "unsupported-media-type",
     422: "validation-failed",
     428: "precondition-required",
+    429: "rate-limited",
     500: "internal-error",
 }
 

@@ -18,7 +18,7 @@ def create(client, **body):
 
 @pytest.fixture
 def cors_client(store):
-    settings = Settings(cors_origins=("https://cards.example",))
+    settings = Settings(cors_origins=("https://cards.example",), rate_limit="")
     return create_app(settings, service=GameService(store)).test_client()
 
 
