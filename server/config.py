@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
 
 

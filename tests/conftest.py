@@ -42,16 +42,20 @@ def embedded_server_url() -> Iterator[str]:
     embedded.stop(EMBEDDED_DATA_DIR)
 
 
-def _new_database(server_url: str) -> str:
+def empty_database(server_url: str) -> str:
     name = f"osmosis_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = _with_database(server_url, name)
+    return _with_database(server_url, name)
+
+
+def migrated_database(server_url: str) -> str:
+    url = empty_database(server_url)
     migrate.upgrade(url)
     return url
 
 
-def _drop_database(server_url: str, url: str) -> None:
+def drop_database(server_url: str, url: str) -> None:
     name = urlsplit(url).path.lstrip("/")
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -63,9 +67,9 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     server_url = (
         request.getfixturevalue("embedded_server_url") if request.param == "embedded" else os.environ["DATABASE_URL"]
     )
-    url = _new_database(server_url)
+    url = migrated_database(server_url)
     yield url
-    _drop_database(server_url, url)
+    drop_database(server_url, url)
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +105,7 @@ def db(database_url: str) -> Iterator[psycopg.Connection]:
 
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -110,8 +114,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def live_server(embedded_server_url: str) -> Iterator[str]:
     """gunicorn on a loopback port, as deployed, on its own database on the embedded PostgreSQL."""
-    url = _new_database(embedded_server_url)
-    port = _free_port()
+    url = migrated_database(embedded_server_url)
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
          "--no-control-socket", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
@@ -133,4 +137,4 @@ def live_server(embedded_server_url: str) -> Iterator[str]:
     yield base
     process.terminate()
     process.wait(timeout=30)
-    _drop_database(embedded_server_url, url)
+    drop_database(embedded_server_url, url)

@@ -1,0 +1,137 @@
+"""deploy/: every file checked the way it can be here (no Docker engine on these machines)."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import drop_database, empty_database, free_port
+
+DEPLOY = Path(__file__).parents[2] / "deploy"
+
+
+def nginx_config_for(upstreams, listen_port):
+    """deploy/nginx.conf, pointed at the given upstream addresses and port, runnable unprivileged."""
+    text = (DEPLOY / "nginx.conf").read_text()
+    servers = "\n".join(f"        server {address};" for address in upstreams)
+    text = text.replace("        server server:8000;", servers).replace("listen 80;", f"listen 127.0.0.1:{listen_port};")
+    return text.replace("access_log /dev/stdout json;", "access_log off;")
+
+
+def test_the_nginx_configuration_is_valid(tmp_path):
+    config = tmp_path / "nginx.conf"
+    config.write_text(nginx_config_for(["127.0.0.1:8000"], 18080))
+
+    result = subprocess.run(["/usr/sbin/nginx", "-t", "-c", config, "-p", tmp_path, "-e", tmp_path / "error.log"],
+                            capture_output=True, text=True)
+
+    assert result.returncode == 0, result.stderr
+    assert "syntax is ok" in result.stderr
+
+
+def test_the_systemd_unit_is_valid():
+    result = subprocess.run(["systemd-analyze", "verify", DEPLOY / "osmosis.service"], capture_output=True, text=True)
+
+    problems = [line for line in result.stderr.splitlines() if "osmosis.service" in line
+                and "/opt/osmosis" not in line]  # the unit names where the checkout lives on a server
+    assert not problems, result.stderr
+    unit = (DEPLOY / "osmosis.service").read_text()
+    assert "User=osmosis" in unit and "KillSignal=SIGTERM" in unit and "ExecStart=/opt/osmosis/deploy/entrypoint.sh" in unit
+
+
+def test_the_kubernetes_manifests_parse_and_probe_the_health_endpoints():
+    documents = {doc["kind"]: doc for doc in yaml.safe_load_all((DEPLOY / "kubernetes" / "osmosis.yaml").read_text())}
+
+    deployment = documents["Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["resources"]["requests"] and container["resources"]["limits"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert documents["Service"]["spec"]["selector"].items() <= labels.items()
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    hpa = documents["HorizontalPodAutoscaler"]
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "osmosis"}
+    assert hpa["spec"]["minReplicas"] >= 2
+    secret = yaml.safe_load((DEPLOY / "kubernetes" / "secret.example.yaml").read_text())
+    assert {ref["secretRef"]["name"] for ref in container["envFrom"] if "secretRef" in ref} == {secret["metadata"]["name"]}
+
+
+def test_the_compose_file_wires_postgres_redis_servers_and_nginx():
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+
+    services = compose["services"]
+    assert set(services) == {"postgres", "redis", "server", "nginx"}
+    assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert services["server"]["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+    assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["nginx"]["volumes"]
+    assert (DEPLOY / services["server"]["env_file"]).exists()
+
+
+def test_the_dockerfile_runs_as_a_user_through_the_entrypoint():
+    lines = [line.strip() for line in (DEPLOY / "Dockerfile").read_text().splitlines()]
+
+    user = next(line for line in lines if line.startswith("USER "))
+    assert user != "USER root"
+    assert 'ENTRYPOINT ["/app/deploy/entrypoint.sh"]' in lines
+    assert any(line.startswith("HEALTHCHECK") for line in lines)
+    for copied in re.findall(r"^COPY (\S+)", "\n".join(lines), re.MULTILINE):
+        assert (DEPLOY.parent / copied).exists(), copied
+
+
+def test_the_example_environment_names_only_documented_settings():
+    readme = (DEPLOY.parent / "README.md").read_text()
+
+    for line in (DEPLOY / "osmosis.env.example").read_text().splitlines():
+        if line and not line.startswith("#"):
+            assert f"`{line.split('=')[0]}`" in readme, line
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.read().decode()
+
+
+def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_gracefully_on_sigterm(
+        embedded_server_url, tmp_path):
+    url = empty_database(embedded_server_url)  # the entrypoint migrates it
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    process = subprocess.Popen([DEPLOY / "entrypoint.sh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if get(f"http://127.0.0.1:{port}/readyz")[0] == 200:
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the entrypoint did not serve: {process.communicate(timeout=5)}")
+                time.sleep(0.3)
+        for _ in range(20):
+            get(f"http://127.0.0.1:{port}/variants")
+        _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+        drop_database(embedded_server_url, url)
+
+    assert process.returncode == 0, stderr
+    served = re.search(r'osmosis_http_requests_total\{method="GET",route="/variants",status="200"\} (\S+)', metrics)
+    assert served and float(served.group(1)) == 20.0  # summed over both workers
+    log_lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    assert any(line.get("route") == "/variants" and line.get("request_id") for line in log_lines)
+    assert any("Shutting down" in line.get("message", "") for line in log_lines)

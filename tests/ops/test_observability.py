@@ -1,0 +1,111 @@
+"""Request ids, the JSON request log, Prometheus metrics, and rate limits shared through Redis."""
+
+import json
+import logging
+import socket
+import subprocess
+import time
+
+import pytest
+
+from server.api import create_app
+from server.api.observability import JsonFormatter
+from server.config import Settings
+from server.service import GameService
+
+
+def create(client, **body):
+    game = client.post("/games", json=body).get_json()
+    return game, {"Authorization": f"Bearer {game['player_token']}"}
+
+
+def metric(client, name, **labels):
+    wanted = ",".join(f'{key}="{value}"' for key, value in sorted(labels.items()))
+    for line in client.get("/metrics").get_data(as_text=True).splitlines():
+        if line.startswith(f"{name}{{{wanted}}}" if labels else f"{name} "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_every_response_carries_a_request_id_and_keeps_the_callers(client):
+    generated = client.get("/variants").headers["X-Request-ID"]
+    kept = client.get("/variants", headers={"X-Request-ID": "trace-42"}).headers["X-Request-ID"]
+
+    assert len(generated) == 32 and kept == "trace-42"
+
+
+def test_each_request_is_logged_as_json_with_its_request_id(client, caplog):
+    caplog.set_level(logging.INFO, logger="osmosis.request")
+
+    client.get("/variants", headers={"X-Request-ID": "log-me"})
+
+    record = next(r for r in caplog.records if r.name == "osmosis.request")
+    line = json.loads(JsonFormatter().format(record))
+    assert line["request_id"] == "log-me" and line["status"] == 200 and line["route"] == "/variants"
+    assert line["level"] == "info" and line["duration_ms"] >= 0
+
+
+def test_metrics_count_requests_actions_conflicts_and_replays(client):
+    before = {
+        "requests": metric(client, "osmosis_http_requests_total", route="/games", method="POST", status="201"),
+        "draws": metric(client, "osmosis_actions_total", kind="draw"),
+        "conflicts": metric(client, "osmosis_version_conflicts_total"),
+        "replays": metric(client, "osmosis_idempotent_replays_total"),
+    }
+    game, token = create(client)
+    client.post(f"/games/{game['id']}/draw", headers={**token, "Idempotency-Key": "m1"})
+    client.post(f"/games/{game['id']}/draw", headers={**token, "Idempotency-Key": "m1"})
+    client.post(f"/games/{game['id']}/draw", json={"expected_version": 1}, headers=token)
+
+    assert metric(client, "osmosis_http_requests_total", route="/games", method="POST", status="201") == \
+        before["requests"] + 1
+    assert metric(client, "osmosis_actions_total", kind="draw") == before["draws"] + 1
+    assert metric(client, "osmosis_version_conflicts_total") == before["conflicts"] + 1
+    assert metric(client, "osmosis_idempotent_replays_total") == before["replays"] + 1
+    assert "osmosis_http_request_duration_seconds_bucket" in client.get("/metrics").get_data(as_text=True)
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """A redis-server of the test's own, on a free loopback port, keeping nothing on disk."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.1)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(store, redis_url):
+    settings = Settings(rate_limit="5 per minute", rate_limit_storage_uri=redis_url)
+    workers = [create_app(settings, service=GameService(store)).test_client() for _ in range(2)]
+
+    statuses = [workers[i % 2].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code
+                for i in range(6)]
+    refused = workers[0].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    other_client = workers[1].get("/variants", environ_base={"REMOTE_ADDR": "10.9.9.9"})
+
+    assert statuses == [200] * 5 + [429]
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert refused.get_json()["code"] == "rate-limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert other_client.status_code == 200
+
+
+def test_probes_are_never_rate_limited(store, redis_url):
+    client = create_app(Settings(rate_limit="1 per minute", rate_limit_storage_uri=redis_url),
+                        service=GameService(store)).test_client()
+
+    assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 200]
