@@ -31,6 +31,9 @@ def start(data_dir: Path) -> str:
     pgdata = data_dir.resolve() / "postgres"
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     server = _package().get_server(pgdata, cleanup_mode=None)
+    # The package keeps one handle per data directory for the life of the process: after a stop() in
+    # this process it is a stopped server's, which this starts again.
+    server.ensure_postgres_running()
     exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}';")
     if "(1 row)" not in exists:
         server.psql(f"CREATE DATABASE {DATABASE};")

@@ -6,10 +6,6 @@ Each backend gets a fresh database, migrated to head, for the session; tests cre
 
 import os
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +20,7 @@ from server.api import create_app
 from server.config import Settings
 from server.service import GameService
 from server.store import PostgresStore, open_pool
+from tests.processes import start_gunicorn, stop
 
 PROJECT = Path(__file__).resolve().parents[1]
 EMBEDDED_DATA_DIR = PROJECT / "var" / "test"
@@ -116,25 +113,7 @@ def live_server(embedded_server_url: str) -> Iterator[str]:
     """gunicorn on a loopback port, as deployed, on its own database on the embedded PostgreSQL."""
     url = migrated_database(embedded_server_url)
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--no-control-socket", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
-        env={**os.environ, "DATABASE_URL": url, "RATE_LIMIT": ""},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/readyz", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"gunicorn did not start: {process.stderr.read() if process.stderr else ''}")
-            time.sleep(0.2)
-    yield base
-    process.terminate()
-    process.wait(timeout=30)
+    process = start_gunicorn(url, port, GUNICORN_THREADS="8")
+    yield f"http://127.0.0.1:{port}"
+    stop(process)
     drop_database(embedded_server_url, url)

@@ -1,0 +1,173 @@
+"""Faults under load: PostgreSQL stopped and started again, a gunicorn worker killed mid-request.
+
+Each test runs gunicorn against its own embedded PostgreSQL (so stopping it harms nothing else), sends
+actions from several client threads, and afterwards checks the log against every 2xx it received.
+"""
+
+import os
+import random
+import shutil
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+
+from server import embedded, migrate
+from tests.conftest import free_port
+from tests.processes import call, start_gunicorn, stop
+
+CLIENTS = 4
+
+
+class Load:
+    """Client threads playing random legal actions, each on its own games, recording every answer."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.landed: list[tuple[str, int, str]] = []  # (game id, seq, hash) of events in 2xx answers
+        self.answers: list[tuple[float, float, int, str]] = []  # (when, seconds, status, code)
+        self.errors: list[str] = []  # requests that got no HTTP answer at all
+        self.threads = [threading.Thread(target=self._client, args=(i,)) for i in range(CLIENTS)]
+
+    def __enter__(self) -> "Load":
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def _record(self, started: float, status: int, body: dict) -> None:
+        with self.lock:
+            self.answers.append((started, time.monotonic() - started, status, body.get("code", "")))
+            if status in (200, 201):
+                game = body.get("game", body)
+                for event in body.get("events", []):
+                    self.landed.append((game["id"], event["seq"], event["hash"]))
+
+    def _client(self, index: int) -> None:
+        rng = random.Random(index)
+        game, token = None, None
+        while not self.stop.is_set():
+            started = time.monotonic()
+            try:
+                if game is None or game["status"] != "playing":
+                    status, body, _ = call("POST", f"{self.base}/games", {"variant": "osmosis-draw-one"})
+                    self._record(started, status, body)
+                    if status == 201:
+                        game, token = body, body["player_token"]
+                        with self.lock:
+                            self.landed.append((game["id"], 1, game["head_hash"]))
+                    continue
+                action = rng.choice(game["legal_actions"])
+                if action["kind"] == "move":
+                    request = ("moves", {"card": action["card"], "to": action["to"]})
+                else:
+                    request = ("draw", {})
+                status, body, _ = call("POST", f"{self.base}/games/{game['id']}/{request[0]}", request[1], token)
+                self._record(started, status, body)
+                if status == 200:
+                    game = body["game"]
+                elif status != 503:
+                    game = call("GET", f"{self.base}/games/{game['id']}")[1] or game
+            except Exception as error:  # a client thread must not die: the test reads what it saw
+                with self.lock:
+                    self.errors.append(f"{type(error).__name__}: {error}")
+                time.sleep(0.05)
+
+    def statuses_between(self, start: float, end: float) -> list[tuple[float, int, str]]:
+        with self.lock:
+            return [(seconds, status, code) for when, seconds, status, code in self.answers if start <= when < end]
+
+
+@pytest.fixture
+def own_postgres():
+    """An embedded PostgreSQL of this test's own, in a short path (it holds a Unix socket)."""
+    data_dir = Path("/tmp") / f"osmosis-fault-{uuid.uuid4().hex[:8]}"
+    url = embedded.start(data_dir)
+    migrate.upgrade(url)
+    yield data_dir, url
+    embedded.stop(data_dir)
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def assert_every_2xx_is_in_the_log(url: str, load: Load) -> None:
+    with psycopg.connect(url) as conn:
+        for game_id, seq, hash_ in load.landed:
+            query = "SELECT hash FROM game_events WHERE game_id = %s AND seq = %s"
+            row = conn.execute(query, (game_id, seq)).fetchone()
+            assert row is not None and row[0] == hash_, f"event {seq} of {game_id} answered 2xx but is not in the log"
+
+
+def assert_every_game_verifies(base: str, url: str) -> None:
+    with psycopg.connect(url) as conn:
+        games = [str(row[0]) for row in conn.execute("SELECT id FROM games")]
+    for game_id in games:
+        verdict = call("GET", f"{base}/games/{game_id}/verification")[1]
+        assert verdict["valid"], (game_id, verdict)
+
+
+def test_postgres_stopped_under_load_gives_quick_503s_then_recovers_and_loses_no_acknowledged_action(own_postgres):
+    data_dir, url = own_postgres
+    port = free_port()
+    server = start_gunicorn(url, port, POOL_TIMEOUT_MS="1000", STATEMENT_TIMEOUT_MS="2000")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with Load(base) as load:
+            time.sleep(2)
+            embedded.stop(data_dir)
+            down = time.monotonic()
+            time.sleep(4)
+            up = time.monotonic()
+            embedded.start(data_dir)
+            deadline = time.monotonic() + 30
+            while not any(status == 200 for _, status, _ in load.statuses_between(up, time.monotonic())):
+                assert time.monotonic() < deadline, (
+                    f"the server did not recover by itself: {load.statuses_between(up, time.monotonic())[-20:]}, "
+                    f"{load.errors[-5:]}")
+                time.sleep(0.2)
+            time.sleep(1)
+        outage = load.statuses_between(down, up)
+        assert outage, "no request was answered while PostgreSQL was down"
+        assert all(status == 503 and code in ("service-unavailable", "not-ready") for _, status, code in outage), \
+            sorted({(status, code) for _, status, code in outage})
+        assert max(seconds for seconds, _, _ in outage) < 3, "a request hung while PostgreSQL was down"
+        assert not [a for a in load.answers if a[2] >= 500 and a[2] != 503], "a 5xx other than 503"
+        assert_every_2xx_is_in_the_log(url, load)
+        assert_every_game_verifies(base, url)
+    finally:
+        stop(server)
+
+
+def test_a_worker_killed_mid_request_loses_nothing_and_leaves_no_half_written_action(own_postgres):
+    _, url = own_postgres
+    port = free_port()
+    server = start_gunicorn(url, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with Load(base) as load:
+            for _ in range(3):
+                time.sleep(1.5)
+                workers = psutil.Process(server.pid).children()
+                assert workers, "gunicorn has no workers"
+                os.kill(workers[0].pid, signal.SIGKILL)
+            time.sleep(2)
+        assert sum(1 for a in load.answers if a[2] == 200) > 20
+        assert_every_2xx_is_in_the_log(url, load)
+        assert_every_game_verifies(base, url)
+        with psycopg.connect(url) as conn:
+            gaps = conn.execute("""
+                SELECT g.id FROM games g JOIN game_events e ON e.game_id = g.id
+                GROUP BY g.id, g.version HAVING count(*) <> g.version OR max(e.seq) <> g.version""").fetchall()
+        assert gaps == []
+    finally:
+        stop(server)
