@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 from uuid import UUID
 
 import psycopg
@@ -194,9 +194,7 @@ class PostgresStore:
                 if response is not None:
                     conn.execute(INSERT_RESPONSE, _response_params(response))
         except psycopg.errors.UniqueViolation as error:
-            if response is not None and _violates(error, "idempotency_keys_pkey"):
-                raise IdempotencyConflict() from error
-            raise
+            _raise_translated(error)
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
         try:
@@ -206,9 +204,7 @@ class PostgresStore:
                 if response is not None:
                     conn.execute(INSERT_RESPONSE, _response_params(response))
         except psycopg.errors.UniqueViolation as error:
-            if response is not None and _violates(error, "idempotency_keys_pkey"):
-                raise IdempotencyConflict() from error
-            raise
+            _raise_translated(error)
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         with self._connection() as conn:
@@ -271,11 +267,7 @@ class PostgresStore:
                 if updated.rowcount != 1:
                     raise VersionConflict(f"game {game_id} moved past version {game.version}")
         except psycopg.errors.UniqueViolation as error:
-            if _violates(error, "game_events_pkey"):
-                raise VersionConflict(f"game {game_id} moved on while this action was written") from error
-            if _violates(error, "idempotency_keys_pkey"):
-                raise IdempotencyConflict() from error
-            raise
+            _raise_translated(error)
         return change
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
@@ -356,8 +348,14 @@ def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequenc
     )
 
 
-def _violates(error: psycopg.errors.UniqueViolation, constraint: str) -> bool:
-    return error.diag.constraint_name == constraint
+def _raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:
+    """The store's own error for a unique violation: the one place these are told apart."""
+    constraint = error.diag.constraint_name
+    if constraint == "game_events_pkey":
+        raise VersionConflict("the game moved on while this action was written") from error
+    if constraint == "idempotency_keys_pkey":
+        raise IdempotencyConflict() from error
+    raise error
 
 
 def _game_params(game: GameRecord) -> dict[str, Any]:

@@ -68,6 +68,19 @@ def _play_if_possible(state: GameState, source: Place, card: Card) -> tuple[Game
     return apply(state, Move(card, source, FOUNDATIONS[k])), True
 
 
+def play_first_legal(state: GameState) -> GameState:
+    """The first legal move in legal_actions' order (reserves R1..R4, waste, cell), else deal or redeal.
+
+    What a player does who clicks the first lit card, else the stock; tests use it to pick deals that
+    such clicking wins or loses.
+    """
+    while state.outcome is None:
+        actions = legal_actions(state)
+        moves = [action for action in actions if isinstance(action, Move)]
+        state = apply(state, moves[0] if moves else next(a for a in actions if isinstance(a, Deal | Redeal)))
+    return state
+
+
 def random_policy(rng: random.Random) -> Callable[[GameState], Action]:
     """A player that picks uniformly among the legal actions (never resigning)."""
 

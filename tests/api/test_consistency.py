@@ -14,26 +14,7 @@ from server.rules import layout, opening, public_view, shuffled_deck, to_text
 from server.rules.notation import parse_rules
 from server.service import GameService
 from server.store import PostgresStore, open_pool
-
-
-def create(client, **body):
-    game = client.post("/games", json=body).get_json()
-    return game, {"Authorization": f"Bearer {game['player_token']}"}
-
-
-def play_randomly(client, game, token, rng, steps):
-    for _ in range(steps):
-        if game["status"] != "playing":
-            break
-        action = rng.choice(game["legal_actions"])
-        if action["kind"] == "move":
-            response = client.post(f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]},
-                                   headers=token)
-        else:
-            response = client.post(f"/games/{game['id']}/draw", headers=token)
-        assert response.status_code == 200, response.get_json()
-        game = response.get_json()["game"]
-    return game
+from tests.api.helpers import create, play
 
 
 def run_together(count, work):
@@ -108,7 +89,7 @@ def test_the_projection_always_equals_the_fold_of_the_log(client, db, variant):
     rng = random.Random(variant)
     for _ in range(3):
         game, token = create(client, variant=variant)
-        game = play_randomly(client, game, token, rng, steps=rng.randint(5, 400))
+        game = play(client, game, token, rng, steps=rng.randint(5, 400))
 
         events, seed, client_seed, state_text, view, head_hash, version, _ = stored_game(db, game["id"])
         rules = parse_rules(variant)
@@ -122,7 +103,7 @@ def test_the_projection_always_equals_the_fold_of_the_log(client, db, variant):
 
 def test_the_events_form_a_hash_chain_from_the_commitment(client, db):
     game, token = create(client, variant="peek", deal_number=5)
-    play_randomly(client, game, token, random.Random(5), steps=60)
+    play(client, game, token, random.Random(5), steps=60)
 
     events, *_, commitment = stored_game(db, game["id"])
 
@@ -159,7 +140,7 @@ def database_digest(db):
 
 def test_no_get_changes_anything(client, db):
     game, token = create(client, deal_number=9)
-    play_randomly(client, game, token, random.Random(9), steps=20)
+    play(client, game, token, random.Random(9), steps=20)
     before = database_digest(db)
 
     for path in ("/variants", "/healthz", "/readyz", "/openapi.json", "/games", "/games?limit=1",
@@ -174,14 +155,14 @@ def test_no_get_changes_anything(client, db):
 
 def test_a_game_goes_on_after_the_server_restarts(database_url, client):
     game, token = create(client, variant="osmosis-draw-one", deal_number=21)
-    game = play_randomly(client, game, token, random.Random(21), steps=15)
+    game = play(client, game, token, random.Random(21), steps=15)
     assert game["status"] == "playing"
 
     pool = open_pool(database_url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
         restarted = create_app(service=GameService(PostgresStore(pool, migrate.head_revision()))).test_client()
         assert restarted.get(f"/games/{game['id']}").get_json() == game
-        after = play_randomly(restarted, game, token, random.Random(22), steps=15)
+        after = play(restarted, game, token, random.Random(22), steps=15)
     finally:
         pool.close()
 

@@ -9,15 +9,10 @@ from server import migrate
 from server.api import create_app
 from server.config import Settings
 from server.rules import commitment, deal_number_seed
+from tests.api.helpers import create
 
 PROBLEM = "application/problem+json"
 
-
-def create(client, headers=None, **body):
-    response = client.post("/games", json=body, headers=headers or {})
-    assert response.status_code == 201, response.get_json()
-    game = response.get_json()
-    return game, {"Authorization": f"Bearer {game['player_token']}"}
 
 
 def first_move(game):

@@ -9,11 +9,7 @@ import pytest
 from server.api import create_app
 from server.config import Settings
 from server.service import GameService
-
-
-def create(client, **body):
-    game = client.post("/games", json=body).get_json()
-    return game, {"Authorization": f"Bearer {game['player_token']}"}
+from tests.api.helpers import create
 
 
 @pytest.fixture

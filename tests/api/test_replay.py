@@ -13,37 +13,13 @@ import pytest
 from server.events import chain_hash
 from server.replay import verify
 from server.rules import PRESETS, commitment, from_text, layout, shuffled_deck
+from tests.api.helpers import create, play
 
 OSMOSIS = Path(sys.executable).with_name("osmosis")
 CARD_IN_JSON = re.compile(r'"([A2-9TJQK][CDHS])"')
 
 
-def create(client, **body):
-    response = client.post("/games", json=body)
-    assert response.status_code == 201, response.get_json()
-    game = response.get_json()
-    return game, {"Authorization": f"Bearer {game['player_token']}"}
 
-
-def act(client, game, token, action):
-    if action["kind"] == "move":
-        response = client.post(f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]},
-                               headers=token)
-    else:
-        response = client.post(f"/games/{game['id']}/draw", headers=token)
-    assert response.status_code == 200, response.get_json()
-    return response.get_json()["game"]
-
-
-def play(client, game, token, rng, steps, seen=None):
-    """Random legal actions; `seen` collects what the live game showed at each version."""
-    for _ in range(steps):
-        if game["status"] != "playing":
-            break
-        game = act(client, game, token, rng.choice(game["legal_actions"]))
-        if seen is not None:
-            seen[game["version"]] = (game["state"], game["legal_actions"])
-    return game
 
 
 def finish(client, game, token, rng):

@@ -10,18 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from server.rules import (
-    Deal,
-    Move,
-    Redeal,
-    apply,
-    deal_number_seed,
-    layout,
-    legal_actions,
-    opening,
-    preset,
-    shuffled_deck,
-)
+from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules.policies import play_first_legal
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -30,14 +20,8 @@ SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
 
 
 def click_policy_result(variant, number):
-    """What the test's clicking does, played by the engine: the first lit card, else draw."""
     rules = preset(variant)
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
-    while not state.is_over:
-        actions = legal_actions(state)
-        moves = [a for a in actions if isinstance(a, Move)]
-        state = apply(state, moves[0] if moves else next(a for a in actions if isinstance(a, Deal | Redeal)))
-    return state.status
+    return play_first_legal(opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))).status
 
 
 def a_deal_won_by_clicking(variant):

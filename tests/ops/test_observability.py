@@ -12,11 +12,7 @@ from server.api import create_app
 from server.api.observability import JsonFormatter
 from server.config import Settings
 from server.service import GameService
-
-
-def create(client, **body):
-    game = client.post("/games", json=body).get_json()
-    return game, {"Authorization": f"Bearer {game['player_token']}"}
+from tests.api.helpers import create
 
 
 def metric(client, name, **labels):

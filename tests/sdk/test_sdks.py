@@ -9,18 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from server.rules import (
-    Deal,
-    Move,
-    Redeal,
-    apply,
-    deal_number_seed,
-    layout,
-    legal_actions,
-    opening,
-    preset,
-    shuffled_deck,
-)
+from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules.policies import play_first_legal
 
 PROJECT = Path(__file__).parents[2]
 OPENAPI = PROJECT / "openapi" / "openapi.json"
@@ -29,14 +19,8 @@ BIN = Path(sys.executable).parent
 
 
 def first_move_policy(variant, number):
-    """The SDK script's policy, played by the engine: the first legal move, else draw."""
     rules = preset(variant)
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
-    while not state.is_over:
-        actions = legal_actions(state)
-        moves = [a for a in actions if isinstance(a, Move)]
-        state = apply(state, moves[0] if moves else next(a for a in actions if isinstance(a, Deal | Redeal)))
-    return state.status
+    return play_first_legal(opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))).status
 
 
 def run(command, **kwargs):

@@ -1,0 +1,31 @@
+"""What the API tests do again and again: create a game, act on it, play it at random."""
+
+
+def create(client, headers=None, **body):
+    """A new game and the Authorization header of its player."""
+    response = client.post("/games", json=body, headers=headers or {})
+    assert response.status_code == 201, response.get_json()
+    game = response.get_json()
+    return game, {"Authorization": f"Bearer {game['player_token']}"}
+
+
+def act(client, game, token, action):
+    """Take a legal action as the game body lists it; the game after it."""
+    if action["kind"] == "move":
+        response = client.post(f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]},
+                               headers=token)
+    else:
+        response = client.post(f"/games/{game['id']}/draw", headers=token)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()["game"]
+
+
+def play(client, game, token, rng, steps, seen=None):
+    """Up to `steps` random legal actions; `seen` collects what the live game showed at each version."""
+    for _ in range(steps):
+        if game["status"] != "playing":
+            break
+        game = act(client, game, token, rng.choice(game["legal_actions"]))
+        if seen is not None:
+            seen[game["version"]] = (game["state"], game["legal_actions"])
+    return game
