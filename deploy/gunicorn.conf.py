@@ -28,7 +28,8 @@ logconfig_dict = {
     "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
     "loggers": {
         "gunicorn.error": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
-        "gunicorn.access": {"level": "INFO", "handlers": ["stderr"], "propagate": False},
+        # Off unless ACCESS_LOG asks for it: the app's own JSON line per request says more.
+        "gunicorn.access": {"level": "INFO" if accesslog else "WARNING", "handlers": ["stderr"], "propagate": False},
     },
 }
 

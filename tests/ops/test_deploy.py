@@ -137,4 +137,5 @@ def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_grace
     assert served and float(served.group(1)) == 20.0  # summed over both workers
     log_lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line.get("route") == "/variants" and line.get("request_id") for line in log_lines)
+    assert not [line for line in log_lines if line["logger"] == "gunicorn.access"], "each request logged twice"
     assert any("Shutting down" in line.get("message", "") for line in log_lines)
