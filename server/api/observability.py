@@ -76,8 +76,9 @@ def _request_id() -> str:
     return uuid.uuid4().hex
 
 
-def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, int]] | None) -> Limiter:
-    """Request ids, the request log, metrics and /metrics, and the rate limiter, on `app`."""
+def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, int]] | None) -> Limiter | None:
+    """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off)."""
+    pool_gauges = _PoolGauges(pool_stats) if pool_stats is not None else None
     if settings.proxy_count:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 
@@ -100,14 +101,12 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
             REQUESTS.labels(route, request.method, str(response.status_code)).inc()
             LATENCY.labels(route, request.method).observe(elapsed)
             _count_outcome(endpoint, response)
-            if pool_stats is not None:
-                stats = pool_stats()
-                POOL_CONNECTIONS.set(stats.get("pool_size", 0))
-                POOL_IDLE.set(stats.get("pool_available", 0))
-                POOL_WAITING.set(stats.get("requests_waiting", 0))
-        request_log.info("%s %s %s", request.method, request.path, response.status_code, extra={"fields": {
-            "request_id": request_id, "method": request.method, "path": request.path, "route": route,
-            "status": response.status_code, "duration_ms": round(elapsed * 1000, 2)}})
+            if pool_gauges is not None:
+                pool_gauges.refresh()
+        if request_log.isEnabledFor(logging.INFO):
+            request_log.info("%s %s %s", request.method, request.path, response.status_code, extra={"fields": {
+                "request_id": request_id, "method": request.method, "path": request.path, "route": route,
+                "status": response.status_code, "duration_ms": round(elapsed * 1000, 2)}})
         return response
 
     @app.get("/metrics", endpoint="metrics")
@@ -118,6 +117,8 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
             prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
 
+    if not settings.rate_limit:
+        return None
     return Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
@@ -130,6 +131,24 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         default_limits_exempt_when=lambda: request.endpoint in UNMETERED or request.endpoint == "web.static",
         on_breach=lambda limit: RATE_LIMITED.inc(),
     )
+
+
+class _PoolGauges:
+    """The pool gauges, refreshed at most once a second per process rather than on every request."""
+
+    def __init__(self, pool_stats: Callable[[], dict[str, int]]) -> None:
+        self._pool_stats = pool_stats
+        self._next = 0.0
+
+    def refresh(self) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + 1.0
+        stats = self._pool_stats()
+        POOL_CONNECTIONS.set(stats.get("pool_size", 0))
+        POOL_IDLE.set(stats.get("pool_available", 0))
+        POOL_WAITING.set(stats.get("requests_waiting", 0))
 
 
 def _count_outcome(endpoint: str, response: Response) -> None:
