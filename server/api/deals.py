@@ -8,7 +8,7 @@ from uuid import UUID
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from .games import IDEMPOTENCY_KEY, _idempotency, _service
+from .common import IDEMPOTENCY_KEY, game_service, request_idempotency
 from .schemas import ReplaySchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
@@ -25,7 +25,7 @@ class SealedDeals(MethodView):
     @deals_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def post(self) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Seal a deal: a secret server seed, shown only as its commitment until its game is over"""
-        result = _service().create_sealed_deal(_idempotency())
+        result = game_service().create_sealed_deal(request_idempotency())
         return result.body, result.status, {"Location": f"/deals/{result.body['id']}"}
 
 
@@ -37,7 +37,7 @@ class SealedDealResource(MethodView):
     @deals_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, deal_id: UUID) -> dict[str, Any]:
         """Read a sealed deal: its commitment and the game made from it, if any"""
-        return _service().get_sealed_deal(deal_id)
+        return game_service().get_sealed_deal(deal_id)
 
 
 @replays_blp.route("/verification")
@@ -48,4 +48,4 @@ class ReplayVerification(MethodView):
     @replays_blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     def post(self, document: dict[str, Any]) -> dict[str, Any]:
         """Verify an uploaded replay export, as `osmosis verify` does offline"""
-        return _service().verify_replay(document)
+        return game_service().verify_replay(document)

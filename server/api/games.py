@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -11,14 +10,15 @@ from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..events import SEEDS_REVEALED
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
-from ..service import GameService, Idempotency, Result, Unauthorized
+from ..service import Result, Unauthorized
+from .common import IDEMPOTENCY_KEY, game_service, request_idempotency
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -39,14 +39,6 @@ from .schemas import (
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
 
-IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "description": "Makes the POST safe to retry: a retry returns the first response and changes nothing. "
-    "Use a fresh, unguessable value (a UUID) per request.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-}
 IF_MATCH = {
     "name": "If-Match",
     "in": "header",
@@ -62,11 +54,6 @@ WRITE_ERRORS = ("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PRECONDIT
                 "UNPROCESSABLE_ENTITY", "SERVICE_UNAVAILABLE")
 
 
-def _service() -> GameService:
-    service: GameService = current_app.extensions["osmosis.service"]
-    return service
-
-
 def _etag(version: int) -> str:
     return f'"{version}"'
 
@@ -77,19 +64,6 @@ def _bearer_token() -> str:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
     return token.strip()
-
-
-def _idempotency() -> Idempotency | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return None
-    if not 1 <= len(key) <= 255 or not key.isprintable():
-        raise InvalidInput("Idempotency-Key must be 1 to 255 printable characters")
-    body = request.get_json(silent=True)
-    fingerprint = hashlib.sha256(
-        json.dumps([request.method, request.path, body], sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
-    return Idempotency(key, fingerprint)
 
 
 def _expected_version(args: dict[str, Any]) -> int | None:
@@ -139,8 +113,8 @@ class Games(MethodView):
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number"""
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
-        result = _service().create_game(rules, args.get("deal_number"), _idempotency(), args.get("sealed_deal_id"),
-                                        args.get("client_seed", ""))
+        result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
+                                            args.get("sealed_deal_id"), args.get("client_seed", ""))
         game = result.body
         headers = {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])}
         if result.replayed:
@@ -154,7 +128,7 @@ class Games(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, args: dict[str, Any]) -> Response:
         """List games, newest first (keyset pagination: follow the Link header)"""
-        games, cursor = _service().list_games(args["limit"], args.get("cursor"))
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"))
         headers = _link_next("/games", {"limit": args["limit"], "cursor": cursor}) if cursor else {}
         return _json({"games": games}, headers=headers)
 
@@ -170,7 +144,7 @@ class Game(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, game_id: UUID) -> Response:
         """Read a game: public view, legal actions, version and chain head"""
-        game = _service().get_game(game_id)
+        game = game_service().get_game(game_id)
         etag = _etag(game["version"])
         if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=304, headers={"ETag": etag})
@@ -196,8 +170,8 @@ class Moves(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Play a card to its foundation, or to the free cell with "to": "cell\""""
-        token, idempotency = _bearer_token(), _idempotency()
-        result = _service().move(game_id, token, move_from_request(args), _expected_version(args), idempotency)
+        token, idempotency = _bearer_token(), request_idempotency()
+        result = game_service().move(game_id, token, move_from_request(args), _expected_version(args), idempotency)
         return _action_response(result)
 
 
@@ -209,8 +183,8 @@ class Draw(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty"""
-        token, idempotency = _bearer_token(), _idempotency()
-        return _action_response(_service().draw(game_id, token, _expected_version(args), idempotency))
+        token, idempotency = _bearer_token(), request_idempotency()
+        return _action_response(game_service().draw(game_id, token, _expected_version(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/resign")
@@ -221,8 +195,8 @@ class Resignation(MethodView):
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Give up the game: it ends as resigned and its seeds are revealed"""
-        token, idempotency = _bearer_token(), _idempotency()
-        return _action_response(_service().resign(game_id, token, _expected_version(args), idempotency))
+        token, idempotency = _bearer_token(), request_idempotency()
+        return _action_response(game_service().resign(game_id, token, _expected_version(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/events")
@@ -235,7 +209,7 @@ class Events(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Read the move log: events with seq > after, oldest first; with wait, a long poll"""
-        events, next_after = _service().list_events(game_id, args["after"], args["limit"], args["wait"])
+        events, next_after = game_service().list_events(game_id, args["after"], args["limit"], args["wait"])
         headers = {}
         if next_after is not None:
             headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
@@ -250,7 +224,7 @@ class StateAt(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, game_id: UUID, seq: int) -> Response:
         """Time travel: the public view and legal actions right after event seq"""
-        return _json(_service().state_at(game_id, seq))
+        return _json(game_service().state_at(game_id, seq))
 
 
 @blp.route("/<uuid:game_id>/replay")
@@ -261,7 +235,7 @@ class Replay(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Export the game as an osmosis-replay/1 document, for offline verification"""
-        return _service().replay(game_id)
+        return game_service().replay(game_id)
 
 
 @blp.route("/<uuid:game_id>/verification")
@@ -272,7 +246,7 @@ class Verification(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection"""
-        return _service().verification(game_id)
+        return game_service().verification(game_id)
 
 
 STREAM_SECONDS = 300
@@ -305,15 +279,15 @@ class EventStream(MethodView):
         last_event_id = request.headers.get("Last-Event-ID", "")
         if last_event_id.isdigit():
             after = int(last_event_id)
-        service = _service()
-        service.get_game(game_id)  # a 404 now, not inside the stream
+        games = game_service()
+        games.get_game(game_id)  # a 404 now, not inside the stream
 
         def stream() -> Iterator[str]:
             position = after
             deadline = time.monotonic() + STREAM_SECONDS
             yield "retry: 2000\n\n"
             while (remaining := deadline - time.monotonic()) > 0:
-                events, _ = service.list_events(game_id, position, 100, wait=min(KEEP_ALIVE_SECONDS, remaining))
+                events, _ = games.list_events(game_id, position, 100, wait=min(KEEP_ALIVE_SECONDS, remaining))
                 if not events:
                     yield ": keep-alive\n\n"
                     continue

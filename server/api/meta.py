@@ -4,21 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..service import GameService
+from .common import game_service
 from .errors import problem
 from .schemas import HealthSchema, VariantListSchema
 
 variants_blp = Blueprint("variants", __name__, url_prefix="/", description="The preset variants")
 health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes for orchestrators")
-
-
-def _service() -> GameService:
-    service: GameService = current_app.extensions["osmosis.service"]
-    return service
 
 
 @variants_blp.route("/variants")
@@ -46,7 +42,7 @@ class Readiness(MethodView):
     @health_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self) -> dict[str, str] | Response:
         """Readiness: the database is reachable and its schema is at the latest migration"""
-        reason = _service().readiness()
+        reason = game_service().readiness()
         if reason is not None:
             return problem(503, "not-ready", reason, {"Retry-After": "1"})
         return {"status": "ready"}
