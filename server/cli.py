@@ -207,7 +207,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _openapi(args: argparse.Namespace) -> int:
-    from .api import openapi_document
+    from .api import openapi_document  # here, so that deal and simulate do not load Flask
 
     text = json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
     if args.output:

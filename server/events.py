@@ -16,7 +16,6 @@ from typing import Any
 from .rules import (
     DEAL_ALGORITHM,
     Action,
-    Card,
     Deal,
     GameState,
     Move,
@@ -29,7 +28,8 @@ from .rules import (
     parse_action,
     public_view,
 )
-from .rules.actions import RESERVES
+from .rules.actions import FOUNDATIONS, RESERVES
+from .rules.engine import foundation_for, source_of
 
 GAME_CREATED = "game_created"
 CARD_PLAYED = "card_played"
@@ -125,11 +125,13 @@ def events_for(before: GameState, action: Action, after: GameState) -> list[NewE
     """What became public through `action`: the action's own event, then the end of the game if it came."""
     events: list[NewEvent]
     if isinstance(action, Move):
-        source = _source(before, action.card)
+        source = source_of(before, action.card)
+        foundation = foundation_for(before, action.card)
+        target = Place.CELL if action.target is Place.CELL or foundation is None else FOUNDATIONS[foundation]
         data = {
             "card": str(action.card),
             "from": source.value,
-            "to": _target(before, after, action).value,
+            "to": target.value,
             "uncovered": _uncovered(after, source),
         }
         events = [NewEvent(CARD_TO_CELL if action.target is Place.CELL else CARD_PLAYED, data)]
@@ -146,22 +148,6 @@ def events_for(before: GameState, action: Action, after: GameState) -> list[NewE
         kind = GAME_WON if after.status == "won" else GAME_LOST
         events.append(NewEvent(kind, {"reason": after.outcome.reason, "score": after.cards_on_foundations}))
     return events
-
-
-def _source(state: GameState, card: Card) -> Place:
-    for p, pile in enumerate(state.reserves):
-        if pile and pile[-1] == card:
-            return RESERVES[p]
-    return Place.CELL if state.cell == card else Place.WASTE
-
-
-def _target(before: GameState, after: GameState, move: Move) -> Place:
-    if move.target is Place.CELL:
-        return Place.CELL
-    for k in range(4):
-        if len(after.foundations[k]) > len(before.foundations[k]):
-            return Place(f"F{k + 1}")
-    raise AssertionError("a card played to a foundation landed on none")
 
 
 def _uncovered(after: GameState, source: Place) -> str | None:

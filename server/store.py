@@ -225,13 +225,7 @@ class PostgresStore:
             row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        secret = GameSecret(
-            server_seed=bytes(row["server_seed"]),
-            client_seed=row["client_seed"],
-            state_text=row["state"],
-            token_hash=row["token_hash"],
-        )
-        return _game(row), secret
+        return _game(row), _secret(row)
 
     def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
         # The row lock serialises actions on one game, so that a burst of actions without a stated
@@ -248,13 +242,7 @@ class PostgresStore:
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
-                secret = GameSecret(
-                    server_seed=bytes(row["server_seed"]),
-                    client_seed=row["client_seed"],
-                    state_text=row["state"],
-                    token_hash=row["token_hash"],
-                )
-                change = decide(game, secret)
+                change = decide(game, _secret(row))
                 _insert_events(conn, game_id, change.events)
                 updated = conn.execute(UPDATE_GAME, {**_game_params(change.game), "expected_version": game.version})
                 conn.execute(UPDATE_SECRET_STATE, {"state": change.state_text, "game_id": game_id})
@@ -281,8 +269,7 @@ class PostgresStore:
             after = latest["seq"] - 1 if latest else 0  # the snapshot's own event too, for its hash
             rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq,
                                                 "limit": None}).fetchall()
-        secret = GameSecret(bytes(found["server_seed"]), found["client_seed"], found["state"], found["token_hash"])
-        return TimeTravel(secret, found["rules"], (latest["seq"], latest["state"]) if latest else None,
+        return TimeTravel(_secret(found), found["rules"], (latest["seq"], latest["state"]) if latest else None,
                           [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
@@ -383,6 +370,10 @@ def _response_params(response: StoredResponse) -> dict[str, Any]:
         "status": response.status,
         "body": Jsonb(response.body),
     }
+
+
+def _secret(row: dict[str, Any]) -> GameSecret:
+    return GameSecret(bytes(row["server_seed"]), row["client_seed"], row["state"], row["token_hash"])
 
 
 def _game(row: dict[str, Any]) -> GameRecord:

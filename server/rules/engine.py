@@ -134,7 +134,7 @@ def apply(state: GameState, action: Action) -> GameState:
 
 def _to_foundation(state: GameState, move: Move) -> GameState:
     card = move.card
-    source = _source_of(state, card, move.source)
+    source = source_of(state, card, move.source)
     k = foundation_for(state, card)
     if move.target is not None:
         wanted = FOUNDATIONS.index(move.target)
@@ -156,7 +156,7 @@ def _to_cell(state: GameState, move: Move) -> GameState:
         raise IllegalAction("cell-occupied", f"{card} is already in the cell")
     if state.cell is not None:
         raise IllegalAction("cell-occupied", f"{card} cannot go to the cell: it already holds {state.cell}")
-    source = _source_of(state, card, move.source)
+    source = source_of(state, card, move.source)
     return _without(state, source, cell=card, played_this_pass=True)
 
 
@@ -214,8 +214,11 @@ def settle(state: GameState) -> GameState:
     return state
 
 
-def _source_of(state: GameState, card: Card, stated: Place | None) -> Place:
-    """Where `card` may leave from, checked against the place the client stated, if any."""
+def source_of(state: GameState, card: Card, stated: Place | None = None) -> Place:
+    """Where `card` may leave from, checked against the place the client stated, if any.
+
+    Raises IllegalAction if the card cannot move.
+    """
     for p, pile in enumerate(state.reserves):
         if pile and pile[-1] == card:
             source = RESERVES[p]

@@ -304,8 +304,9 @@ def test_rank_above_refuses_a_rank_missing_from_the_foundation_above():
 def test_rank_above_refuses_a_suit_already_in_use():
     state = from_text(RANK_ABOVE.replace("F2 -", "F2 7S").replace("R1 2C 3C 4C 7S", "R1 2C 3C 4C 9S"))
 
-    with pytest.raises(IllegalAction, match="9S cannot go to F3: F3 is not started yet|9S cannot start F3"):
+    with pytest.raises(IllegalAction, match="^9S cannot start F3: spades already go to F2$") as raised:
         act(state, "9S>F3")
+    assert raised.value.rule == "suit"
     assert act(state, "9S").foundations[1] == (Card.parse("7S"), Card.parse("9S"))
 
 
