@@ -4,6 +4,8 @@ import os
 import shutil
 import tempfile
 
+from gunicorn.glogging import Logger
+
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 threads = int(os.environ.get("GUNICORN_THREADS", "8"))
@@ -15,6 +17,18 @@ accesslog = os.environ.get("ACCESS_LOG") or None  # the app logs each request as
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 wsgi_app = "server.api:create_app()"
+
+
+class AccessLogWhenAsked(Logger):
+    """Given a logging configuration, gunicorn builds every request's access-log line even while the
+    access logger is silenced; this one builds it only when ACCESS_LOG asks for an access log."""
+
+    @property
+    def access_log_enabled(self):
+        return bool(self.cfg.accesslog)
+
+
+logger_class = AccessLogWhenAsked
 
 # Prometheus metrics summed over all workers: each writes its own files in this directory.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

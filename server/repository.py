@@ -133,7 +133,9 @@ class Store(Protocol):
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]: ...
 
     def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
-        """Run `decide` on the game with its row locked, and write the change it returns atomically.
+        """Run `decide` on the game and write the change it returns atomically, if the game is still at
+        the version `decide` saw; if another action landed first, run `decide` again on the game as
+        that action left it (so `decide` may run twice and must refuse a version stated in the request).
 
         Whatever `decide` raises propagates and nothing is written.
         """

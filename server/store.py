@@ -1,9 +1,9 @@
 """Every SQL statement of the server, on a psycopg 3 connection pool, with driver errors translated.
 
-Concurrency control is the event table's primary key (game_id, seq): an append computed against a stale
-version collides with the events another action already wrote there and is refused as a VersionConflict,
-so two racing actions can never both land and the log never has a gap or a duplicate. The games row is
-updated in the same transaction, guarded by its version too, so the projection cannot drift.
+An action is written by one statement that moves the games row from the version the action was computed
+against and, only if it did, appends the events and updates the position: two racing actions can never
+both land, and the projection cannot drift from the log. The event table's primary key (game_id, seq)
+stays the guard of last resort, so the log never has a gap or a duplicate.
 """
 
 from __future__ import annotations
@@ -59,14 +59,33 @@ INSERT_EVENT = """
     VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
 """
 
-UPDATE_GAME = """
-    UPDATE games
-    SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
-        score = %(score)s, head_hash = %(head_hash)s, view = %(view)s
-    WHERE id = %(id)s AND version = %(expected_version)s
+# One statement, so one round trip and its own transaction: the games row moves only from the version
+# the change was computed against, and everything else is written only if it did. A concurrent action
+# that moved the row first leaves `moved` empty, and nothing is written.
+WRITE_CHANGE = """
+    WITH moved AS (
+        UPDATE games
+        SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
+            score = %(score)s, head_hash = %(head_hash)s, view = %(view)s
+        WHERE id = %(id)s AND version = %(expected_version)s
+        RETURNING id
+    ), position AS (
+        UPDATE game_secrets SET state = %(state)s WHERE game_id IN (SELECT id FROM moved)
+    ), appended AS (
+        INSERT INTO game_events (game_id, seq, kind, data, hash)
+        SELECT moved.id, event.seq, event.kind, event.data, event.hash
+        FROM moved, jsonb_to_recordset(%(events)s) AS event (seq integer, kind text, data jsonb, hash text)
+    ), snapshot AS (
+        INSERT INTO game_snapshots (game_id, seq, state)
+        SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
+    ), response AS (
+        INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
+        SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
+               %(body)s::jsonb
+        FROM moved WHERE %(scope)s::text IS NOT NULL
+    )
+    SELECT count(*) AS moved FROM moved
 """
-
-INSERT_SNAPSHOT = "INSERT INTO game_snapshots (game_id, seq, state) VALUES (%(game_id)s, %(seq)s, %(state)s)"
 
 SELECT_LATEST_SNAPSHOT = """
     SELECT seq, state FROM game_snapshots
@@ -74,8 +93,6 @@ SELECT_LATEST_SNAPSHOT = """
     ORDER BY seq DESC
     LIMIT 1
 """
-
-UPDATE_SECRET_STATE = "UPDATE game_secrets SET state = %(state)s WHERE game_id = %(game_id)s"
 
 SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
 
@@ -87,7 +104,8 @@ SELECT_GAME_FOR_ACTION = f"""
 """
 
 # An action computes the view anew, so it does not read (and decode) the old one.
-LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION.replace("g.view", "'{}'::jsonb AS view") + " FOR UPDATE"
+READ_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION.replace("g.view", "'{}'::jsonb AS view")
+LOCK_GAME_FOR_ACTION = READ_GAME_FOR_ACTION + " FOR UPDATE"
 
 SELECT_NEWEST_GAMES = f"""
     SELECT {_GAME_COLUMNS} FROM games
@@ -228,35 +246,34 @@ class PostgresStore:
         return _game(row), _secret(row)
 
     def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
-        # The row lock serialises actions on one game, so that a burst of actions without a stated
-        # version all land, one after another, instead of failing on each other's events. The primary
-        # key (game_id, seq) stays the guard of last resort: a change computed against a stale version
-        # collides with events already there and is refused.
-        # In pipeline mode the action costs three round trips: BEGIN with the locking read, the writes,
-        # then COMMIT.
+        # Optimistic first: a plain read, then the change in one statement guarded by the version it was
+        # computed against. Two round trips, no explicit transaction and no row lock, which is what
+        # nearly every action needs, since a game has one player.
+        # Only when another action on the game landed in between does it take the row lock and decide
+        # again on the game as that action left it, so that a burst of actions without a stated version
+        # all land, one after another, instead of failing on each other; an action that stated its
+        # version finds the game moved on and is refused by `decide`.
         try:
-            with self._connection() as conn, conn.pipeline() as pipeline, conn.transaction():
-                # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads only
-                # the rows it locks, and a secret row read from the old snapshot would be stale.
-                row = conn.execute(LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+            with self._connection() as conn:
+                row = conn.execute(READ_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
                 change = decide(game, _secret(row))
-                _insert_events(conn, game_id, change.events)
-                updated = conn.execute(UPDATE_GAME, {**_game_params(change.game), "expected_version": game.version})
-                conn.execute(UPDATE_SECRET_STATE, {"state": change.state_text, "game_id": game_id})
-                if change.snapshot:
-                    conn.execute(INSERT_SNAPSHOT, {"game_id": game_id, "seq": change.game.version,
-                                                   "state": change.state_text})
-                if change.response is not None:
-                    conn.execute(INSERT_RESPONSE, _response_params(change.response))
-                pipeline.sync()
-                if updated.rowcount != 1:
-                    raise VersionConflict(f"game {game_id} moved past version {game.version}")
+                if _write_change(conn, change, game.version):
+                    return change
+                with conn.transaction():
+                    # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads
+                    # only the rows it locks, and a secret row read from the old snapshot would be stale.
+                    row = conn.execute(LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+                    assert row is not None, "games are never deleted"
+                    game = _game(row)
+                    change = decide(game, _secret(row))
+                    if not _write_change(conn, change, game.version):
+                        raise VersionConflict(f"game {game_id} moved past version {game.version}")
+                return change
         except psycopg.errors.UniqueViolation as error:
             _raise_translated(error)
-        return change
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._connection() as conn, conn.pipeline():
@@ -333,6 +350,25 @@ def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequenc
             for event in events
         ],
     )
+
+
+def _write_change(conn: psycopg.Connection[Any], change: Change, expected_version: int) -> bool:
+    """Write `change` if the game is still at `expected_version`; whether it was."""
+    response = change.response
+    row = conn.execute(WRITE_CHANGE, {
+        **_game_params(change.game),
+        "expected_version": expected_version,
+        "state": change.state_text,
+        "events": Jsonb([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
+                         for event in change.events]),
+        "snapshot": change.snapshot,
+        "scope": response.scope if response else None,
+        "key_hash": response.key_hash if response else None,
+        "fingerprint": response.fingerprint if response else None,
+        "response_status": response.status if response else None,
+        "body": Jsonb(response.body) if response else None,
+    }).fetchone()
+    return bool(row and row["moved"])
 
 
 def _raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:

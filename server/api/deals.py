@@ -43,7 +43,7 @@ class SealedDealResource(MethodView):
 @replays_blp.route("/verification")
 class ReplayVerification(MethodView):
     @replays_blp.doc(operationId="verifyReplay")
-    @replays_blp.arguments(ReplaySchema)
+    @replays_blp.arguments(ReplaySchema())
     @replays_blp.response(200, VerdictSchema)
     @replays_blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     def post(self, document: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,8 @@ from .schemas import (
 )
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
+# Every @blp.arguments takes a schema instance, not its class: given a class, webargs builds a new schema
+# on every request.
 
 IF_MATCH = {
     "name": "If-Match",
@@ -103,7 +105,7 @@ def _link_next(path: str, params: dict[str, Any]) -> dict[str, str]:
 @blp.route("")
 class Games(MethodView):
     @blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
-    @blp.arguments(CreateGameSchema, required=False, example={"variant": "osmosis", "deal_number": 4711})
+    @blp.arguments(CreateGameSchema(), required=False, example={"variant": "osmosis", "deal_number": 4711})
     @blp.response(201, CreatedGameSchema, headers={
         "Location": {"description": "The new game's URL.", "schema": {"type": "string"}}, **ETAG_HEADER})
     @blp.alt_response(404, response="NOT_FOUND")
@@ -122,7 +124,7 @@ class Games(MethodView):
         return _json(game, result.status, headers)
 
     @blp.doc(operationId="listGames")
-    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.arguments(GameListQuerySchema(), location="query")
     @blp.response(200, GameListSchema, headers=LINK_HEADER)
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
@@ -165,7 +167,7 @@ def _write_errors(view: Any) -> Any:
 @blp.route("/<uuid:game_id>/moves")
 class Moves(MethodView):
     @_write_doc("playMove")
-    @blp.arguments(MoveSchema, example={"card": "7S"})
+    @blp.arguments(MoveSchema(), example={"card": "7S"})
     @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
@@ -178,7 +180,7 @@ class Moves(MethodView):
 @blp.route("/<uuid:game_id>/draw")
 class Draw(MethodView):
     @_write_doc("drawCards")
-    @blp.arguments(ActionRequestSchema, required=False, example={"expected_version": 3})
+    @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
     @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
@@ -190,7 +192,7 @@ class Draw(MethodView):
 @blp.route("/<uuid:game_id>/resign")
 class Resignation(MethodView):
     @_write_doc("resignGame")
-    @blp.arguments(ActionRequestSchema, required=False, example={})
+    @blp.arguments(ActionRequestSchema(), required=False, example={})
     @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
     @_write_errors
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
@@ -202,7 +204,7 @@ class Resignation(MethodView):
 @blp.route("/<uuid:game_id>/events")
 class Events(MethodView):
     @blp.doc(operationId="listGameEvents")
-    @blp.arguments(EventQuerySchema, location="query")
+    @blp.arguments(EventQuerySchema(), location="query")
     @blp.response(200, EventListSchema, headers=LINK_HEADER)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
@@ -268,7 +270,7 @@ STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
 @blp.route("/<uuid:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamGameEvents", parameters=[LAST_EVENT_ID], responses={"200": STREAM_RESPONSE})
-    @blp.arguments(EventStreamQuerySchema, location="query")
+    @blp.arguments(EventStreamQuerySchema(), location="query")
     @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")

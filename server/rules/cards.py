@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 
 from .errors import InvalidInput
@@ -58,11 +58,18 @@ class Card:
 
     rank: Rank
     suit: Suit
+    index: int = field(init=False, repr=False, compare=False)
+    """Position in the canonical deck: suit_index * 13 + rank_index (AC = 0, KS = 51)."""
+    code: str = field(init=False, repr=False, compare=False)
+    """The card's two-character code, "QH"."""
 
-    @property
-    def index(self) -> int:
-        """Position in the canonical deck: suit_index * 13 + rank_index (AC = 0, KS = 51)."""
-        return _SUIT_INDEX[self.suit] * 13 + self.rank - 1
+    def __post_init__(self) -> None:
+        # Every action hashes and writes dozens of cards: worked out once per card, not on each use.
+        object.__setattr__(self, "index", _SUIT_INDEX[self.suit] * 13 + self.rank - 1)
+        object.__setattr__(self, "code", RANK_CODES[self.rank - 1] + self.suit.value)
+
+    def __hash__(self) -> int:
+        return self.index
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -87,7 +94,7 @@ class Card:
         return DECK[index]
 
     def __str__(self) -> str:
-        return RANK_CODES[self.rank - 1] + self.suit.value
+        return self.code
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

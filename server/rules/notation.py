@@ -113,9 +113,9 @@ def from_text(text: str) -> GameState:
 
     reserves = tuple(cards(str(RESERVES[p])) for p in range(rules.reserve_piles))
     foundations = tuple(cards(str(place)) for place in FOUNDATIONS)
-    stock = _cards_or_fill(items.pop("stock", "-"))
+    stock, stock_fill = _cards_and_fill(items.pop("stock", "-"))
     dead_text, bar, live_text = items.pop("waste", "-").partition("|")
-    dead = _cards_or_fill(dead_text)
+    dead, dead_fill = _cards_and_fill(dead_text)
     live = parse_cards(live_text) if bar else ()
     cell_text = items.pop("cell", "-")
     cell = None if cell_text == "-" else Card.parse(cell_text)
@@ -130,14 +130,17 @@ def from_text(text: str) -> GameState:
         raise InvalidInput(f"unknown item(s) in position text: {', '.join(sorted(items))}")
 
     listed = [*(card for pile in reserves for card in pile), *(c for f in foundations for c in f),
-              *(card for card in (*stock, *dead, *live, cell) if isinstance(card, Card))]
-    if _FILL in stock or _FILL in dead:
-        if (*stock, *dead).count(_FILL) > 1:
-            raise InvalidInput("'...' may stand only once, in the stock or the waste")
+              *stock, *dead, *live, *((cell,) if cell is not None else ())]
+    if stock_fill is not None and dead_fill is not None:
+        raise InvalidInput(_FILL_ONCE)
+    if stock_fill is not None or dead_fill is not None:
         seen = set(listed)
-        missing = [card for card in DECK if card not in seen]
-        stock, dead = _filled(stock, missing), _filled(dead, missing)
+        missing = tuple(card for card in DECK if card not in seen)
         listed += missing
+        if stock_fill is not None:
+            stock = stock[:stock_fill] + missing + stock[stock_fill:]
+        elif dead_fill is not None:
+            dead = dead[:dead_fill] + missing + dead[dead_fill:]
     _check_deck(listed)
     _check_foundations(foundations)
     if cell is not None and not rules.free_cells:
@@ -146,8 +149,8 @@ def from_text(text: str) -> GameState:
         rules=rules,
         reserves=reserves,
         foundations=foundations,
-        stock=_filled(stock, []),
-        waste=_filled(dead, []) + live,
+        stock=stock,
+        waste=dead + live,
         live_waste=len(live),
         cell=cell,
         pass_number=pass_number,
@@ -161,35 +164,28 @@ def from_text(text: str) -> GameState:
 
 
 _FILL = "..."
+_FILL_ONCE = "'...' may stand only once, in the stock or the waste"
 
 
-def _cards_or_fill(text: str) -> tuple[Card | str, ...]:
-    """Cards, one of which may be "...": every card not listed elsewhere, in canonical order."""
+def _cards_and_fill(text: str) -> tuple[tuple[Card, ...], int | None]:
+    """The cards written, and where "..." stood among them (None if it did not): every card not listed
+    elsewhere, in canonical order, goes there."""
     words = text.split()
     if words in ([], ["-"]):
-        return ()
-    return tuple(_FILL if word == _FILL else Card.parse(word) for word in words)
-
-
-def _filled(cards: tuple[Card | str, ...], missing: list[Card]) -> tuple[Card, ...]:
-    result: list[Card] = []
-    for card in cards:
-        if isinstance(card, Card):
-            result.append(card)
-        else:
-            result.extend(missing)
-    return tuple(result)
+        return (), None
+    if _FILL not in words:
+        return tuple(Card.parse(word) for word in words), None
+    at = words.index(_FILL)
+    if _FILL in words[at + 1:]:
+        raise InvalidInput(_FILL_ONCE)
+    return tuple(Card.parse(word) for word in words if word != _FILL), at
 
 
 def _check_deck(cards: list[Card]) -> None:
-    seen: set[Card] = set()
-    twice: set[str] = set()
-    for card in cards:
-        if card in seen:
-            twice.add(str(card))
-        seen.add(card)
-    if twice:
-        raise InvalidInput(f"the position lists {', '.join(sorted(twice))} more than once")
+    seen = set(cards)
+    if len(seen) != len(cards):
+        twice = sorted({str(card) for card in cards if cards.count(card) > 1})
+        raise InvalidInput(f"the position lists {', '.join(twice)} more than once")
     if len(seen) != 52:
         missing = " ".join(str(card) for card in DECK if card not in seen)
         raise InvalidInput(f"the position must hold all 52 cards; missing: {missing}")

@@ -3,6 +3,7 @@
 import hashlib
 import random
 import threading
+from uuid import UUID
 
 import psycopg
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from server import migrate
 from server.api import create_app
 from server.events import Event, chain_hash, fold
+from server.repository import VersionConflict
 from server.rules import layout, opening, public_view, shuffled_deck, to_text
 from server.rules.notation import parse_rules
 from server.service import GameService
@@ -71,6 +73,61 @@ def test_racing_retries_with_one_idempotency_key_append_once(app, db):
 
     assert all(body == bodies[0] for body in bodies)
     assert db.execute("SELECT max(seq) FROM game_events WHERE game_id = %s", (game["id"],)).fetchone()[0] == 2
+
+
+class RacedStore:
+    """The real store, except that another request's action lands while the first `decide` runs: between
+    this action's read and its write, the one moment an optimistic write can lose."""
+
+    def __init__(self, store, race):
+        self._store = store
+        self._race = race
+        self.decided_at = []
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def act(self, game_id, decide):
+        def decide_while_racing(game, secret):
+            if not self.decided_at:
+                self._race()
+            self.decided_at.append(game.version)
+            return decide(game, secret)
+
+        return self._store.act(game_id, decide_while_racing)
+
+
+def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands_after_the_winner(
+        app, store, db):
+    client = app.test_client()
+    game, token = create(client, variant="osmosis-draw-one", deal_number=11)
+    bearer = token["Authorization"].removeprefix("Bearer ")
+    raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
+
+    result = GameService(raced).draw(UUID(game["id"]), bearer, None, None)
+
+    assert raced.decided_at == [1, 2]
+    assert result.body["game"]["version"] == 3
+    assert [event["seq"] for event in result.body["events"]] == [3]
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
+                                         (game["id"],))]
+    assert seqs == [1, 2, 3]
+    assert client.get(f"/games/{game['id']}").get_json()["state"]["stock_count"] == 35 - 2
+
+
+def test_an_action_that_loses_the_race_with_its_version_stated_is_refused_and_writes_nothing(app, store, db):
+    client = app.test_client()
+    game, token = create(client, variant="osmosis-draw-one", deal_number=12)
+    bearer = token["Authorization"].removeprefix("Bearer ")
+    raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
+
+    with pytest.raises(VersionConflict, match="at version 2, not 1"):
+        GameService(raced).draw(UUID(game["id"]), bearer, 1, None)
+
+    assert raced.decided_at == [1, 2]
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
+                                         (game["id"],))]
+    assert seqs == [1, 2]
 
 
 def stored_game(db, game_id):

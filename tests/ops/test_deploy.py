@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import drop_database, empty_database, free_port
+from tests.conftest import drop_database, empty_database, free_port, migrated_database
+from tests.processes import start_gunicorn, stop
 
 DEPLOY = Path(__file__).parents[2] / "deploy"
 
@@ -139,3 +140,19 @@ def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_grace
     assert any(line.get("route") == "/variants" and line.get("request_id") for line in log_lines)
     assert not [line for line in log_lines if line["logger"] == "gunicorn.access"], "each request logged twice"
     assert any("Shutting down" in line.get("message", "") for line in log_lines)
+
+
+def test_gunicorn_writes_its_access_log_when_access_log_asks_for_it(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, ACCESS_LOG="-", LOG_LEVEL="info")
+    try:
+        get(f"http://127.0.0.1:{port}/variants")
+    finally:
+        stop(process)
+        drop_database(embedded_server_url, url)
+
+    process.log.seek(0)
+    access = [json.loads(line) for line in process.log.read().splitlines()
+              if line.startswith("{") and '"gunicorn.access"' in line]
+    assert any("GET /variants" in line["message"] and " 200 " in line["message"] for line in access), access
