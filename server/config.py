@@ -32,6 +32,8 @@ class Settings:
     """Where the counts live; redis://… shares them between all workers and instances."""
     proxy_count: int = 0
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
+    recent_games: int = 1024
+    """Games each process keeps as it last wrote them, so that their next action skips the read."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -46,6 +48,7 @@ class Settings:
             rate_limit=env.get("RATE_LIMIT", DEFAULT_RATE_LIMIT),
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "memory://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
+            recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
         )
 
 

@@ -11,7 +11,7 @@ from alembic.script import ScriptDirectory
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
-def _config(database_url: str) -> Config:
+def alembic_config(database_url: str) -> Config:
     config = Config(str(MIGRATIONS / "alembic.ini"))
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
@@ -19,10 +19,10 @@ def _config(database_url: str) -> Config:
 
 
 def upgrade(database_url: str) -> None:
-    command.upgrade(_config(database_url), "head")
+    command.upgrade(alembic_config(database_url), "head")
 
 
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(_config("postgresql://unused")).get_current_head()
+    head = ScriptDirectory.from_config(alembic_config("postgresql://unused")).get_current_head()
     assert head is not None
     return head

@@ -55,8 +55,9 @@ class GameRecord:
     status: str
     score: int
     head_hash: str
-    view: dict[str, Any]
-    """{"state": the public view, "legal_actions": [...]}"""
+    document: str
+    """The game as every response shows it, as JSON text: the fields above, the public view and the legal
+    actions. Rendered once when the game changes; a read sends it as it is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,15 @@ class Store(Protocol):
 
     def load_game(self, game_id: UUID) -> GameRecord: ...
 
+    def load_document(self, game_id: UUID) -> tuple[int, str]:
+        """The game's version and its document."""
+        ...
+
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]: ...
+
+    def write_if_at(self, change: Change, expected_version: int) -> bool:
+        """Write `change` atomically if its game is still at `expected_version`; whether it was."""
+        ...
 
     def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
         """Run `decide` on the game and write the change it returns atomically, if the game is still at

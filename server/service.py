@@ -10,7 +10,10 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -40,6 +43,7 @@ from .rules import (
     Redeal,
     Resign,
     Rules,
+    RulesError,
     action_to_dict,
     apply,
     commitment,
@@ -79,6 +83,43 @@ class InvalidCursor(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class _Known:
+    """A game as this process last wrote it, with its position already parsed."""
+
+    game: GameRecord
+    secret: GameSecret
+    state: GameState
+
+
+class _RecentGames:
+    """The games this process changed last, most recent last, at most `capacity` of them.
+
+    An action on one of them is decided on what is kept here and goes straight to its version-guarded
+    write: no read, no parse of the position. A game's player usually keeps one connection, and so one
+    process, for a whole game. An entry gone stale (another process acted on the game since) costs only
+    a refused write, after which the action reads the game as usual. An entry is taken out while an
+    action uses it, so two concurrent actions on one game never both rely on it.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._games: OrderedDict[UUID, _Known] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, game_id: UUID) -> _Known | None:
+        with self._lock:
+            return self._games.pop(game_id, None)
+
+    def keep(self, game_id: UUID, known: _Known) -> None:
+        if not self._capacity:
+            return
+        with self._lock:
+            self._games[game_id] = known
+            if len(self._games) > self._capacity:
+                self._games.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Idempotency:
     key: str
     fingerprint: str
@@ -112,8 +153,12 @@ class GameService:
         new_server_seed: Callable[[], bytes] = _new_server_seed,
         new_token: Callable[[], str] = _new_token,
         new_id: Callable[[], UUID] = uuid4,
+        recent_games: int = 1024,
     ) -> None:
+        """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
+        their next action needs no read (see _RecentGames)."""
         self._store = store
+        self._recent = _RecentGames(recent_games)
         self._clock = clock
         self._new_server_seed = new_server_seed
         self._new_token = new_token
@@ -132,8 +177,9 @@ class GameService:
             for name, rules in PRESETS.items()
         ]
 
-    def get_game(self, game_id: UUID) -> dict[str, Any]:
-        return game_view(self._store.load_game(game_id))
+    def get_game(self, game_id: UUID) -> tuple[int, str]:
+        """The game's version, and the game as JSON text, as stored when it last changed."""
+        return self._store.load_document(game_id)
 
     def list_games(self, limit: int, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first; the second value is the cursor of the next page, None on the last page."""
@@ -189,9 +235,10 @@ class GameService:
         if verdict.valid and final is not None and (
             game.version != events[-1].seq
             or game.head_hash != events[-1].hash
-            or game.view != _projection(final)
             or game.status != final.status.value
+            or game.score != final.cards_on_foundations
             or secret.state_text != to_text(final)
+            or json.loads(game.document) != _document(game, final)
         ):
             verdict = Verdict(False, True, len(events), None,
                               f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
@@ -246,7 +293,7 @@ class GameService:
         commit = commitment(server_seed)
         events = ev.chain(commit, 1, [ev.game_created(rules, deal, commit, state)])
         now = self._clock()
-        record = GameRecord(
+        record, game = _rendered(GameRecord(
             id=self._new_id(),
             created_at=now,
             updated_at=now,
@@ -258,16 +305,17 @@ class GameService:
             status=state.status.value,
             score=state.cards_on_foundations,
             head_hash=events[-1].hash,
-            view=_projection(state),
-        )
+            document="",
+        ), state)
         token = self._new_token()
-        body = {**game_view(record), "player_token": token}
+        body = {**game, "player_token": token}
         secret = GameSecret(server_seed, client_seed, to_text(state), _token_hash(token))
         try:
             self._store.create_game(record, secret, events, _stored_response(scope, idempotency, 201, body),
                                     sealed_deal_id)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
+        self._recent.keep(record.id, _Known(record, secret, state))
         return Result(201, body)
 
     def move(self, game_id: UUID, token: str, move: Move, expected_version: int | None,
@@ -300,11 +348,14 @@ class GameService:
             _check_token(token, self._store.load_for_action(game_id)[1])
             return stored
 
+        recent = self._recent.take(game_id)
+        decided: list[tuple[dict[str, Any], _Known]] = []
+
         def decide(game: GameRecord, secret: GameSecret) -> Change:
             _check_token(token, secret)
             if expected_version is not None and expected_version != game.version:
                 raise VersionConflict(f"the game is at version {game.version}, not {expected_version}")
-            state = from_text(secret.state_text)
+            state = recent.state if recent is not None and secret is recent.secret else from_text(secret.state_text)
             action = choose(state)
             after = apply(state, action)
             new_events = ev.events_for(state, action, after)
@@ -313,7 +364,7 @@ class GameService:
                 new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
                 deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
             appended = ev.chain(game.head_hash, game.version + 1, new_events)
-            updated = replace(
+            updated, shown = _rendered(replace(
                 game,
                 updated_at=self._clock(),
                 deal=deal,
@@ -321,18 +372,34 @@ class GameService:
                 status=after.status.value,
                 score=after.cards_on_foundations,
                 head_hash=appended[-1].hash,
-                view=_projection(after),
-            )
-            bodies.append({"game": game_view(updated), "events": [event.to_dict() for event in appended]})
-            return Change(updated, appended, to_text(after), _stored_response(scope, idempotency, 200, bodies[-1]),
+            ), after)
+            body = {"game": shown, "events": [event.to_dict() for event in appended]}
+            state_text = to_text(after)
+            decided.append((body, _Known(updated, replace(secret, state_text=state_text), after)))
+            return Change(updated, appended, state_text, _stored_response(scope, idempotency, 200, body),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
 
-        bodies: list[dict[str, Any]] = []
         try:
-            self._store.act(game_id, decide)
+            if recent is None or not self._landed_on(recent, decide):
+                self._store.act(game_id, decide)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
-        return Result(200, bodies[-1])
+        body, known = decided[-1]
+        if not known.state.is_over:
+            self._recent.keep(game_id, known)
+        return Result(200, body)
+
+    def _landed_on(self, known: _Known, decide: Callable[[GameRecord, GameSecret], Change]) -> bool:
+        """Whether the action, decided on the game as this process last wrote it, landed.
+
+        The write is refused if the game has moved on since (another process acted on it), and so is a
+        decision that only that stale game would refuse: the caller then decides on the stored game.
+        """
+        try:
+            change = decide(known.game, known.secret)
+        except (RulesError, VersionConflict):
+            return False
+        return self._store.write_if_at(change, known.game.version)
 
     # --- idempotency ------------------------------------------------------------------------------
 
@@ -355,6 +422,11 @@ class GameService:
 
 def game_view(record: GameRecord) -> dict[str, Any]:
     """A game as every response shows it: public view, legal actions, version, status, score, chain head."""
+    view: dict[str, Any] = json.loads(record.document)
+    return view
+
+
+def _document(record: GameRecord, state: GameState) -> dict[str, Any]:
     return {
         "id": str(record.id),
         "status": record.status,
@@ -367,9 +439,19 @@ def game_view(record: GameRecord) -> dict[str, Any]:
         "updated_at": record.updated_at.isoformat(),
         "score": record.score,
         "head_hash": record.head_hash,
-        "state": record.view["state"],
-        "legal_actions": record.view["legal_actions"],
+        **_projection(state),
     }
+
+
+def _rendered(record: GameRecord, state: GameState) -> tuple[GameRecord, dict[str, Any]]:
+    """The record with its document rendered from its fields and `state`; and the document as data."""
+    document = _document(record, state)
+    return replace(record, document=to_json(document)), document
+
+
+def to_json(data: Any) -> str:
+    """JSON as the server writes it, in responses and in stored documents alike."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:

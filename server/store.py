@@ -39,14 +39,15 @@ from .repository import (
 )
 
 _GAME_COLUMNS = """
-    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash, view
+    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash,
+    document::text AS document
 """
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, view)
+                       head_hash, document)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(view)s)
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(document)s)
 """
 
 INSERT_SECRET = """
@@ -66,7 +67,7 @@ WRITE_CHANGE = """
     WITH moved AS (
         UPDATE games
         SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
-            score = %(score)s, head_hash = %(head_hash)s, view = %(view)s
+            score = %(score)s, head_hash = %(head_hash)s, document = %(document)s
         WHERE id = %(id)s AND version = %(expected_version)s
         RETURNING id
     ), position AS (
@@ -96,6 +97,8 @@ SELECT_LATEST_SNAPSHOT = """
 
 SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
 
+SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
+
 SELECT_GAME_FOR_ACTION = f"""
     SELECT {", ".join("g." + column.strip() for column in _GAME_COLUMNS.split(","))},
            s.server_seed, s.client_seed, s.state, s.token_hash
@@ -103,9 +106,7 @@ SELECT_GAME_FOR_ACTION = f"""
     WHERE g.id = %(id)s
 """
 
-# An action computes the view anew, so it does not read (and decode) the old one.
-READ_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION.replace("g.view", "'{}'::jsonb AS view")
-LOCK_GAME_FOR_ACTION = READ_GAME_FOR_ACTION + " FOR UPDATE"
+LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION + " FOR UPDATE"
 
 SELECT_NEWEST_GAMES = f"""
     SELECT {_GAME_COLUMNS} FROM games
@@ -238,12 +239,26 @@ class PostgresStore:
             raise GameNotFound(game_id)
         return _game(row)
 
+    def load_document(self, game_id: UUID) -> tuple[int, str]:
+        with self._connection() as conn:
+            row = conn.execute(SELECT_DOCUMENT, {"id": game_id}).fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        return row["version"], row["document"]
+
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
         with self._connection() as conn:
             row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return _game(row), _secret(row)
+
+    def write_if_at(self, change: Change, expected_version: int) -> bool:
+        try:
+            with self._connection() as conn:
+                return write_change(conn, change, expected_version)
+        except psycopg.errors.UniqueViolation as error:
+            _raise_translated(error)
 
     def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
         # Optimistic first: a plain read, then the change in one statement guarded by the version it was
@@ -255,12 +270,12 @@ class PostgresStore:
         # version finds the game moved on and is refused by `decide`.
         try:
             with self._connection() as conn:
-                row = conn.execute(READ_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+                row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
                 change = decide(game, _secret(row))
-                if _write_change(conn, change, game.version):
+                if write_change(conn, change, game.version):
                     return change
                 with conn.transaction():
                     # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads
@@ -269,7 +284,7 @@ class PostgresStore:
                     assert row is not None, "games are never deleted"
                     game = _game(row)
                     change = decide(game, _secret(row))
-                    if not _write_change(conn, change, game.version):
+                    if not write_change(conn, change, game.version):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
                 return change
         except psycopg.errors.UniqueViolation as error:
@@ -352,7 +367,7 @@ def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequenc
     )
 
 
-def _write_change(conn: psycopg.Connection[Any], change: Change, expected_version: int) -> bool:
+def write_change(conn: psycopg.Connection[Any], change: Change, expected_version: int) -> bool:
     """Write `change` if the game is still at `expected_version`; whether it was."""
     response = change.response
     row = conn.execute(WRITE_CHANGE, {
@@ -394,7 +409,7 @@ def _game_params(game: GameRecord) -> dict[str, Any]:
         "status": game.status,
         "score": game.score,
         "head_hash": game.head_hash,
-        "view": Jsonb(game.view),
+        "document": game.document,
     }
 
 
@@ -425,7 +440,7 @@ def _game(row: dict[str, Any]) -> GameRecord:
         status=row["status"],
         score=row["score"],
         head_hash=row["head_hash"],
-        view=row["view"],
+        document=row["document"],
     )
 
 

@@ -99,7 +99,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
                          settings.pool_timeout, settings.statement_timeout_ms)
         pool_stats = pool.get_stats
-        service = GameService(PostgresStore(pool, migrate.head_revision()))
+        service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games)
     app.extensions["osmosis.service"] = service
     observability.install(app, settings, pool_stats)
     return app

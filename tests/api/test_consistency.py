@@ -135,9 +135,9 @@ def stored_game(db, game_id):
         "SELECT seq, kind, data, hash FROM game_events WHERE game_id = %s ORDER BY seq", (game_id,))]
     seed, client_seed, state_text = db.execute(
         "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)).fetchone()
-    view, head_hash, version, commitment = db.execute(
-        "SELECT view, head_hash, version, commitment FROM games WHERE id = %s", (game_id,)).fetchone()
-    return events, bytes(seed), client_seed, state_text, view, head_hash, version, commitment
+    document, head_hash, version, commitment = db.execute(
+        "SELECT document, head_hash, version, commitment FROM games WHERE id = %s", (game_id,)).fetchone()
+    return events, bytes(seed), client_seed, state_text, document, head_hash, version, commitment
 
 
 @pytest.mark.parametrize("variant", ["osmosis", "osmosis-strict-waste", "osmosis-ablage", "peek-till-dawn",
@@ -148,12 +148,13 @@ def test_the_projection_always_equals_the_fold_of_the_log(client, db, variant):
         game, token = create(client, variant=variant)
         game = play(client, game, token, rng, steps=rng.randint(5, 400))
 
-        events, seed, client_seed, state_text, view, head_hash, version, _ = stored_game(db, game["id"])
+        events, seed, client_seed, state_text, document, head_hash, version, _ = stored_game(db, game["id"])
         rules = parse_rules(variant)
         folded = fold(opening(rules, layout(shuffled_deck(seed, client_seed), rules)), events)
 
         assert to_text(folded) == state_text
-        assert public_view(folded) == view["state"] == game["state"]
+        assert public_view(folded) == document["state"] == game["state"]
+        assert document == game
         assert version == events[-1].seq == game["version"]
         assert head_hash == events[-1].hash
 

@@ -147,6 +147,19 @@ def test_reading_a_game_returns_it_with_its_etag(client):
     assert response.get_json() == {k: v for k, v in game.items() if k != "player_token"}
 
 
+def test_a_read_sends_the_game_byte_for_byte_as_the_response_that_last_changed_it(client):
+    response = client.post("/games", json={"deal_number": 2})
+    created = response.data.decode()
+    game_id = response.get_json()["id"]
+
+    read = client.get(f"/games/{game_id}").data.decode()
+
+    assert created == read[:-1] + ',"player_token":' + json.dumps(response.get_json()["player_token"]) + "}"
+    token = {"Authorization": f"Bearer {response.get_json()['player_token']}"}
+    acted = client.post(f"/games/{game_id}/draw", headers=token).data.decode()
+    assert acted.startswith('{"game":' + client.get(f"/games/{game_id}").data.decode() + ',"events":[')
+
+
 def test_if_none_match_with_the_current_etag_gives_304(client):
     game, token = create(client, deal_number=1)
 

@@ -329,6 +329,16 @@ def test_a_changed_projection_is_detected(client, attacker):
     assert not verdict["valid"] and "not the fold" in verdict["reason"]
 
 
+def test_a_changed_game_document_is_detected(client, attacker):
+    game = finished_game_in_db(client, 15)
+    attacker.execute("UPDATE games SET document = jsonb_set(document::jsonb, '{score}', '52')::json WHERE id = %s",
+                     (game["id"],))
+
+    verdict = verification(client, game)
+
+    assert not verdict["valid"] and "not the fold" in verdict["reason"]
+
+
 def test_a_forged_server_seed_in_the_database_is_detected(client, attacker):
     game, _ = create(client)
     attacker.execute("UPDATE game_secrets SET server_seed = %s WHERE game_id = %s", (b"\x01" * 32, game["id"]))

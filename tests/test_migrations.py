@@ -1,0 +1,52 @@
+"""Migrations that reshape stored data carry every existing game across, both ways."""
+
+import itertools
+import json
+from datetime import UTC, datetime
+from uuid import UUID
+
+import psycopg
+from alembic import command
+
+from server.migrate import alembic_config, head_revision
+from server.rules import preset
+from server.service import GameService
+from server.store import PostgresStore, open_pool
+from tests.conftest import drop_database, migrated_database
+
+
+def documents(url):
+    with psycopg.connect(url) as conn:
+        return dict(conn.execute("SELECT id, document::text FROM games").fetchall())
+
+
+def test_the_game_document_migration_renders_existing_games_as_the_server_does_and_goes_back(
+        embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    # Times with and without a fraction of a second, which isoformat() writes differently.
+    times = itertools.cycle([datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC),
+                             datetime(2026, 3, 1, 12, 0, 1, 250_000, tzinfo=UTC)])
+    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
+    try:
+        service = GameService(PostgresStore(pool, head_revision()), clock=lambda: next(times))
+        for number in (1, 2, 3):
+            game = service.create_game(preset("osmosis-draw-one"), deal_number=number).body
+            service.draw(UUID(game["id"]), game["player_token"], None, None)
+    finally:
+        pool.close()
+    rendered = documents(url)
+
+    try:
+        command.downgrade(alembic_config(url), "0003")
+        with psycopg.connect(url) as conn:
+            views = dict(conn.execute("SELECT id, view FROM games").fetchall())
+        command.upgrade(alembic_config(url), "head")
+        migrated = documents(url)
+    finally:
+        drop_database(embedded_server_url, url)
+
+    assert len(rendered) == 3
+    for game_id, text in rendered.items():
+        document = json.loads(text)
+        assert views[game_id] == {"state": document["state"], "legal_actions": document["legal_actions"]}
+        assert json.loads(migrated[game_id]) == document
