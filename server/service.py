@@ -131,6 +131,8 @@ class Result:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+    text: str | None = None
+    """The body as JSON, when it was written already (an action's holds the stored game document)."""
 
 
 def _utc_now() -> datetime:
@@ -349,7 +351,7 @@ class GameService:
             return stored
 
         recent = self._recent.take(game_id)
-        decided: list[tuple[dict[str, Any], _Known]] = []
+        decided: list[tuple[dict[str, Any], str, _Known]] = []
 
         def decide(game: GameRecord, secret: GameSecret) -> Change:
             _check_token(token, secret)
@@ -373,9 +375,11 @@ class GameService:
                 score=after.cards_on_foundations,
                 head_hash=appended[-1].hash,
             ), after)
-            body = {"game": shown, "events": [event.to_dict() for event in appended]}
+            events = [event.to_dict() for event in appended]
+            body = {"game": shown, "events": events}
             state_text = to_text(after)
-            decided.append((body, _Known(updated, replace(secret, state_text=state_text), after)))
+            decided.append((body, f'{{"game":{updated.document},"events":{to_json(events)}}}',
+                            _Known(updated, replace(secret, state_text=state_text), after)))
             return Change(updated, appended, state_text, _stored_response(scope, idempotency, 200, body),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
 
@@ -384,10 +388,10 @@ class GameService:
                 self._store.act(game_id, decide)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
-        body, known = decided[-1]
+        body, text, known = decided[-1]
         if not known.state.is_over:
             self._recent.keep(game_id, known)
-        return Result(200, body)
+        return Result(200, body, text=text)
 
     def _landed_on(self, known: _Known, decide: Callable[[GameRecord, GameSecret], Change]) -> bool:
         """Whether the action, decided on the game as this process last wrote it, landed.

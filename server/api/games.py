@@ -94,6 +94,8 @@ def _action_response(result: Result) -> Response:
     headers = {"ETag": _etag(result.body["game"]["version"])}
     if result.replayed:
         headers["Idempotent-Replayed"] = "true"
+    if result.text is not None:
+        return Response(result.text, status=result.status, headers=headers, mimetype="application/json")
     return _json(result.body, result.status, headers)
 
 
