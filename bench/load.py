@@ -1,10 +1,13 @@
 """Load benchmark: the game server against the stack's own ceilings, side by side in one run.
 
-Run: .venv/bin/python bench/load.py [--clients 16] [--seconds 10]
+Run: .venv/bin/python bench/load.py [--clients 16] [--seconds 4] [--rounds 3]
 Uses DATABASE_URL if set, else the embedded PostgreSQL (in var/bench). Starts two gunicorns with
 deploy/gunicorn.conf.py on loopback ports: the game server and bench/ceiling_app.py (one INSERT + COMMIT,
-one SELECT by key, through the same pool). Every phase is bounded in time and count and stops by itself.
-Prints throughput, p50 and p99, and the ratios that docs/performance.md states goals for.
+one SELECT by key, through the same pool). Each measurement and the ceiling it is compared with run in
+alternating rounds, so that a shared machine's drift falls on both alike. Every phase is bounded in time
+and count and stops by itself. Prints throughput, p50 and p99, the CPU time each party spent per request
+(the two gunicorns, PostgreSQL, this load generator: on a machine the load saturates, their sum is what
+sets the throughput), and the ratios that docs/performance.md states goals for.
 """
 
 from __future__ import annotations
@@ -107,12 +110,91 @@ def timed(call: Callable[[], tuple[int, dict]], expected: int = 200) -> tuple[fl
     return elapsed, body
 
 
-def report(name: str, latencies: list[float], seconds: float) -> dict[str, float]:
-    rate = len(latencies) / seconds
-    p50 = statistics.median(latencies)
-    p99 = statistics.quantiles(latencies, n=100)[98] if len(latencies) >= 100 else max(latencies)
-    print(f"{name:<28} {rate:>9,.0f}/s   p50 {p50 * 1000:7.2f} ms   p99 {p99 * 1000:7.2f} ms   n={len(latencies)}")
-    return {"rate": rate, "p50": p50, "p99": p99}
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process, or 0 if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def _processes() -> list[tuple[int, int, str]]:
+    """(pid, parent pid, command name) of every process on the machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                name, rest = (entry / "stat").read_text().split(" (", 1)[1].rsplit(")", 1)
+            except OSError:
+                continue
+            found.append((int(entry.name), int(rest.split()[1]), name))
+    return found
+
+
+class CpuMeter:
+    """CPU seconds spent by each party: each gunicorn with its workers, PostgreSQL, this process."""
+
+    def __init__(self, servers: dict[str, subprocess.Popen[bytes]]) -> None:
+        self._servers = {name: server.pid for name, server in servers.items()}
+
+    def read(self) -> dict[str, float]:
+        processes = _processes()
+        usage = {name: _cpu_seconds(pid) + sum(_cpu_seconds(child) for child, parent, _ in processes if parent == pid)
+                 for name, pid in self._servers.items()}
+        usage["postgres"] = sum(_cpu_seconds(pid) for pid, _, name in processes if name == "postgres")
+        own = os.times()
+        usage["load generator"] = own.user + own.system
+        return usage
+
+
+class Measurement:
+    """Latencies and CPU time of one kind of request, summed over rounds."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.latencies: list[float] = []
+        self.seconds = 0.0
+        self.cpu: dict[str, float] = {}
+
+    def add(self, latencies: list[float], seconds: float, cpu: dict[str, float]) -> None:
+        self.latencies += latencies
+        self.seconds += seconds
+        for party, used in cpu.items():
+            self.cpu[party] = self.cpu.get(party, 0.0) + used
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.seconds
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.latencies)
+
+    @property
+    def p99(self) -> float:
+        return statistics.quantiles(self.latencies, n=100)[98] if len(self.latencies) >= 100 else max(self.latencies)
+
+    def report(self) -> None:
+        count = len(self.latencies)
+        print(f"{self.name:<28} {self.rate:>9,.0f}/s   p50 {self.p50 * 1000:7.2f} ms   "
+              f"p99 {self.p99 * 1000:7.2f} ms   n={count}")
+        spent = "  ".join(f"{party} {used / count * 1000:.2f}" for party, used in self.cpu.items() if used / count >= 0.000005)
+        print(f"{'':<28} CPU ms a request: {spent}")
+
+
+def alternate(meter: CpuMeter, clients: int, seconds: float, rounds: int,
+              phases: list[tuple[Measurement, Callable[[int], Callable[[], float | None]]]]) -> None:
+    """Run the phases one after another, `rounds` times over."""
+    for _ in range(rounds):
+        for measurement, make_work in phases:
+            before = meter.read()
+            latencies = run_phase(clients, seconds, make_work)
+            after = meter.read()
+            measurement.add(latencies, seconds, {party: after[party] - before[party] for party in after})
 
 
 def actions_work(port: int) -> Callable[[int], Callable[[], float | None]]:
@@ -195,41 +277,45 @@ def prepare_database(server_url: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--seconds", type=float, default=4, help="length of one phase of one round")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     data_dir = PROJECT / "var" / "bench"
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
     game_port, ceiling_port = free_port(), free_port()
-    servers = [start_gunicorn("server.api:create_app()", url, game_port),
-               start_gunicorn("bench.ceiling_app:app", url, ceiling_port)]
+    servers = {"game server": start_gunicorn("server.api:create_app()", url, game_port),
+               "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port)}
+    meter = CpuMeter(servers)
     try:
-        c, t = args.clients, args.seconds
-        print(f"{c} clients, {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} workers "
-              f"x {os.environ.get('GUNICORN_THREADS', '8')} threads, pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
-        insert_work = ceiling_work(ceiling_port, "POST", "/insert", 201)
-        insert = report("ceiling: INSERT + COMMIT", run_phase(c, t, insert_work), t)
-        select_work = ceiling_work(ceiling_port, "GET", "/select/", 200)
-        select = report("ceiling: SELECT by key", run_phase(c, t, select_work), t)
-        actions = report("game: random actions", run_phase(c, t, actions_work(game_port)), t)
+        c, t, r = args.clients, args.seconds, args.rounds
+        print(f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
+              f"workers x {os.environ.get('GUNICORN_THREADS', '8')} threads, "
+              f"pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
+        insert, actions = Measurement("ceiling: INSERT + COMMIT"), Measurement("game: random actions")
+        alternate(meter, c, t, r, [(insert, ceiling_work(ceiling_port, "POST", "/insert", 201)),
+                                   (actions, actions_work(game_port))])
         fresh = [f"/games/{long_game(game_port, 1)}" for _ in range(8)]
         long_id = long_game(game_port, 300)
-        new_reads = report("game: read a new game", run_phase(c, t, reads_work(game_port, fresh)), t)
-        long_path = [f"/games/{long_id}"]
-        long_reads = report("game: read a 300-event game", run_phase(c, t, reads_work(game_port, long_path)), t)
-        travel_path = [f"/games/{long_id}/states/300"]
-        travel = report("game: state at seq 300", run_phase(c, t, reads_work(game_port, travel_path)), t)
+        select, new_reads = Measurement("ceiling: SELECT by key"), Measurement("game: read a new game")
+        long_reads, travel = Measurement("game: read a 300-event game"), Measurement("game: state at seq 300")
+        alternate(meter, c, t, r, [(select, ceiling_work(ceiling_port, "GET", "/select/", 200)),
+                                   (new_reads, reads_work(game_port, fresh)),
+                                   (long_reads, reads_work(game_port, [f"/games/{long_id}"])),
+                                   (travel, reads_work(game_port, [f"/games/{long_id}/states/300"]))])
+        for measurement in (insert, actions, select, new_reads, long_reads, travel):
+            measurement.report()
         print()
-        print(f"actions / INSERT ceiling          {actions['rate'] / insert['rate']:.2f}   (goal >= 0.70)")
-        print(f"state reads / SELECT ceiling      {new_reads['rate'] / select['rate']:.2f}   (goal >= 0.80)")
-        print(f"300-event read / new read (p50)   {long_reads['p50'] / new_reads['p50']:.2f}   (goal <= 1.15)")
-        print(f"state at 300 / current read (p50) {travel['p50'] / long_reads['p50']:.2f}   (goal <= 3)")
-        print(f"action p99 / p50 ({c} clients)     {actions['p99'] / actions['p50']:.2f}   (goal <= 5)")
+        print(f"actions / INSERT ceiling          {actions.rate / insert.rate:.2f}   (goal >= 0.70)")
+        print(f"state reads / SELECT ceiling      {new_reads.rate / select.rate:.2f}   (goal >= 0.80)")
+        print(f"300-event read / new read (p50)   {long_reads.p50 / new_reads.p50:.2f}   (goal <= 1.15)")
+        print(f"state at 300 / current read (p50) {travel.p50 / long_reads.p50:.2f}   (goal <= 3)")
+        print(f"action p99 / p50 ({c} clients)     {actions.p99 / actions.p50:.2f}   (goal <= 5)")
     finally:
-        for server in servers:
+        for server in servers.values():
             server.send_signal(signal.SIGTERM)
-        for server in servers:
+        for server in servers.values():
             server.wait(timeout=30)
         if not os.environ.get("DATABASE_URL"):
             embedded.stop(data_dir)
