@@ -182,7 +182,8 @@ class Measurement:
         count = len(self.latencies)
         print(f"{self.name:<28} {self.rate:>9,.0f}/s   p50 {self.p50 * 1000:7.2f} ms   "
               f"p99 {self.p99 * 1000:7.2f} ms   n={count}")
-        spent = "  ".join(f"{party} {used / count * 1000:.2f}" for party, used in self.cpu.items() if used / count >= 0.000005)
+        per_request = {party: used / count * 1000 for party, used in self.cpu.items()}
+        spent = "  ".join(f"{party} {ms:.2f}" for party, ms in per_request.items() if ms >= 0.005)
         print(f"{'':<28} CPU ms a request: {spent}")
 
 
