@@ -436,8 +436,10 @@ def _document(record: GameRecord, state: GameState) -> dict[str, Any]:
         "status": record.status,
         "version": record.version,
         "variant": record.variant,
-        "rules": record.rules,
-        "deal": record.deal,
+        # Sorted: read back from jsonb these come in jsonb's key order, and the document of every version
+        # should list them alike.
+        "rules": dict(sorted(record.rules.items())),
+        "deal": dict(sorted(record.deal.items())),
         "commitment": record.commitment,
         "created_at": record.created_at.isoformat(),
         "updated_at": record.updated_at.isoformat(),

@@ -1,7 +1,7 @@
 """The game as every response shows it, stored as rendered JSON text in place of the bare public view.
 
 A read of a game then sends the stored text as it is: no JSON to parse or write on the hottest path, and
-the same bytes in the response that created the game and in every read after it.
+exactly the bytes of the response that last changed the game.
 
 Revision ID: 0004
 Revises: 0003

@@ -2,6 +2,7 @@
 
 import json
 import re
+from uuid import UUID
 
 import pytest
 
@@ -9,6 +10,7 @@ from server import migrate
 from server.api import create_app
 from server.config import Settings
 from server.rules import commitment, deal_number_seed
+from server.service import GameService
 from tests.api.helpers import create
 
 PROBLEM = "application/problem+json"
@@ -158,6 +160,15 @@ def test_a_read_sends_the_game_byte_for_byte_as_the_response_that_last_changed_i
     token = {"Authorization": f"Bearer {response.get_json()['player_token']}"}
     acted = client.post(f"/games/{game_id}/draw", headers=token).data.decode()
     assert acted.startswith('{"game":' + client.get(f"/games/{game_id}").data.decode() + ',"events":[')
+
+
+def test_a_game_lists_its_rules_and_deal_alike_whichever_process_rendered_it(client, store):
+    created = client.post("/games", json={"variant": "osmosis-draw-one", "deal_number": 4}).get_json()
+
+    elsewhere = GameService(store).draw(UUID(created["id"]), created["player_token"], None, None).body["game"]
+
+    assert list(elsewhere["rules"]) == list(created["rules"]) == sorted(created["rules"])
+    assert list(elsewhere["deal"]) == list(created["deal"]) == sorted(created["deal"])
 
 
 def test_if_none_match_with_the_current_etag_gives_304(client):
