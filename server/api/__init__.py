@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import http
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -30,6 +33,20 @@ bodies with a stable `code`.
 """
 
 
+class _Flask(Flask):
+    """Flask, asking once per function whether it is a coroutine function instead of on every call: Flask,
+    MethodView and flask-smorest ask again for every request, half a dozen times a request."""
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if _is_coroutine_function(getattr(func, "__func__", func)):
+            return self.async_to_sync(func)
+        return func
+
+
+# Bounded: the functions asked about are the app's views and hooks, a fixed set.
+_is_coroutine_function = functools.lru_cache(maxsize=1024)(inspect.iscoroutinefunction)
+
+
 class Api(SmorestApi):  # type: ignore[misc]
     """flask-smorest, with problem+json for every documented and actual error."""
 
@@ -52,7 +69,7 @@ class Api(SmorestApi):  # type: ignore[misc]
 
 
 def _app_and_api() -> tuple[Flask, Api]:
-    app = Flask(__name__)
+    app = _Flask(__name__)
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,

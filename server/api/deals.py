@@ -6,9 +6,8 @@ from typing import Any
 from uuid import UUID
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
-from .common import IDEMPOTENCY_KEY, game_service, request_idempotency
+from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency
 from .schemas import ReplaySchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",

@@ -12,13 +12,12 @@ from uuid import UUID
 
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..events import SEEDS_REVEALED
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
 from ..service import Result, Unauthorized, to_json
-from .common import IDEMPOTENCY_KEY, game_service, request_idempotency
+from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,

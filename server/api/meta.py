@@ -6,10 +6,9 @@ from typing import Any
 
 from flask import Response
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..service import GameService
-from .common import game_service
+from .common import Blueprint, game_service
 from .errors import problem
 from .schemas import HealthSchema, VariantListSchema
 

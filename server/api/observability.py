@@ -7,11 +7,12 @@ served.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
+import secrets
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +35,7 @@ from ..config import Settings
 REQUEST_ID_HEADER = "X-Request-ID"
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
-ACTION_ENDPOINTS = {"games.Moves", "games.Draw", "games.Resignation"}
+ACTION_ENDPOINTS = {"games.Moves": "moves", "games.Draw": "draw", "games.Resignation": "resignation"}
 
 REQUESTS = Counter("osmosis_http_requests_total", "HTTP requests", ["route", "method", "status"])
 LATENCY = Histogram("osmosis_http_request_duration_seconds", "HTTP request latency", ["route", "method"],
@@ -69,44 +70,75 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
-def _request_id() -> str:
-    given = request.headers.get(REQUEST_ID_HEADER, "")
-    if 0 < len(given) <= 128 and given.isprintable():
-        return given
-    return uuid.uuid4().hex
+class _RequestIds:
+    """The caller's X-Request-ID when it is a sensible one, else a new one: 32 hex digits, a random half
+    drawn once per process and a counter, so ids are unique across processes without drawing randomness
+    on every request."""
+
+    def __init__(self) -> None:
+        self._prefix = secrets.token_hex(8)
+        self._counter = itertools.count()
+
+    def __call__(self, given: str) -> str:
+        if 0 < len(given) <= 128 and given.isprintable():
+            return given
+        return f"{self._prefix}{next(self._counter):016x}"
+
+
+class _Children:
+    """A metric's labelled children, each looked up once rather than on every request."""
+
+    def __init__(self, metric: Any) -> None:
+        self._metric = metric
+        self._children: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *values: str) -> Any:
+        child = self._children.get(values)
+        if child is None:
+            child = self._children[values] = self._metric.labels(*values)
+        return child
 
 
 def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, int]] | None) -> Limiter | None:
     """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off)."""
     pool_gauges = _PoolGauges(pool_stats) if pool_stats is not None else None
+    request_id_for = _RequestIds()
+    requests, latency, actions = _Children(REQUESTS), _Children(LATENCY), _Children(ACTIONS)
     if settings.proxy_count:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 
     @app.before_request
     def start() -> None:
-        g.request_id = _request_id()
+        g.request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER, ""))
         g.started = time.perf_counter()
 
     @app.after_request
     def finish(response: Response) -> Response:
         # Runs after the limiter's own hook (Flask runs these in reverse order of registration).
-        if response.status_code == 429:
+        status = response.status_code
+        if status == 429:
             response.headers["Retry-After"] = str(max(1, int(response.headers.get(LIMITER_RETRY_AFTER, "1"))))
-        request_id = getattr(g, "request_id", None) or _request_id()
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        request_id = g.get("request_id") or request_id_for(current.headers.get(REQUEST_ID_HEADER, ""))
         response.headers[REQUEST_ID_HEADER] = request_id
-        elapsed = time.perf_counter() - getattr(g, "started", time.perf_counter())
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        endpoint = request.endpoint or ""
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        route = current.url_rule.rule if current.url_rule is not None else "unmatched"
+        endpoint = current.endpoint or ""
         if endpoint not in UNMETERED:
-            REQUESTS.labels(route, request.method, str(response.status_code)).inc()
-            LATENCY.labels(route, request.method).observe(elapsed)
-            _count_outcome(endpoint, response)
+            requests(route, current.method, str(status)).inc()
+            latency(route, current.method).observe(elapsed)
+            if response.headers.get("Idempotent-Replayed"):
+                IDEMPOTENT_REPLAYS.inc()
+            elif status == 200 and endpoint in ACTION_ENDPOINTS:
+                actions(ACTION_ENDPOINTS[endpoint]).inc()
+            if status == 412:
+                VERSION_CONFLICTS.inc()
             if pool_gauges is not None:
                 pool_gauges.refresh()
         if request_log.isEnabledFor(logging.INFO):
-            request_log.info("%s %s %s", request.method, request.path, response.status_code, extra={"fields": {
-                "request_id": request_id, "method": request.method, "path": request.path, "route": route,
-                "status": response.status_code, "duration_ms": round(elapsed * 1000, 2)}})
+            request_log.info("%s %s %s", current.method, current.path, status, extra={"fields": {
+                "request_id": request_id, "method": current.method, "path": current.path, "route": route,
+                "status": status, "duration_ms": round(elapsed * 1000, 2)}})
         return response
 
     @app.get("/metrics", endpoint="metrics")
@@ -150,11 +182,3 @@ class _PoolGauges:
         POOL_IDLE.set(stats.get("pool_available", 0))
         POOL_WAITING.set(stats.get("requests_waiting", 0))
 
-
-def _count_outcome(endpoint: str, response: Response) -> None:
-    if response.headers.get("Idempotent-Replayed"):
-        IDEMPOTENT_REPLAYS.inc()
-    elif endpoint in ACTION_ENDPOINTS and response.status_code == 200:
-        ACTIONS.labels(endpoint.removeprefix("games.").lower()).inc()
-    if response.status_code == 412:
-        VERSION_CONFLICTS.inc()

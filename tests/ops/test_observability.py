@@ -30,6 +30,19 @@ def test_every_response_carries_a_request_id_and_keeps_the_callers(client):
     assert len(generated) == 32 and kept == "trace-42"
 
 
+def test_request_ids_made_up_differ_from_request_to_request(client):
+    made_up = {client.get("/variants").headers["X-Request-ID"] for _ in range(50)}
+
+    assert len(made_up) == 50 and all(len(request_id) == 32 and int(request_id, 16) >= 0 for request_id in made_up)
+
+
+def test_a_request_id_that_is_too_long_or_unprintable_is_replaced(client):
+    too_long = client.get("/variants", headers={"X-Request-ID": "x" * 129}).headers["X-Request-ID"]
+    unprintable = client.get("/variants", headers={"X-Request-ID": "a\tb"}).headers["X-Request-ID"]
+
+    assert len(too_long) == 32 and len(unprintable) == 32
+
+
 def test_each_request_is_logged_as_json_with_its_request_id(client, caplog):
     caplog.set_level(logging.INFO, logger="osmosis.request")
 
