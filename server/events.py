@@ -82,9 +82,12 @@ class ReplayError(Exception):
         self.reason = reason
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> bytes:
     """Keys sorted, no white space, UTF-8 without escapes: the bytes every verifier hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def chain_hash(previous_hash: str, seq: int, kind: str, data: dict[str, Any]) -> str:
@@ -129,7 +132,7 @@ def events_for(before: GameState, action: Action, after: GameState) -> list[NewE
         foundation = foundation_for(before, action.card)
         target = Place.CELL if action.target is Place.CELL or foundation is None else FOUNDATIONS[foundation]
         data = {
-            "card": str(action.card),
+            "card": action.card.code,
             "from": source.value,
             "to": target.value,
             "uncovered": _uncovered(after, source),
@@ -137,7 +140,7 @@ def events_for(before: GameState, action: Action, after: GameState) -> list[NewE
         events = [NewEvent(CARD_TO_CELL if action.target is Place.CELL else CARD_PLAYED, data)]
     elif isinstance(action, Deal):
         dealt = after.waste[len(before.waste) :]
-        events = [NewEvent(CARDS_DEALT, {"cards": [str(card) for card in dealt]})]
+        events = [NewEvent(CARDS_DEALT, {"cards": [card.code for card in dealt]})]
     elif isinstance(action, Redeal):
         events = [NewEvent(WASTE_REDEALT, {"pass_number": after.pass_number})]
     elif isinstance(action, Resign):

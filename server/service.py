@@ -455,9 +455,12 @@ def _rendered(record: GameRecord, state: GameState) -> tuple[GameRecord, dict[st
     return replace(record, document=to_json(document)), document
 
 
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def to_json(data: Any) -> str:
     """JSON as the server writes it, in responses and in stored documents alike."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT_JSON.encode(data)
 
 
 def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:

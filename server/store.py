@@ -386,10 +386,13 @@ def write_change(conn: psycopg.Connection[Any], change: Change, expected_version
     return bool(row and row[0])
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value: Any) -> str:
     """JSON for a jsonb parameter, as text: PostgreSQL parses it all the same, and psycopg's Jsonb
     wrapper costs more to adapt than the encoding itself on every statement of the hot path."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _JSON.encode(value)
 
 
 def _raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:

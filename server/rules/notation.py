@@ -45,7 +45,7 @@ def _lines(state: GameState, public: bool) -> list[str]:
     lines = [f"rules {rules_text(state.rules)}"]
     for p, pile in enumerate(state.reserves):
         hidden = state.face_down(p) if public else 0
-        codes = [_HIDDEN] * hidden + [str(card) for card in pile[hidden:]]
+        codes = [_HIDDEN] * hidden + [card.code for card in pile[hidden:]]
         lines.append(f"{RESERVES[p]} {' '.join(codes) or '-'}")
     for k, foundation in enumerate(state.foundations):
         lines.append(f"{FOUNDATIONS[k]} {_cards(foundation)}")
@@ -53,8 +53,8 @@ def _lines(state: GameState, public: bool) -> list[str]:
         lines.append(f"stock {len(state.stock)} cards")
     else:
         lines.append(f"stock {_cards(state.stock)}")
-    dead = [str(card) for card in state.waste[: len(state.waste) - state.live_waste]]
-    live = [str(card) for card in state.waste[len(state.waste) - state.live_waste :]]
+    dead = [card.code for card in state.waste[: len(state.waste) - state.live_waste]]
+    live = [card.code for card in state.waste[len(state.waste) - state.live_waste :]]
     lines.append("waste " + (" ".join([*dead, "|", *live]) if live else " ".join(dead) or "-"))
     if state.rules.free_cells:
         lines.append(f"cell {state.cell or '-'}")
@@ -65,7 +65,7 @@ def _lines(state: GameState, public: bool) -> list[str]:
 
 
 def _cards(cards: tuple[Card, ...]) -> str:
-    return " ".join(str(card) for card in cards) or "-"
+    return " ".join([card.code for card in cards]) or "-"
 
 
 def rules_text(rules: Rules) -> str:

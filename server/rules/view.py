@@ -16,16 +16,16 @@ def public_view(state: GameState) -> dict[str, Any]:
     """
     return {
         "reserves": [
-            {"face_down": state.face_down(p), "face_up": [str(card) for card in pile[state.face_down(p) :]]}
+            {"face_down": state.face_down(p), "face_up": [card.code for card in pile[state.face_down(p) :]]}
             for p, pile in enumerate(state.reserves)
         ],
         "foundations": [
-            {"suit": foundation[0].suit.value if foundation else None, "cards": [str(card) for card in foundation]}
+            {"suit": foundation[0].suit.value if foundation else None, "cards": [card.code for card in foundation]}
             for foundation in state.foundations
         ],
         "base_rank": str(state.base_rank),
         "stock_count": len(state.stock),
-        "waste": [str(card) for card in state.waste],
+        "waste": [card.code for card in state.waste],
         "live_waste": state.live_waste,
         "cell": str(state.cell) if state.cell is not None else None,
         "pass_number": state.pass_number,
@@ -40,7 +40,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     if isinstance(action, Move):
         return {
             "kind": "move",
-            "card": str(action.card),
+            "card": action.card.code,
             "from": None if action.source is None else action.source.value,
             "to": None if action.target is None else action.target.value,
         }
