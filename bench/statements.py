@@ -1,8 +1,8 @@
 """Where an action's database time goes: its two statements, against the ceiling's INSERT + COMMIT.
 
 Run: .venv/bin/python bench/statements.py [--games 50] [--actions 20]
-One client, so each statement's time is its own. Uses the store's own statements, on the embedded
-PostgreSQL (var/bench) unless DATABASE_URL is set. Prints medians in microseconds.
+One client, so each statement's time is its own. Uses the store's own statements, in a fresh database
+on the embedded PostgreSQL (var/bench) unless DATABASE_URL is set. Prints medians in microseconds.
 """
 
 import argparse
@@ -20,6 +20,8 @@ from psycopg.rows import dict_row
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
+from load import prepare_database  # noqa: E402
+
 from server import embedded, migrate, store  # noqa: E402
 from server.events import Event  # noqa: E402
 from server.repository import Change  # noqa: E402
@@ -34,19 +36,27 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--actions", type=int, default=20)
     args = parser.parse_args()
-    url = os.environ.get("DATABASE_URL") or embedded.start(PROJECT / "var" / "bench")
-    migrate.upgrade(url)
+    data_dir = PROJECT / "var" / "bench"
+    given_url = os.environ.get("DATABASE_URL")
+    try:
+        measure(prepare_database(given_url or embedded.start(data_dir)), args.games, args.actions)
+    finally:
+        if not given_url:
+            embedded.stop(data_dir)
+
+
+def measure(url: str, games_count: int, actions: int) -> None:
     pool = store.open_pool(url, 1, 2, 5, 5000)
     postgres = store.PostgresStore(pool, migrate.head_revision())
     service = GameService(postgres)
-    games = [service.create_game(preset("osmosis-draw-one")).body for _ in range(args.games)]
+    games = [service.create_game(preset("osmosis-draw-one")).body for _ in range(games_count)]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     ceiling: list[float] = []
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
         for game in games:
             game_id = uuid.UUID(game["id"])
             record = postgres.load_game(game_id)
-            for _ in range(args.actions):
+            for _ in range(actions):
                 started = time.perf_counter()
                 row = conn.execute(store.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 assert row is not None
@@ -60,16 +70,12 @@ def main() -> None:
                 times["read game + secret"].append(read - started)
                 times["guarded write, committed"].append(written - read)
                 times["whole action"].append(written - started)
-        # A logged table, as the ceiling app's: a temporary one would skip the WAL and so the commit's fsync.
-        conn.execute("DROP TABLE IF EXISTS bench_ceiling_rows")
-        conn.execute("CREATE TABLE bench_ceiling_rows (id bigserial PRIMARY KEY, body text NOT NULL)")
-        for _ in range(args.games * args.actions):
+        for _ in range(games_count * actions):
             started = time.perf_counter()
             conn.execute("BEGIN")
-            conn.execute("INSERT INTO bench_ceiling_rows (body) VALUES (%s)", ("x" * 200,))
+            conn.execute("INSERT INTO ceiling_rows (body) VALUES (%s)", ("x" * 200,))
             conn.execute("COMMIT")
             ceiling.append(time.perf_counter() - started)
-        conn.execute("DROP TABLE bench_ceiling_rows")
     for step in STEPS:
         print(f"{step:<26} {statistics.median(times[step]) * 1e6:8.0f} us")
     print(f"{'ceiling: INSERT + COMMIT':<26} {statistics.median(ceiling) * 1e6:8.0f} us")

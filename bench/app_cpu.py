@@ -1,0 +1,192 @@
+"""What the app itself costs a request, without gunicorn: CPU microseconds, layer by layer.
+
+Run: .venv/bin/python bench/app_cpu.py [--requests 1000] [--rounds 5]
+Calls the WSGI apps in this process, one request at a time, and measures this process's CPU time (user
+and system: the driver's socket calls count, PostgreSQL's own work does not). Side by side, in
+alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action and a game read
+through the whole app, the action's service call alone (no HTTP), and the HTTP layer alone (an app
+whose service answers from memory). bench/load.py says how the whole system does under load; this
+says which layer of the game server a change made cheaper. Uses DATABASE_URL if set, else the embedded
+PostgreSQL in var/bench. Prints medians over rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+from load import prepare_database  # noqa: E402
+
+from server import embedded  # noqa: E402
+from server.api import create_app  # noqa: E402
+from server.api.schemas import move_from_request  # noqa: E402
+from server.config import Settings  # noqa: E402
+from server.rules import preset  # noqa: E402
+from server.service import GameService, Result  # noqa: E402
+from server.store import PostgresStore, open_pool  # noqa: E402
+
+Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
+
+
+def call(app: Wsgi, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, bytes]:
+    data = b"" if body is None else json.dumps(body).encode()
+    environ = {
+        "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(data),
+        "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
+        "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(data)),
+    }
+    if token:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    status: list[str] = []
+    content = b"".join(app(environ, lambda line, headers, exc_info=None: status.append(line)))
+    return int(status[0].split()[0]), content
+
+
+class Player:
+    """Random legal actions on games it creates, through whichever door it is given."""
+
+    def __init__(self, create: Callable[[], dict[str, Any]]) -> None:
+        self._create = create
+        self._rng = random.Random(1)
+        self.game: dict[str, Any] = {"status": "over"}
+        self.token = ""
+
+    def next_action(self) -> dict[str, Any]:
+        if self.game["status"] != "playing":
+            self.game = self._create()
+            self.token = self.game["player_token"]
+        action: dict[str, Any] = self._rng.choice(self.game["legal_actions"])
+        return action
+
+
+def over_http(app: Wsgi) -> Callable[[], None]:
+    def create() -> dict[str, Any]:
+        status, content = call(app, "POST", "/games", {"variant": "osmosis-draw-one"})
+        assert status == 201, content
+        created: dict[str, Any] = json.loads(content)
+        return created
+
+    player = Player(create)
+
+    def act() -> None:
+        action = player.next_action()
+        game_id = player.game["id"]
+        if action["kind"] == "move":
+            status, content = call(app, "POST", f"/games/{game_id}/moves",
+                                   {"card": action["card"], "to": action["to"]}, player.token)
+        else:
+            status, content = call(app, "POST", f"/games/{game_id}/draw", {}, player.token)
+        assert status == 200, content
+        player.game = json.loads(content)["game"]
+
+    return act
+
+
+def in_service(service: GameService) -> Callable[[], None]:
+    player = Player(lambda: service.create_game(preset("osmosis-draw-one")).body)
+
+    def act() -> None:
+        action = player.next_action()
+        game_id = UUID(player.game["id"])
+        if action["kind"] == "move":
+            result = service.move(game_id, player.token, move_from_request(action), None, None)
+        else:
+            result = service.draw(game_id, player.token, None, None)
+        player.game = result.body["game"]
+
+    return act
+
+
+class AnswerFromMemory:
+    """A service that answers every action with one real action's result: what is left is the HTTP layer."""
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    def move(self, *args: Any) -> Result:
+        return self._result
+
+    def draw(self, *args: Any) -> Result:
+        return self._result
+
+
+def cpu_microseconds(work: Callable[[], None], requests: int) -> float:
+    started = time.process_time()
+    for _ in range(requests):
+        work()
+    return (time.process_time() - started) / requests * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000, help="requests per phase and round")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    data_dir = PROJECT / "var" / "bench"
+    given_url = os.environ.get("DATABASE_URL")
+    server_url = given_url or embedded.start(data_dir)
+    try:
+        url = prepare_database(server_url)
+        os.environ["DATABASE_URL"] = url
+        settings = Settings.from_env({"DATABASE_URL": url, "RATE_LIMIT": ""})
+        game_app = create_app(settings)
+        ceiling = importlib.import_module("bench.ceiling_app")
+        pool = open_pool(url, 1, 2, 5, 5000)
+        service = GameService(PostgresStore(pool, "unused"))
+
+        act = over_http(game_app)
+        act()
+        read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
+        created = service.create_game(preset("osmosis-draw-one")).body
+        drawn = service.draw(UUID(created["id"]), created["player_token"], None, None)
+        canned_app = create_app(settings, AnswerFromMemory(drawn))  # type: ignore[arg-type]
+        draw_path = f"/games/{UUID(int=0)}/draw"
+
+        def expect(app: Wsgi, method: str, path: str, status: int, token: str | None = None) -> Callable[[], None]:
+            def work() -> None:
+                got, content = call(app, method, path, {} if method == "POST" else None, token)
+                assert got == status, content
+            return work
+
+        phases = {
+            "ceiling: INSERT + COMMIT": expect(ceiling.app, "POST", "/insert", 201),
+            "game: action, whole app": act,
+            "game: action, service only": in_service(service),
+            "game: action, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
+            "ceiling: SELECT by key": expect(ceiling.app, "GET", "/select/7", 200),
+            "game: read": expect(game_app, "GET", read_path, 200),
+        }
+        for work in phases.values():
+            cpu_microseconds(work, 50)
+        spent: dict[str, list[float]] = {name: [] for name in phases}
+        for _ in range(args.rounds):
+            for name, work in phases.items():
+                spent[name].append(cpu_microseconds(work, args.requests))
+        print(f"{args.requests} requests a phase, {args.rounds} rounds; CPU µs a request, median (min to max)")
+        for name, values in spent.items():
+            print(f"{name:<32} {statistics.median(values):6.0f}   ({min(values):.0f} to {max(values):.0f})")
+        pool.close()
+    finally:
+        if not given_url:
+            embedded.stop(data_dir)
+
+
+if __name__ == "__main__":
+    main()

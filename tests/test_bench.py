@@ -1,0 +1,54 @@
+"""The benchmark scripts keep working: each runs with tiny counts against the tests' PostgreSQL and
+prints every figure it promises. Their figures are not checked here: speed is measured on demand, on a
+quiet machine, never in a test."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def run_bench(script: str, *args: str, database_url: str | None = None) -> str:
+    env = {**os.environ, "DATABASE_URL": database_url} if database_url else dict(os.environ)
+    result = subprocess.run([sys.executable, str(PROJECT / "bench" / script), *args], env=env, cwd=PROJECT,
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def test_the_load_benchmark_reports_every_phase_and_ratio(embedded_server_url):
+    printed = run_bench("load.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1",
+                        database_url=embedded_server_url)
+
+    for phase in ("ceiling: INSERT + COMMIT", "game: random actions", "ceiling: SELECT by key",
+                  "game: read a new game", "game: read a 300-event game", "game: state at seq 300"):
+        assert phase in printed
+    for ratio in ("actions / INSERT ceiling", "state reads / SELECT ceiling", "300-event read / new read",
+                  "state at 300 / current read", "action p99 / p50"):
+        assert ratio in printed
+    assert printed.count("CPU ms a request: ") == 6
+
+
+def test_the_app_benchmark_reports_each_layer(embedded_server_url):
+    printed = run_bench("app_cpu.py", "--requests", "5", "--rounds", "1", database_url=embedded_server_url)
+
+    for phase in ("ceiling: INSERT + COMMIT", "game: action, whole app", "game: action, service only",
+                  "game: action, HTTP layer only", "ceiling: SELECT by key", "game: read"):
+        assert phase in printed
+
+
+def test_the_statement_benchmark_times_both_statements_and_the_ceiling(embedded_server_url):
+    printed = run_bench("statements.py", "--games", "2", "--actions", "3", database_url=embedded_server_url)
+
+    for step in ("read game + secret", "guarded write, committed", "whole action", "ceiling: INSERT + COMMIT"):
+        assert step in printed
+
+
+def test_the_engine_benchmark_covers_every_preset():
+    from server.rules import PRESETS
+
+    printed = run_bench("engine.py", "--games", "3")
+
+    assert all(name in printed for name in PRESETS)
