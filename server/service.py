@@ -118,6 +118,16 @@ class _RecentGames:
             if len(self._games) > self._capacity:
                 self._games.popitem(last=False)
 
+    def give_back(self, game_id: UUID, known: _Known) -> None:
+        """Return an entry an action took and did not replace, unless another action kept a newer one."""
+        if not self._capacity:
+            return
+        with self._lock:
+            if game_id not in self._games:
+                self._games[game_id] = known
+                if len(self._games) > self._capacity:
+                    self._games.popitem(last=False)
+
 
 @dataclass(frozen=True, slots=True)
 class Idempotency:
@@ -388,6 +398,13 @@ class GameService:
                 self._store.act(game_id, decide)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
+        except Exception:
+            if recent is not None:
+                # A refused action (illegal, wrong version or token) leaves the game as this process
+                # kept it, so the player's next action still needs no read. Should the game have moved
+                # on elsewhere meanwhile, the entry is as stale as before: that costs one refused write.
+                self._recent.give_back(game_id, recent)
+            raise
         body, text, known = decided[-1]
         if not known.state.is_over:
             self._recent.keep(game_id, known)

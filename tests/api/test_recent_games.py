@@ -5,8 +5,9 @@ from uuid import UUID
 
 import pytest
 
-from server.rules import Card, Move, preset
-from server.service import GameService
+from server.repository import VersionConflict
+from server.rules import Card, Move, RulesError, preset
+from server.service import Forbidden, GameService
 
 
 class CountingStore:
@@ -89,3 +90,42 @@ def test_a_process_keeps_at_most_recent_games_games(store, capacity, reads):
     service.draw(first, first_token, None, None)
 
     assert counting.reads == reads
+
+
+def test_a_refused_action_leaves_the_game_kept_so_the_next_action_needs_no_read(store):
+    counting = CountingStore(store)
+    service = GameService(counting)
+    game_id, token = new_game(service)
+    illegal = next(card for card in ("AS", "AH", "AD", "AC", "KS") if card not in json.dumps(
+        service.draw(game_id, token, None, None).body["game"]["legal_actions"]))
+    reads_before = counting.reads
+
+    with pytest.raises(RulesError):
+        service.move(game_id, token, Move(Card.parse(illegal)), None, None)
+    with pytest.raises(VersionConflict):
+        service.draw(game_id, token, expected_version=1, idempotency=None)
+    with pytest.raises(Forbidden):
+        service.draw(game_id, "not the token", None, None)
+    reads_after_refusals = counting.reads
+    result = service.draw(game_id, token, expected_version=2, idempotency=None)
+
+    assert counting.reads == reads_after_refusals
+    # Refused on the kept game, the illegal move and the version are checked on the stored game too (the
+    # kept one could be stale); the token cannot be.
+    assert reads_after_refusals - reads_before == 2
+    assert result.body["game"]["version"] == 3
+    assert GameService(store).verification(game_id)["valid"]
+
+
+def test_a_refused_action_does_not_put_back_an_older_game_over_a_newer_one(store):
+    counting = CountingStore(store)
+    service = GameService(counting)
+    game_id, token = new_game(service)
+    kept = service._recent.take(game_id)
+    service.draw(game_id, token, None, None)  # reads, lands at version 2 and keeps that
+
+    service._recent.give_back(game_id, kept)
+    reads = counting.reads
+    service.draw(game_id, token, expected_version=2, idempotency=None)
+
+    assert counting.reads == reads  # decided on the kept version 2, not on the version 1 given back
