@@ -63,7 +63,7 @@ def free_port() -> int:
 def start_gunicorn(app: str, database_url: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--no-control-socket", "--bind", f"127.0.0.1:{port}", app],
+         "--bind", f"127.0.0.1:{port}", app],
         env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", "RATE_LIMIT": "",
              "PYTHONPATH": str(PROJECT)},
         cwd=PROJECT,

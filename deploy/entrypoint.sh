@@ -4,4 +4,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 osmosis migrate
-exec gunicorn --config deploy/gunicorn.conf.py --no-control-socket "$@"
+exec gunicorn --config deploy/gunicorn.conf.py "$@"

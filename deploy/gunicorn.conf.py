@@ -13,6 +13,9 @@ worker_class = "gthread"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
+# Signals and the orchestrator manage the server; gunicorn's control socket (25.1 and later) would be one
+# more listener, in the service user's home, shared by every instance of that user on the host.
+control_socket_disable = True
 accesslog = os.environ.get("ACCESS_LOG") or None  # the app logs each request as JSON, with its request id
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")

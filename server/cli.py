@@ -159,7 +159,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
     try:
         migrate.upgrade(database_url)
-        command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG), "--no-control-socket",
+        command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG),
                    "--bind", f"{args.host}:{args.port}"]
         if args.workers is not None:
             command += ["--workers", str(args.workers)]

@@ -23,7 +23,7 @@ def start_gunicorn(database_url: str, port: int, **env: str) -> subprocess.Popen
     log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 -- it lives as long as the process
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--no-control-socket", "--bind", f"127.0.0.1:{port}"],
+         "--bind", f"127.0.0.1:{port}"],
         env={**os.environ, "DATABASE_URL": database_url, "RATE_LIMIT": "", "WEB_CONCURRENCY": "2",
              "LOG_LEVEL": "warning", **env},
         stdout=subprocess.DEVNULL, stderr=log, text=True, cwd=PROJECT,

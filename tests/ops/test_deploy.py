@@ -111,7 +111,8 @@ def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_grace
     url = empty_database(embedded_server_url)  # the entrypoint migrates it
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path)}  # where a control socket would go
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     process = subprocess.Popen([DEPLOY / "entrypoint.sh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -128,6 +129,7 @@ def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_grace
         for _ in range(20):
             get(f"http://127.0.0.1:{port}/variants")
         _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+        control_sockets = list(tmp_path.rglob("gunicorn.ctl"))
     finally:
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
@@ -140,6 +142,7 @@ def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_grace
     assert any(line.get("route") == "/variants" and line.get("request_id") for line in log_lines)
     assert not [line for line in log_lines if line["logger"] == "gunicorn.access"], "each request logged twice"
     assert any("Shutting down" in line.get("message", "") for line in log_lines)
+    assert not control_sockets, "gunicorn opened a control socket"
 
 
 def test_gunicorn_writes_its_access_log_when_access_log_asks_for_it(embedded_server_url):
