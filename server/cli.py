@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import embedded, migrate
-from .config import Settings
+from .config import Settings, shipped
 from .replay import verify
 from .rules import (
     PRESETS,
@@ -31,7 +31,7 @@ from .rules import (
 )
 from .rules.policies import play_greedy, play_random
 
-GUNICORN_CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "gunicorn.conf.py"
+GUNICORN_CONFIG = shipped("deploy") / "gunicorn.conf.py"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

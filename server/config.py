@@ -10,6 +10,14 @@ from pathlib import Path
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
 
 
+def shipped(name: str) -> Path:
+    """A directory the server ships beside its code: inside the package when installed from a wheel,
+    beside it in a checkout (the repository keeps `migrations/` and `deploy/` at its top)."""
+    package = Path(__file__).resolve().parent
+    inside = package / name
+    return inside if inside.is_dir() else package.parent / name
+
+
 class ConfigError(RuntimeError):
     """An environment variable has a value the server cannot use."""
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+from .config import shipped
+
+MIGRATIONS = shipped("migrations")
 
 
 def alembic_config(database_url: str) -> Config:

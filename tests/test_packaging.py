@@ -1,0 +1,63 @@
+"""A wheel of the project is a whole server: it carries the migrations and the gunicorn settings that a
+checkout keeps at the top of the repository."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from server import migrate
+from tests.conftest import drop_database, empty_database
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def installed_wheel(tmp_path_factory):
+    """The project's wheel, built as pip builds it, unpacked as pip would install it. Built from a copy of
+    the sources: setuptools builds in the source tree, and its build/ there would outlive the test."""
+    sources = tmp_path_factory.mktemp("sources")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(PROJECT / name, sources)
+    for name in ("server", "migrations", "deploy"):
+        shutil.copytree(PROJECT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
+    built = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", built, sources],
+                   check=True, capture_output=True, timeout=300)
+    site = tmp_path_factory.mktemp("site-packages")
+    with zipfile.ZipFile(next(built.glob("osmosis_server-*.whl"))) as wheel:
+        wheel.extractall(site)
+    return site
+
+
+def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed_wheel, embedded_server_url):
+    url = empty_database(embedded_server_url)
+    script = (
+        "import os, server, server.cli, server.migrate\n"
+        "server.migrate.upgrade(os.environ['DATABASE_URL'])\n"
+        "print(server.__file__, server.migrate.MIGRATIONS, server.cli.GUNICORN_CONFIG, sep='\\n')\n"
+    )
+    try:
+        result = subprocess.run([sys.executable, "-c", script], cwd=installed_wheel.parent, capture_output=True,
+                                text=True, timeout=120, check=False,
+                                env={**os.environ, "PYTHONPATH": str(installed_wheel), "DATABASE_URL": url})
+        assert result.returncode == 0, result.stderr[-3000:]
+        with psycopg.connect(url) as conn:
+            revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+    finally:
+        drop_database(embedded_server_url, url)
+
+    package, migrations, gunicorn_config = (Path(line) for line in result.stdout.splitlines())
+    assert package.parent == installed_wheel / "server"  # the wheel's code, not the checkout's
+    assert migrations == installed_wheel / "server" / "migrations"
+    assert gunicorn_config == installed_wheel / "server" / "deploy" / "gunicorn.conf.py" and gunicorn_config.is_file()
+    assert revision == migrate.head_revision()
+
+
+def test_the_wheel_carries_only_the_gunicorn_settings_of_deploy(installed_wheel):
+    assert sorted(path.name for path in (installed_wheel / "server" / "deploy").iterdir()) == ["gunicorn.conf.py"]
