@@ -110,23 +110,17 @@ class _RecentGames:
         with self._lock:
             return self._games.pop(game_id, None)
 
-    def keep(self, game_id: UUID, known: _Known) -> None:
+    def keep(self, game_id: UUID, known: _Known, *, unless_newer: bool = False) -> None:
+        """Keep `known` as the game's latest; with `unless_newer` (an entry given back by an action that
+        wrote nothing), only if no other action has kept the game since."""
         if not self._capacity:
             return
         with self._lock:
+            if unless_newer and game_id in self._games:
+                return
             self._games[game_id] = known
             if len(self._games) > self._capacity:
                 self._games.popitem(last=False)
-
-    def give_back(self, game_id: UUID, known: _Known) -> None:
-        """Return an entry an action took and did not replace, unless another action kept a newer one."""
-        if not self._capacity:
-            return
-        with self._lock:
-            if game_id not in self._games:
-                self._games[game_id] = known
-                if len(self._games) > self._capacity:
-                    self._games.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,7 +397,7 @@ class GameService:
                 # A refused action (illegal, wrong version or token) leaves the game as this process
                 # kept it, so the player's next action still needs no read. Should the game have moved
                 # on elsewhere meanwhile, the entry is as stale as before: that costs one refused write.
-                self._recent.give_back(game_id, recent)
+                self._recent.keep(game_id, recent, unless_newer=True)
             raise
         body, text, known = decided[-1]
         if not known.state.is_over:

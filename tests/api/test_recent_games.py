@@ -124,7 +124,7 @@ def test_a_refused_action_does_not_put_back_an_older_game_over_a_newer_one(store
     kept = service._recent.take(game_id)
     service.draw(game_id, token, None, None)  # reads, lands at version 2 and keeps that
 
-    service._recent.give_back(game_id, kept)
+    service._recent.keep(game_id, kept, unless_newer=True)
     reads = counting.reads
     service.draw(game_id, token, expected_version=2, idempotency=None)
 
