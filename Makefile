@@ -7,9 +7,15 @@ BIN := $(VENV)/bin
 
 .PHONY: serve test system-packages bench clean
 
+# Serving needs the project alone; the test tools (pytest, linters, browser drivers, SDK generators) come
+# with the first `make test`.
 $(BIN)/osmosis: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-tools: $(BIN)/osmosis
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
@@ -19,7 +25,7 @@ serve: $(BIN)/osmosis
 system-packages:
 	scripts/install-system-packages
 
-test: $(BIN)/osmosis system-packages
+test: $(VENV)/.test-tools system-packages
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest

@@ -59,3 +59,17 @@ def child_exit(server, worker):
 
 def on_exit(server):
     shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+
+
+def post_worker_init(worker):
+    """On SIGTERM, end this worker's event streams and long polls at once (they would otherwise hold the
+    worker for the whole graceful timeout), then let gunicorn stop as usual."""
+    import signal
+
+    stop_gracefully = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum, frame):
+        worker.wsgi.extensions["osmosis.service"].shut_down()
+        stop_gracefully(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_sigterm)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from . import embedded, migrate
+from . import embedded, migrate, strict_json
 from .config import Settings, shipped
 from .replay import verify
 from .rules import (
@@ -38,10 +38,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        sys.stdout.flush()  # here, where a closed pipe can still be told apart from a failure
+        return status
     except RulesError as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`osmosis deal ... | head`): what is left to write goes nowhere, quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP server under gunicorn")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 2)")
+    serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 4)")
     serve.set_defaults(run=_serve)
 
     verify = commands.add_parser("verify", help="check a replay export offline (exit 0 when valid)")
@@ -136,11 +142,12 @@ def _simulate(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     if progress:
         progress.close()
-    if args.json:
-        print(json.dumps({"variant": args.variant, "games": args.games, "wins": len(won_deals),
-                          "won_deals": won_deals}))
-        return 0
     low, high = wilson_interval(len(won_deals), args.games)
+    if args.json:
+        print(json.dumps({"variant": args.variant, "policy": args.policy, "first_deal": args.first_deal,
+                          "games": args.games, "wins": len(won_deals), "win_rate": len(won_deals) / args.games,
+                          "interval": {"confidence": 0.95, "low": low, "high": high}, "won_deals": won_deals}))
+        return 0
     print(f"variant     {args.variant} ({args.policy} policy), deals {args.first_deal}.."
           f"{args.first_deal + args.games - 1}")
     print(f"games       {args.games}")
@@ -153,28 +160,31 @@ def _simulate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL."""
     settings = Settings.from_env()
-    database_url = settings.database_url
-    if database_url is None:
-        database_url = embedded.start(settings.data_dir)
-        print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
+    if settings.database_url is not None:
+        return _run_gunicorn(args, settings.database_url)
     try:
-        migrate.upgrade(database_url)
-        command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG),
-                   "--bind", f"{args.host}:{args.port}"]
-        if args.workers is not None:
-            command += ["--workers", str(args.workers)]
-        gunicorn = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url})
-        print(f"osmosis: serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+        with embedded.running(settings.data_dir) as database_url:
+            print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
+            return _run_gunicorn(args, database_url)
+    except embedded.InUse as error:
+        print(f"osmosis: {error}", file=sys.stderr)
+        return 2
 
-        def forward(signum: int, frame: object) -> None:
-            gunicorn.send_signal(signum)
 
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, forward)
-        return gunicorn.wait()
-    finally:
-        if settings.database_url is None:
-            embedded.stop(settings.data_dir)
+def _run_gunicorn(args: argparse.Namespace, database_url: str) -> int:
+    migrate.upgrade(database_url)
+    command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG), "--bind", f"{args.host}:{args.port}"]
+    if args.workers is not None:
+        command += ["--workers", str(args.workers)]
+    gunicorn = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url})
+    print(f"osmosis: serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+
+    def forward(signum: int, frame: object) -> None:
+        gunicorn.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
+    return gunicorn.wait()
 
 
 VERIFY_INVALID = 1
@@ -184,9 +194,9 @@ VERIFY_INCOMPLETE = 3
 def _verify(args: argparse.Namespace) -> int:
     """Exit 0: valid and complete; 1: invalid; 2: unreadable; 3: valid so far, game not over."""
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-        document = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        document = strict_json.loads(data)
+    except (OSError, strict_json.JSONRefused) as error:
         print(f"osmosis: cannot read a replay from {args.file}: {error}", file=sys.stderr)
         return 2
     verdict = verify(document)

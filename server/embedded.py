@@ -4,17 +4,52 @@
 is the import line below. We stop the server ourselves rather than from the package's `atexit` hook,
 which does not run when a process is killed; a server left running by a killed process is found through
 its postmaster.pid and reused at the next start.
+
+A server process owns its data directory's database while it runs (`running`): a lock on a file beside it,
+which the operating system releases when the process ends however it ends, tells a second server that
+the database is another's, so that it refuses to start rather than stop it from under the first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 DATABASE = "osmosis"
+
+
+class InUse(RuntimeError):
+    """Another running process owns the embedded server of this data directory."""
+
+
+@contextlib.contextmanager
+def running(data_dir: Path) -> Iterator[str]:
+    """The embedded server in `data_dir` for as long as the block runs: started (or taken over from a
+    process that was killed), then stopped. Raises InUse while another process owns it."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    lock = os.open(data_dir / "postgres.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.pread(lock, 32, 0).decode(errors="replace").strip() or "another process"
+            raise InUse(f"the embedded PostgreSQL in {data_dir.resolve() / 'postgres'} is in use by process {owner} "
+                        "(another osmosis serve): stop that one first, or set OSMOSIS_DATA_DIR to another "
+                        "directory") from None
+        os.ftruncate(lock, 0)
+        os.pwrite(lock, str(os.getpid()).encode(), 0)
+        url = start(data_dir)
+        try:
+            yield url
+        finally:
+            stop(data_dir)
+    finally:
+        os.close(lock)  # and with it the lock
 
 
 def _package() -> ModuleType:

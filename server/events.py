@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from .rules import (
     DEAL_ALGORITHM,
     Action,
+    Card,
     Deal,
     GameState,
     Move,
@@ -25,7 +27,6 @@ from .rules import (
     Rules,
     RulesError,
     apply,
-    parse_action,
     public_view,
 )
 from .rules.actions import FOUNDATIONS, RESERVES
@@ -74,10 +75,11 @@ class Event:
 
 
 class ReplayError(Exception):
-    """The log does not replay: `seq` is the first event that is wrong, `reason` says how."""
+    """The log does not replay: `seq` is the first event that is wrong (None: the document around the log),
+    `reason` says how."""
 
-    def __init__(self, seq: int, reason: str) -> None:
-        super().__init__(f"event {seq}: {reason}")
+    def __init__(self, seq: int | None, reason: str) -> None:
+        super().__init__(f"event {seq}: {reason}" if seq is not None else reason)
         self.seq = seq
         self.reason = reason
 
@@ -105,11 +107,14 @@ def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) ->
     return events
 
 
-def game_created(rules: Rules, deal: dict[str, Any], commitment: str, opening: GameState) -> NewEvent:
-    """The first event: the rules, how the deal is made (no secret), the commitment, the public opening."""
+def game_created(game_id: UUID, rules: Rules, deal: dict[str, Any], commitment: str,
+                 opening: GameState) -> NewEvent:
+    """The first event: the game's id, its rules, how the deal is made (no secret), the commitment, and
+    the public opening. The id binds the log to its game: an export cannot be passed off as another's."""
     return NewEvent(
         GAME_CREATED,
         {
+            "game_id": str(game_id),
             "rules": rules.to_dict(),
             "variant": rules.preset_name,
             "deal_algorithm": DEAL_ALGORITHM,
@@ -162,29 +167,51 @@ def _uncovered(after: GameState, source: Place) -> str | None:
 
 
 def action_of(event: Event) -> Action | None:
-    """The player's action an event records; None for the events the game itself appends."""
+    """The player's action an event records; None for the events the game itself appends.
+
+    Raises ReplayError when the event's data does not name an action (a crafted log).
+    """
     if event.kind in (CARD_PLAYED, CARD_TO_CELL):
-        return parse_action(f"{event.data['from']}:{event.data['card']}>{event.data['to']}")
-    actions: dict[str, Action] = {CARDS_DEALT: Deal(), WASTE_REDEALT: Redeal(), GAME_RESIGNED: Resign()}
-    return actions.get(event.kind)
+        data = event.data if isinstance(event.data, dict) else {}
+        card, source, target = (data.get("card"), data.get("from"), data.get("to"))
+        if not (isinstance(card, str) and isinstance(source, str) and isinstance(target, str)):
+            raise ReplayError(event.seq, f"{event.kind} needs card, from and to as text")
+        try:
+            return Move(Card.parse(card), Place.parse(source), Place.parse(target))
+        except RulesError as error:
+            raise ReplayError(event.seq, f"{event.kind} does not name a move: {error}") from None
+    return _ACTIONS.get(event.kind)
 
 
-def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
-    """The position after the events with seq <= `upto` (all when None), replayed under the rules from
-    `opening`: the game's opening when the events begin with game_created, else a snapshot.
+_ACTIONS: dict[str, Action] = {CARDS_DEALT: Deal(), WASTE_REDEALT: Redeal(), GAME_RESIGNED: Resign()}
+_ENDING = frozenset((GAME_WON, GAME_LOST, SEEDS_REVEALED))
+"""The events the game appends after an action of the player's, in the same step."""
+
+
+def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Each event with the position after it, replayed under the rules from `opening`: the game's opening
+    when the events begin with game_created, else a snapshot taken at the end of an action.
+
+    The events one action appends (its own, then game_won or game_lost, then seeds_revealed) are one step
+    of the game, and the position after each of them is the position after the whole action: the game
+    never showed a position between them. So an action's events are checked together before the first
+    of them is given, and a caller that stops at an event inside a step must have passed the rest of it.
 
     Every recorded action is applied by the engine and what it makes public must equal what the log
     says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
     reasons name only what the log itself shows, never what the rules would have revealed.
     """
     state = opening
-    # `opening` is the position before events[0], or after it when events[0] is game_created.
-    position = 1 if events and events[0].kind == GAME_CREATED else 0
-    while position < len(events) and (upto is None or events[position].seq <= upto):
+    position = 0
+    if events and events[0].kind == GAME_CREATED:
+        yield events[0], state
+        position = 1
+    while position < len(events):
         event = events[position]
         if event.kind == SEEDS_REVEALED:
             if not state.is_over:
                 raise ReplayError(event.seq, "the seeds are revealed while the game is still on")
+            yield event, state
             position += 1
             continue
         action = action_of(event)
@@ -202,5 +229,21 @@ def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -
         if len(recorded) < len(expected):
             raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
         state = after
+        for got in recorded:
+            yield got, state
         position += len(expected)
+
+
+def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
+    """The position after event `upto` (after the last event when None): see `replayed`."""
+    state = opening
+    for event, after in replayed(opening, events):
+        if upto is not None and event.seq > upto:
+            break
+        state = after
     return state
+
+
+def ends_a_step(events: Sequence[Event], index: int) -> bool:
+    """Whether events[index] is the last event of its step: the next one, if any, is a new action."""
+    return index + 1 == len(events) or events[index + 1].kind not in _ENDING

@@ -87,7 +87,10 @@ class StoredResponse:
     key_hash: str
     fingerprint: str
     status: int
-    body: dict[str, Any]
+    body: str
+    """The body as sent, JSON text; a created game's without its player token, which is kept wrapped."""
+    player_token_wrapped: str | None = None
+    """A created game's player token, XORed with a pad drawn from the raw key, which only the client has."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +108,8 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class TimeTravel:
     """What it takes to rebuild the position after event `seq`: the seeds, the latest snapshot at or
-    before it (if any), and the events from that snapshot's own (or from the first) up to `seq`."""
+    before it (if any), and the events from that snapshot's own (or from the first) to the end of the
+    action `seq` belongs to (two events past `seq` at most)."""
 
     secret: GameSecret
     rules: dict[str, Any]
@@ -151,7 +155,11 @@ class Store(Protocol):
         ...
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
-        """Raises GameNotFound; `events` is empty when the game has no event `seq`."""
+        """Raises GameNotFound; `events` does not hold `seq` when the game has no such event."""
+        ...
+
+    def load_snapshots(self, game_id: UUID) -> dict[int, str]:
+        """The full positions kept for time travel, by seq."""
         ...
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...
@@ -161,10 +169,20 @@ class Store(Protocol):
         ...
 
     def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
-        """Return once the game has an event after `after`, or after `timeout` seconds."""
+        """Return once the game has an event after `after`, or after `timeout` seconds, or at once after
+        stop_waiting."""
+        ...
+
+    def stop_waiting(self) -> None:
+        """End every wait for events, now and from now on: the process is shutting down."""
         ...
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
+
+    def find_token_and_response(self, game_id: UUID, scope: str,
+                                key_hash: str) -> tuple[str, StoredResponse | None]:
+        """The game's token hash and the response stored for the key, if any; raises GameNotFound."""
+        ...
 
     def readiness(self) -> str | None:
         """None when ready; otherwise why not."""

@@ -6,14 +6,10 @@ idempotent retry and the HTTP layer only has to send them.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -21,6 +17,9 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from . import events as ev
+from .cursors import decode_cursor, encode_cursor
+from .idempotency import Idempotency, key_hash, replayed_text, stored_response, with_player_token
+from .recent_games import Known, RecentGames
 from .replay import Verdict, export, verify, verify_log
 from .repository import (
     Change,
@@ -58,6 +57,8 @@ from .rules import (
 )
 from .rules.engine import can_redeal
 
+MAX_SEQ = 2**31 - 1
+"""The largest seq a log can hold."""
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
 
@@ -70,73 +71,22 @@ class Forbidden(Exception):
     """The player token does not belong to this game."""
 
 
-class IdempotencyKeyReused(Exception):
-    """The Idempotency-Key was first used with another request."""
-
-
 class EventNotFound(LookupError):
     """A seq the game's log does not have."""
 
 
-class InvalidCursor(ValueError):
-    """A pagination cursor that this server did not issue."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Known:
-    """A game as this process last wrote it, with its position already parsed."""
-
-    game: GameRecord
-    secret: GameSecret
-    state: GameState
-
-
-class _RecentGames:
-    """The games this process changed last, most recent last, at most `capacity` of them.
-
-    An action on one of them is decided on what is kept here and goes straight to its version-guarded
-    write: no read, no parse of the position. A game's player usually keeps one connection, and so one
-    process, for a whole game. An entry gone stale (another process acted on the game since) costs only
-    a refused write, after which the action reads the game as usual. An entry is taken out while an
-    action uses it, so two concurrent actions on one game never both rely on it.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._games: OrderedDict[UUID, _Known] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, game_id: UUID) -> _Known | None:
-        with self._lock:
-            return self._games.pop(game_id, None)
-
-    def keep(self, game_id: UUID, known: _Known, *, unless_newer: bool = False) -> None:
-        """Keep `known` as the game's latest; with `unless_newer` (an entry given back by an action that
-        wrote nothing), only if no other action has kept the game since."""
-        if not self._capacity:
-            return
-        with self._lock:
-            if unless_newer and game_id in self._games:
-                return
-            self._games[game_id] = known
-            if len(self._games) > self._capacity:
-                self._games.popitem(last=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Idempotency:
-    key: str
-    fingerprint: str
-    """A digest of the request (method, path, body), to tell a retry from another request."""
+Versions = frozenset[int] | None
+"""The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
+    """The answer to a request that changed something: sent as `text`, and as that text again to a retry."""
+
     status: int
     body: dict[str, Any]
+    text: str
     replayed: bool = False
-    text: str | None = None
-    """The body as JSON, when it was written already (an action's holds the stored game document)."""
 
 
 def _utc_now() -> datetime:
@@ -162,13 +112,19 @@ class GameService:
         recent_games: int = 1024,
     ) -> None:
         """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
-        their next action needs no read (see _RecentGames)."""
+        their next action needs no read (see RecentGames)."""
         self._store = store
-        self._recent = _RecentGames(recent_games)
+        self.shutting_down = False
+        self._recent = RecentGames(recent_games)
         self._clock = clock
         self._new_server_seed = new_server_seed
         self._new_token = new_token
         self._new_id = new_id
+
+    def shut_down(self) -> None:
+        """The process is stopping: every long poll answers now, and every event stream ends."""
+        self.shutting_down = True
+        self._store.stop_waiting()
 
     # --- reads ------------------------------------------------------------------------------------
 
@@ -189,10 +145,10 @@ class GameService:
 
     def list_games(self, limit: int, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first; the second value is the cursor of the next page, None on the last page."""
-        before = _decode_cursor(cursor) if cursor else None
+        before = decode_cursor(cursor) if cursor else None
         records = self._store.list_games(limit + 1, before)
         page = records[:limit]
-        next_cursor = _encode_cursor(page[-1]) if len(records) > limit else None
+        next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
 
     def list_events(
@@ -209,23 +165,27 @@ class GameService:
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
 
     def state_at(self, game_id: UUID, seq: int) -> dict[str, Any]:
-        """The public view and legal actions right after event `seq`, as the live game showed them.
+        """The public view and legal actions right after event `seq`, as the live game showed them; the
+        events one action appends all show the position after that action (events.replayed).
 
         Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
         long the game.
         """
-        travel = self._store.load_time_travel(game_id, seq) if seq >= 1 else None
-        if travel is None or not travel.events or travel.events[-1].seq != seq:
+        travel = self._store.load_time_travel(game_id, seq) if 1 <= seq <= MAX_SEQ else None
+        event = next((event for event in travel.events if event.seq == seq), None) if travel else None
+        if travel is None or event is None:
             raise EventNotFound(f"game {game_id} has no event {seq}")
         if travel.snapshot is not None:
             snapshot_seq, snapshot_text = travel.snapshot
-            state = ev.fold(from_text(snapshot_text), [event for event in travel.events if event.seq > snapshot_seq])
+            start = from_text(snapshot_text)
+            events = [event for event in travel.events if event.seq > snapshot_seq]
         else:
             rules = Rules.from_mapping(travel.rules)
             secret = travel.secret
-            state = ev.fold(opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules)),
-                            travel.events)
-        return {"game_id": str(game_id), "seq": seq, "event_hash": travel.events[-1].hash, **_projection(state)}
+            start = opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules))
+            events = travel.events
+        state = ev.fold(start, events, upto=seq)
+        return {"game_id": str(game_id), "seq": seq, "event_hash": event.hash, **_projection(state)}
 
     def replay(self, game_id: UUID) -> dict[str, Any]:
         """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
@@ -233,11 +193,13 @@ class GameService:
         return export(game_view(game), self._store.load_events(game_id, 0, None, upto=game.version))
 
     def verification(self, game_id: UUID) -> dict[str, Any]:
-        """Re-check a game from its stored log with the server's own seeds, and its projection against it."""
+        """Re-check a game from its stored log with the server's own seeds, and its projection and snapshots
+        against it."""
         game, secret = self._store.load_for_action(game_id)
         events = self._store.load_events(game_id, 0, None)
         verdict, final = verify_log(Rules.from_mapping(game.rules), game.commitment, events,
-                                    seeds=(secret.server_seed, secret.client_seed))
+                                    seeds=(secret.server_seed, secret.client_seed), game_id=str(game.id),
+                                    snapshots=self._store.load_snapshots(game_id))
         if verdict.valid and final is not None and (
             game.version != events[-1].seq
             or game.head_hash != events[-1].hash
@@ -264,11 +226,12 @@ class GameService:
         server_seed = self._new_server_seed()
         deal = SealedDeal(self._new_id(), self._clock(), server_seed, commitment(server_seed), None)
         body = sealed_deal_view(deal)
+        text = to_json(body)
         try:
-            self._store.create_sealed_deal(deal, _stored_response(scope, idempotency, 201, body))
+            self._store.create_sealed_deal(deal, stored_response(scope, idempotency, 201, text))
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
-        return Result(201, body)
+        return Result(201, body, text)
 
     def get_sealed_deal(self, deal_id: UUID) -> dict[str, Any]:
         return sealed_deal_view(self._store.load_sealed_deal(deal_id))
@@ -297,10 +260,11 @@ class GameService:
             server_seed, deal = self._new_server_seed(), {"kind": "random"}
         state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
         commit = commitment(server_seed)
-        events = ev.chain(commit, 1, [ev.game_created(rules, deal, commit, state)])
+        game_id = self._new_id()
+        events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state)])
         now = self._clock()
         record, game = _rendered(GameRecord(
-            id=self._new_id(),
+            id=game_id,
             created_at=now,
             updated_at=now,
             rules=rules.to_dict(),
@@ -314,53 +278,56 @@ class GameService:
             document="",
         ), state)
         token = self._new_token()
-        body = {**game, "player_token": token}
         secret = GameSecret(server_seed, client_seed, to_text(state), _token_hash(token))
+        response = stored_response(scope, idempotency, 201, record.document, player_token=token)
         try:
-            self._store.create_game(record, secret, events, _stored_response(scope, idempotency, 201, body),
-                                    sealed_deal_id)
+            self._store.create_game(record, secret, events, response, sealed_deal_id)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
-        self._recent.keep(record.id, _Known(record, secret, state))
-        return Result(201, body)
+        self._recent.keep(record.id, Known(record, secret, state))
+        return Result(201, {**game, "player_token": token}, with_player_token(record.document, token))
 
-    def move(self, game_id: UUID, token: str, move: Move, expected_version: int | None,
+    def move(self, game_id: UUID, token: str, move: Move, expected_versions: Versions,
              idempotency: Idempotency | None) -> Result:
-        return self._act(game_id, token, lambda state: move, expected_version, idempotency)
+        return self._act(game_id, token, lambda state: move, expected_versions, idempotency)
 
-    def draw(self, game_id: UUID, token: str, expected_version: int | None,
+    def draw(self, game_id: UUID, token: str, expected_versions: Versions,
              idempotency: Idempotency | None) -> Result:
         """Deal, or redeal when the stock is empty and a redeal is allowed."""
 
         def deal_or_redeal(state: GameState) -> Action:
             return Redeal() if not state.stock and can_redeal(state) else Deal()
 
-        return self._act(game_id, token, deal_or_redeal, expected_version, idempotency)
+        return self._act(game_id, token, deal_or_redeal, expected_versions, idempotency)
 
-    def resign(self, game_id: UUID, token: str, expected_version: int | None,
+    def resign(self, game_id: UUID, token: str, expected_versions: Versions,
                idempotency: Idempotency | None) -> Result:
-        return self._act(game_id, token, lambda state: Resign(), expected_version, idempotency)
+        return self._act(game_id, token, lambda state: Resign(), expected_versions, idempotency)
 
     def _act(
         self,
         game_id: UUID,
         token: str,
         choose: Callable[[GameState], Action],
-        expected_version: int | None,
+        expected_versions: Versions,
         idempotency: Idempotency | None,
     ) -> Result:
         scope = f"game:{game_id}"
-        if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
-            _check_token(token, self._store.load_for_action(game_id)[1])
-            return stored
+        if idempotency is not None:
+            # The token first, whether or not the key was used: a stranger learns nothing of the key.
+            token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
+            _check_token(token, token_hash)
+            if stored is not None:
+                return _replayed(stored, idempotency)
 
         recent = self._recent.take(game_id)
-        decided: list[tuple[dict[str, Any], str, _Known]] = []
+        decided: list[tuple[dict[str, Any], str, Known]] = []
 
         def decide(game: GameRecord, secret: GameSecret) -> Change:
-            _check_token(token, secret)
-            if expected_version is not None and expected_version != game.version:
-                raise VersionConflict(f"the game is at version {game.version}, not {expected_version}")
+            _check_token(token, secret.token_hash)
+            if expected_versions is not None and game.version not in expected_versions:
+                stated = " or ".join(str(version) for version in sorted(expected_versions))
+                raise VersionConflict(f"the game is at version {game.version}, not {stated}")
             state = recent.state if recent is not None and secret is recent.secret else from_text(secret.state_text)
             action = choose(state)
             after = apply(state, action)
@@ -380,11 +347,11 @@ class GameService:
                 head_hash=appended[-1].hash,
             ), after)
             events = [event.to_dict() for event in appended]
-            body = {"game": shown, "events": events}
+            text = f'{{"game":{updated.document},"events":{to_json(events)}}}'
             state_text = to_text(after)
-            decided.append((body, f'{{"game":{updated.document},"events":{to_json(events)}}}',
-                            _Known(updated, replace(secret, state_text=state_text), after)))
-            return Change(updated, appended, state_text, _stored_response(scope, idempotency, 200, body),
+            decided.append(({"game": shown, "events": events}, text,
+                            Known(updated, replace(secret, state_text=state_text), after)))
+            return Change(updated, appended, state_text, stored_response(scope, idempotency, 200, text),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
 
         try:
@@ -392,19 +359,27 @@ class GameService:
                 self._store.act(game_id, decide)
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
-        except Exception:
+        except Exception as error:
             if recent is not None:
                 # A refused action (illegal, wrong version or token) leaves the game as this process
                 # kept it, so the player's next action still needs no read. Should the game have moved
                 # on elsewhere meanwhile, the entry is as stale as before: that costs one refused write.
                 self._recent.keep(game_id, recent, unless_newer=True)
+            # Refused because an identical request with the same key landed first (the card it plays is
+            # gone, the version it states has passed): every request with the key gets that response.
+            # The refusal saw that action's effect, so its response, stored in the same statement, is
+            # visible now.
+            if idempotency is not None and isinstance(error, RulesError | VersionConflict):
+                stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
+                if stored is not None:
+                    return _replayed(stored, idempotency)
             raise
         body, text, known = decided[-1]
         if not known.state.is_over:
             self._recent.keep(game_id, known)
-        return Result(200, body, text=text)
+        return Result(200, body, text)
 
-    def _landed_on(self, known: _Known, decide: Callable[[GameRecord, GameSecret], Change]) -> bool:
+    def _landed_on(self, known: Known, decide: Callable[[GameRecord, GameSecret], Change]) -> bool:
         """Whether the action, decided on the game as this process last wrote it, landed.
 
         The write is refused if the game has moved on since (another process acted on it), and so is a
@@ -419,20 +394,19 @@ class GameService:
     # --- idempotency ------------------------------------------------------------------------------
 
     def _replay(self, scope: str, idempotency: Idempotency) -> Result | None:
-        stored = self._store.find_response(scope, _key_hash(scope, idempotency.key))
-        if stored is None:
-            return None
-        if not hmac.compare_digest(stored.fingerprint, idempotency.fingerprint):
-            raise IdempotencyKeyReused(
-                "this Idempotency-Key was first used with a different request; use a new key for a new request"
-            )
-        return Result(stored.status, _unwrap_token(stored.body, scope, idempotency.key), replayed=True)
+        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
+        return None if stored is None else _replayed(stored, idempotency)
 
     def _replay_after_race(self, scope: str, idempotency: Idempotency | None) -> Result:
         assert idempotency is not None
         replayed = self._replay(scope, idempotency)
         assert replayed is not None, "the request that won the race stored its response"
         return replayed
+
+
+def _replayed(stored: StoredResponse, idempotency: Idempotency) -> Result:
+    text = replayed_text(stored, idempotency)
+    return Result(stored.status, json.loads(text), text, replayed=True)
 
 
 def game_view(record: GameRecord) -> dict[str, Any]:
@@ -487,60 +461,10 @@ def _projection(state: GameState) -> dict[str, Any]:
     return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
 
 
-def _check_token(token: str, secret: GameSecret) -> None:
-    if not hmac.compare_digest(_token_hash(token), secret.token_hash):
+def _check_token(token: str, token_hash: str) -> None:
+    if not hmac.compare_digest(_token_hash(token), token_hash):
         raise Forbidden("this player token does not belong to this game")
 
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _key_hash(scope: str, key: str) -> str:
-    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
-
-
-def _token_pad(scope: str, key: str, length: int) -> bytes:
-    """A one-time pad from the raw Idempotency-Key, which the server keeps only as a hash."""
-    pad = b""
-    block = 0
-    while len(pad) < length:
-        pad += hmac.new(key.encode(), f"osmosis-token-wrap\x00{scope}\x00{block}".encode(), hashlib.sha256).digest()
-        block += 1
-    return pad[:length]
-
-
-def _stored_response(scope: str, idempotency: Idempotency | None, status: int,
-                     body: dict[str, Any]) -> StoredResponse | None:
-    """The response as stored for retries: a player token is kept only wrapped under the raw key."""
-    if idempotency is None:
-        return None
-    stored_body = body
-    if "player_token" in body:
-        token = body["player_token"].encode()
-        wrapped = bytes(a ^ b for a, b in zip(token, _token_pad(scope, idempotency.key, len(token)), strict=True))
-        stored_body = {**body, "player_token": None, "player_token_wrapped": wrapped.hex()}
-    return StoredResponse(scope, _key_hash(scope, idempotency.key), idempotency.fingerprint, status, stored_body)
-
-
-def _unwrap_token(body: dict[str, Any], scope: str, key: str) -> dict[str, Any]:
-    if "player_token_wrapped" not in body:
-        return body
-    unwrapped = dict(body)
-    wrapped = bytes.fromhex(unwrapped.pop("player_token_wrapped"))
-    token = bytes(a ^ b for a, b in zip(wrapped, _token_pad(scope, key, len(wrapped)), strict=True))
-    unwrapped["player_token"] = token.decode()
-    return unwrapped
-
-
-def _encode_cursor(record: GameRecord) -> str:
-    return base64.urlsafe_b64encode(f"{record.created_at.isoformat()}|{record.id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, UUID]:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        created_at, game_id = text.split("|")
-        return datetime.fromisoformat(created_at), UUID(game_id)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidCursor("cursor is not one this server issued: follow the Link rel=\"next\" header") from None

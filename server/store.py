@@ -8,8 +8,10 @@ stays the guard of last resort, so the log never has a gap or a duplicate.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -82,7 +84,7 @@ WRITE_CHANGE = """
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
-               %(body)s::jsonb
+               %(body)s::json
         FROM moved WHERE %(scope)s::text IS NOT NULL
     )
     SELECT count(*) AS moved FROM moved
@@ -94,6 +96,8 @@ SELECT_LATEST_SNAPSHOT = """
     ORDER BY seq DESC
     LIMIT 1
 """
+
+SELECT_SNAPSHOTS = "SELECT seq, state FROM game_snapshots WHERE game_id = %(game_id)s"
 
 SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
 
@@ -143,13 +147,24 @@ CLAIM_SEALED_DEAL = """
 GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
 
 INSERT_RESPONSE = """
-    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
-    VALUES (%(scope)s, %(key_hash)s, %(fingerprint)s, %(status)s, %(body)s)
+    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body, player_token_wrapped)
+    VALUES (%(scope)s, %(key_hash)s, %(fingerprint)s, %(status)s, %(body)s, %(player_token_wrapped)s)
 """
 
-SELECT_RESPONSE = """
-    SELECT scope, key_hash, fingerprint, status, body FROM idempotency_keys
+_RESPONSE_COLUMNS = "scope, key_hash, fingerprint, status, body::text AS body, player_token_wrapped"
+
+SELECT_RESPONSE = f"""
+    SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
     WHERE scope = %(scope)s AND key_hash = %(key_hash)s
+"""
+
+# The token's hash and the stored response in one round trip, so that a retry's token is checked first
+# whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
+SELECT_TOKEN_AND_RESPONSE = f"""
+    SELECT s.token_hash, k.* FROM game_secrets s
+    LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
+               WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
+    WHERE s.game_id = %(game_id)s
 """
 
 SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
@@ -171,13 +186,37 @@ class PostgresStore:
     def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """A pooled connection in autocommit mode: a lone read is one round trip, with no BEGIN/COMMIT."""
         try:
-            with self._pool.connection() as conn:
-                conn.row_factory = dict_row  # type: ignore[assignment]
-                yield conn  # type: ignore[misc]
+            conn = self._live_connection()
+            try:
+                with conn:
+                    conn.row_factory = dict_row
+                    yield conn
+            finally:
+                self._pool.putconn(conn)
         except PoolTimeout as error:
             raise StoreUnavailable("no database connection became free in time") from error
         except psycopg.OperationalError as error:
             raise StoreUnavailable("the database is unreachable") from error
+
+    def _live_connection(self) -> psycopg.Connection[Any]:
+        """A connection from the pool that is not known to be dead.
+
+        An idle connection has nothing to read; one whose server went away (PostgreSQL restarted, or the
+        connection was terminated) has its goodbye or its end waiting on the socket. Only such a one costs
+        a round trip to check, and a dead one is handed back, where the pool replaces it, and the next is
+        taken at once: after a restart the first requests succeed instead of each meeting a dead
+        connection, and no request pays for the check while the database is well.
+        """
+        deadline = time.monotonic() + self._pool.timeout
+        while True:
+            conn = self._pool.getconn(timeout=max(0.0, deadline - time.monotonic()))
+            if not conn.closed and not select.select([conn.fileno()], [], [], 0)[0]:
+                return conn
+            with contextlib.suppress(psycopg.Error):
+                if not conn.closed:
+                    conn.execute("")
+                    return conn
+            self._pool.putconn(conn)
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
@@ -299,10 +338,16 @@ class PostgresStore:
                 raise GameNotFound(game_id)
             latest = snapshot.fetchone()
             after = latest["seq"] - 1 if latest else 0  # the snapshot's own event too, for its hash
-            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq,
+            # Up to the end of the step `seq` is in: an action appends at most two events after its own.
+            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
                                                 "limit": None}).fetchall()
         return TimeTravel(_secret(found), found["rules"], (latest["seq"], latest["state"]) if latest else None,
                           [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
+
+    def load_snapshots(self, game_id: UUID) -> dict[int, str]:
+        with self._connection() as conn:
+            rows = conn.cursor(row_factory=tuple_row).execute(SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
+        return dict(rows)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
         with self._connection() as conn:
@@ -328,8 +373,12 @@ class PostgresStore:
             rows = conn.execute(SELECT_VERSIONS, {"ids": game_ids}).fetchall()
         return {str(row["id"]): row["version"] for row in rows}
 
+    def stop_waiting(self) -> None:
+        self._watcher.stop()
+
     def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
-        """Return once the game has an event after `after`, or after `timeout` seconds."""
+        """Return once the game has an event after `after`, or after `timeout` seconds, or at once once the
+        process stops waiting (it is shutting down)."""
         with self._watcher.interest(game_id) as interest:
             with self._connection() as conn:
                 row = conn.execute(SELECT_VERSION, {"id": game_id}).fetchone()
@@ -342,6 +391,16 @@ class PostgresStore:
         with self._connection() as conn:
             row = conn.execute(SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
         return None if row is None else StoredResponse(**row)
+
+    def find_token_and_response(self, game_id: UUID, scope: str,
+                                key_hash: str) -> tuple[str, StoredResponse | None]:
+        with self._connection() as conn:
+            row = conn.execute(SELECT_TOKEN_AND_RESPONSE,
+                               {"game_id": game_id, "scope": scope, "key_hash": key_hash}).fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        token_hash = row.pop("token_hash")
+        return token_hash, None if row["scope"] is None else StoredResponse(**row)
 
     def readiness(self) -> str | None:
         try:
@@ -381,7 +440,7 @@ def write_change(conn: psycopg.Connection[Any], change: Change, expected_version
         "key_hash": response.key_hash if response else None,
         "fingerprint": response.fingerprint if response else None,
         "response_status": response.status if response else None,
-        "body": _json(response.body) if response else None,
+        "body": response.body if response else None,
     }).fetchone()
     return bool(row and row[0])
 
@@ -428,7 +487,8 @@ def _response_params(response: StoredResponse) -> dict[str, Any]:
         "key_hash": response.key_hash,
         "fingerprint": response.fingerprint,
         "status": response.status,
-        "body": _json(response.body),
+        "body": response.body,
+        "player_token_wrapped": response.player_token_wrapped,
     }
 
 
@@ -481,7 +541,7 @@ class _Interest:
         watcher = self._watcher
         deadline = time.monotonic() + timeout
         with watcher.changed:
-            while watcher.versions.get(self.game_id, 0) <= after:
+            while watcher.versions.get(self.game_id, 0) <= after and not watcher.stopped:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
@@ -505,6 +565,13 @@ class _VersionWatcher:
         self.versions: dict[str, int] = {}
         self._waiting: dict[str, int] = {}
         self._thread: threading.Thread | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Every wait returns at once, now and from now on."""
+        with self.changed:
+            self.stopped = True
+            self.changed.notify_all()
 
     @contextmanager
     def interest(self, game_id: UUID) -> Iterator[_Interest]:

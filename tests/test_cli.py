@@ -87,3 +87,40 @@ def test_the_console_script_is_installed():
 
     assert result.returncode == 0
     assert json.loads(result.stdout) == next(v for v in VECTORS if v.get("deal_number") == 4711)["layout"]
+
+
+def test_simulate_json_gives_the_win_rate_and_its_95_percent_interval(capsys):
+    main(["simulate", "--variant", "osmosis-draw-one", "--first-deal", "0", "--games", "40", "--json"])
+
+    result = json.loads(capsys.readouterr().out)
+    low, high = wilson_interval(result["wins"], 40)
+    assert result["win_rate"] == result["wins"] / 40
+    assert result["interval"] == {"confidence": 0.95, "low": low, "high": high}
+    assert result["policy"] == "greedy" and result["first_deal"] == 0
+
+
+def test_the_help_of_serve_states_the_default_workers_as_they_are():
+    osmosis = Path(sys.executable).with_name("osmosis")
+
+    result = subprocess.run([osmosis, "serve", "--help"], capture_output=True, text=True)
+
+    assert "WEB_CONCURRENCY or 4" in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize("arguments", ["deal --deal-number 0", "deal --deal-number 0 --json",
+                                       "simulate --games 5 --json", "simulate --games 5"])
+def test_output_into_a_pipe_closed_early_ends_quietly(arguments):
+    osmosis = Path(sys.executable).with_name("osmosis")
+
+    # `true` exits before the command has written anything, as `head` does after its first lines.
+    result = subprocess.run(f"'{osmosis}' {arguments} | true", shell=True, capture_output=True, text=True)
+
+    assert result.stderr == ""
+
+
+def test_the_readme_lists_every_exit_status_of_verify():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    line = next(line for line in readme.splitlines() if line.startswith("| `osmosis verify"))
+
+    for status in ("0 valid", "1 invalid", "2 unreadable", "3 game not over"):
+        assert status in line, line

@@ -61,3 +61,31 @@ def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed
 
 def test_the_wheel_carries_only_the_gunicorn_settings_of_deploy(installed_wheel):
     assert sorted(path.name for path in (installed_wheel / "server" / "deploy").iterdir()) == ["gunicorn.conf.py"]
+
+
+def test_the_license_is_an_spdx_expression_that_setuptools_supports():
+    import tomllib
+
+    project = tomllib.loads((PROJECT / "pyproject.toml").read_text())
+
+    assert project["project"]["license"] == "MIT"
+    requires = project["build-system"]["requires"]
+    assert any(req.replace(" ", "").startswith("setuptools>=") and
+               tuple(map(int, req.split(">=")[1].split(".")[:1])) >= (77,) for req in requires), requires
+
+
+def test_the_wheel_declares_its_license_in_the_metadata(installed_wheel):
+    metadata = next(installed_wheel.glob("osmosis_server-*.dist-info")) / "METADATA"
+
+    assert "License-Expression: MIT" in metadata.read_text()
+
+
+def test_make_serve_installs_only_what_serving_needs_and_make_test_adds_the_test_tools(tmp_path):
+    venv = tmp_path / "venv"
+
+    serve = subprocess.run(["make", "-n", "serve", f"VENV={venv}"], cwd=PROJECT, capture_output=True, text=True)
+    test = subprocess.run(["make", "-n", "test", f"VENV={venv}"], cwd=PROJECT, capture_output=True, text=True)
+
+    installs = [line for line in serve.stdout.splitlines() if "pip install" in line and "--upgrade pip" not in line]
+    assert installs and all("[test]" not in line for line in installs), serve.stdout
+    assert any("[test]" in line for line in test.stdout.splitlines() if "pip install" in line), test.stdout

@@ -31,12 +31,14 @@ def request(url, method="GET", body=None, headers=None):
 
 
 class Server:
-    def __init__(self, data_dir, port):
+    def __init__(self, data_dir, port, wait=True):
         env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
         env["OSMOSIS_DATA_DIR"] = str(data_dir)
         self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen([OSMOSIS, "serve", "--port", str(port), "--workers", "1"], env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not wait:
+            return
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -78,3 +80,22 @@ def test_serve_without_database_url_runs_on_embedded_postgres_and_games_survive_
 
     assert again == drawn
     assert after["version"] == drawn["version"] + 1
+
+
+def test_a_second_serve_on_the_same_data_directory_refuses_to_start_and_leaves_the_first_serving():
+    data_dir = Path("/tmp") / f"osmosis-serve-twice-{os.getpid()}"
+    first = Server(data_dir, free_port())
+    try:
+        second = Server(data_dir, free_port(), wait=False)
+        output, _ = second.process.communicate(timeout=60)
+        time.sleep(1)  # had the second stopped the database, the first would now be failing
+
+        assert second.process.returncode != 0
+        assert "in use" in output and str(data_dir.resolve()) in output, output
+        assert request(first.url + "/readyz")["status"] == "ready"
+        game = request(first.url + "/games", "POST", {"deal_number": 1})
+        assert game["version"] == 1
+    finally:
+        code, output = first.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    assert code == 0, output

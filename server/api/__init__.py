@@ -17,7 +17,7 @@ from .. import migrate
 from ..config import ConfigError, Settings
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import deals, errors, games, meta, observability, web
+from . import boundary, deals, errors, games, meta, observability, web
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games)
     app.extensions["osmosis.service"] = service
     observability.install(app, settings, pool_stats)
+    boundary.install(app)
     return app
 
 

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import flask_smorest
-from flask import current_app, request
+from flask import Response, current_app, request
+from webargs.core import missing
 
+from ..idempotency import Idempotency
 from ..rules import InvalidInput
-from ..service import GameService, Idempotency
+from ..service import GameService, Result
+from .boundary import Parser, json_body
 
 IDEMPOTENCY_KEY: dict[str, Any] = {
     "name": "Idempotency-Key",
@@ -35,6 +38,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     itself; the OpenAPI document is the same.
     """
 
+    ARGUMENTS_PARSER = Parser()
+
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[View], View]:
         return _documentation_only(flask_smorest.Blueprint.doc(**kwargs))
@@ -56,6 +61,13 @@ def game_service() -> GameService:
     return found
 
 
+def written(result: Result, headers: dict[str, str]) -> Response:
+    """The response to a request that changed something: its text as first sent, to a retry as well."""
+    if result.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(result.text, status=result.status, headers=headers, mimetype="application/json")
+
+
 def request_idempotency() -> Idempotency | None:
     """The request's Idempotency-Key, with a digest of the request to tell a retry from another request."""
     key = request.headers.get("Idempotency-Key")
@@ -63,8 +75,9 @@ def request_idempotency() -> Idempotency | None:
         return None
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise InvalidInput("Idempotency-Key must be 1 to 255 printable characters")
-    body = request.get_json(silent=True)
+    body = json_body()
     fingerprint = hashlib.sha256(
-        json.dumps([request.method, request.path, body], sort_keys=True, separators=(",", ":")).encode()
+        json.dumps([request.method, request.path, None if body is missing else body],
+                   sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()
     return Idempotency(key, fingerprint)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from flask import Response
 from flask.views import MethodView
 
-from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency
+from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency, written
 from .schemas import ReplaySchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
@@ -22,10 +23,10 @@ class SealedDeals(MethodView):
         "Location": {"description": "The sealed deal's URL.", "schema": {"type": "string"}}})
     @deals_blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     @deals_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-    def post(self) -> tuple[dict[str, Any], int, dict[str, str]]:
+    def post(self) -> Response:
         """Seal a deal: a secret server seed, shown only as its commitment until its game is over"""
         result = game_service().create_sealed_deal(request_idempotency())
-        return result.body, result.status, {"Location": f"/deals/{result.body['id']}"}
+        return written(result, {"Location": f"/deals/{result.body['id']}"})
 
 
 @deals_blp.route("/<uuid:deal_id>")

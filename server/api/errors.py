@@ -10,9 +10,11 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from ..cursors import InvalidCursor
+from ..idempotency import IdempotencyKeyReused
 from ..repository import GameNotFound, SealedDealNotFound, SealedDealUsed, StoreUnavailable, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
-from ..service import EventNotFound, Forbidden, IdempotencyKeyReused, InvalidCursor, Unauthorized
+from ..service import EventNotFound, Forbidden, Unauthorized
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)

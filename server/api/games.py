@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from http import HTTPStatus
@@ -16,8 +17,8 @@ from flask.views import MethodView
 from ..events import SEEDS_REVEALED
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
-from ..service import Result, Unauthorized, to_json
-from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency
+from ..service import MAX_SEQ, Result, Unauthorized, to_json
+from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency, written
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -67,19 +68,39 @@ def _bearer_token() -> str:
     return token.strip()
 
 
-def _expected_version(args: dict[str, Any]) -> int | None:
-    """From `expected_version` in the body or an If-Match header; both must agree when both are given."""
+def _expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
+    """The versions the action may be taken on (None: any), from `expected_version` in the body and the
+    If-Match header; when both are given, the body's version must be one the header names."""
     from_body = args.get("expected_version")
     if_match = request.headers.get("If-Match")
     if if_match is None or if_match.strip() == "*":
-        return from_body
-    try:
-        from_header = int(if_match.strip().removeprefix("W/").strip('"'))
-    except ValueError:
-        raise VersionConflict(f"If-Match {if_match} is not an ETag this server issued") from None
-    if from_body is not None and from_body != from_header:
-        raise InvalidInput(f"If-Match says version {from_header} but expected_version says {from_body}")
-    return from_header
+        return None if from_body is None else frozenset((from_body,))
+    named = _versions_named(if_match)
+    if from_body is None:
+        return named
+    if from_body not in named:
+        raise InvalidInput(f"If-Match names other versions than expected_version ({from_body})")
+    return frozenset((from_body,))
+
+
+_ENTITY_TAG = re.compile(r'\s*(?:W/)?"([^"]*)"\s*|\s*([0-9]+)\s*')
+
+
+def _versions_named(if_match: str) -> frozenset[int]:
+    """The versions an If-Match list names (RFC 9110: any of them may match). A weak tag counts like a strong
+    one: a version names the game exactly, and proxies that compress make tags weak. A tag that is not a
+    version of any game, or a list that cannot be read, names none, and the action is refused with 412."""
+    versions = set()
+    for element in if_match.split(","):
+        match = _ENTITY_TAG.fullmatch(element)
+        if match is None:
+            raise VersionConflict("If-Match is not a list of ETags like \"3\"")
+        tag = match.group(1) if match.group(1) is not None else match.group(2)
+        if tag.isascii() and tag.isdigit() and len(tag) <= 10:
+            versions.add(int(tag))
+    if not versions:
+        raise VersionConflict("If-Match names no version of this game: its ETag is its version, like \"3\"")
+    return frozenset(versions)
 
 
 def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -90,12 +111,7 @@ def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | Non
 
 
 def _action_response(result: Result) -> Response:
-    headers = {"ETag": _etag(result.body["game"]["version"])}
-    if result.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    if result.text is not None:
-        return Response(result.text, status=result.status, headers=headers, mimetype="application/json")
-    return _json(result.body, result.status, headers)
+    return written(result, {"ETag": _etag(result.body["game"]["version"])})
 
 
 def _link_next(path: str, params: dict[str, Any]) -> dict[str, str]:
@@ -118,10 +134,7 @@ class Games(MethodView):
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
                                             args.get("sealed_deal_id"), args.get("client_seed", ""))
         game = result.body
-        headers = {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])}
-        if result.replayed:
-            headers["Idempotent-Replayed"] = "true"
-        return _json(game, result.status, headers)
+        return written(result, {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])})
 
     @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema(), location="query")
@@ -173,7 +186,7 @@ class Moves(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Play a card to its foundation, or to the free cell with "to": "cell\""""
         token, idempotency = _bearer_token(), request_idempotency()
-        result = game_service().move(game_id, token, move_from_request(args), _expected_version(args), idempotency)
+        result = game_service().move(game_id, token, move_from_request(args), _expected_versions(args), idempotency)
         return _action_response(result)
 
 
@@ -186,7 +199,7 @@ class Draw(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty"""
         token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().draw(game_id, token, _expected_version(args), idempotency))
+        return _action_response(game_service().draw(game_id, token, _expected_versions(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/resign")
@@ -198,7 +211,7 @@ class Resignation(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Give up the game: it ends as resigned and its seeds are revealed"""
         token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().resign(game_id, token, _expected_version(args), idempotency))
+        return _action_response(game_service().resign(game_id, token, _expected_versions(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/events")
@@ -254,6 +267,9 @@ class Verification(MethodView):
 STREAM_SECONDS = 300
 """How long one event stream stays open; EventSource reconnects by itself, resuming at Last-Event-ID."""
 KEEP_ALIVE_SECONDS = 15
+SHUTDOWN_MESSAGE = ": the server is stopping: reconnect\nretry: 1000\n\n"
+"""The last message of every stream when the server stops: an EventSource reconnects a second later, to
+another server or this one restarted, and resumes at Last-Event-ID."""
 LAST_EVENT_ID = {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
                  "description": "The seq of the last event received: the stream resumes after it."}
 STREAM_EXAMPLE = 'id: 2\ndata: {"seq":2,"kind":"cards_dealt","data":{"cards":["AS","5H","TH"]},"hash":"…"}\n\n'
@@ -267,6 +283,14 @@ STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
                    "content": {"text/event-stream": {"schema": {"type": "string"}, "example": STREAM_EXAMPLE}}}
 
 
+def _seq_of(last_event_id: str) -> int:
+    """The seq a Last-Event-ID names: the id of an event message this server sent."""
+    if not (last_event_id.isascii() and last_event_id.isdigit() and len(last_event_id) <= 10
+            and int(last_event_id) <= MAX_SEQ):
+        raise InvalidInput("Last-Event-ID must be the id of an event this stream sent: its seq, a whole number")
+    return int(last_event_id)
+
+
 @blp.route("/<uuid:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamGameEvents", parameters=[LAST_EVENT_ID], responses={"200": STREAM_RESPONSE})
@@ -278,9 +302,9 @@ class EventStream(MethodView):
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Follow a game live: its events as server-sent events, from a seq on"""
         after = args["after"]
-        last_event_id = request.headers.get("Last-Event-ID", "")
-        if last_event_id.isdigit():
-            after = int(last_event_id)
+        last_event_id = request.headers.get("Last-Event-ID")
+        if last_event_id is not None:
+            after = _seq_of(last_event_id)
         games = game_service()
         games.get_game(game_id)  # a 404 now, not inside the stream
 
@@ -290,14 +314,17 @@ class EventStream(MethodView):
             yield "retry: 2000\n\n"
             while (remaining := deadline - time.monotonic()) > 0:
                 events, _ = games.list_events(game_id, position, 100, wait=min(KEEP_ALIVE_SECONDS, remaining))
-                if not events:
-                    yield ": keep-alive\n\n"
-                    continue
                 for event in events:
                     yield f"id: {event['seq']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
-                position = events[-1]["seq"]
-                if events[-1]["kind"] == SEEDS_REVEALED:
+                if events and events[-1]["kind"] == SEEDS_REVEALED:
                     return
+                if games.shutting_down:
+                    yield SHUTDOWN_MESSAGE
+                    return
+                if events:
+                    position = events[-1]["seq"]
+                else:
+                    yield ": keep-alive\n\n"
 
         return Response(stream_with_context(stream()), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

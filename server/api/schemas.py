@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, cast
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -11,7 +12,17 @@ from ..events import EVENT_KINDS
 from ..rules import Card, Move, Place, StartRule, WasteAccess
 from ..rules.deal import MAX_DEAL_NUMBER
 
-CARD = validate.Regexp(r"^(?:[A2-9TJQK]|10)[CDHS]$", error="not a card code like 'QH' or '10S'")
+
+class _WholeText(validate.Regexp):
+    """A pattern the whole text must match: Python's `$` also matches before a final newline."""
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, str) or cast("re.Pattern[str]", self.regex).fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
+CARD = _WholeText(r"^(?:[A2-9TJQK]|10)[CDHS]$", error="not a card code like 'QH' or '10S', with no white space")
 CARD_EXAMPLE = "7S"
 STATUSES = ("playing", "won", "lost", "resigned")
 SOURCES = ("R1", "R2", "R3", "R4", "waste", "cell")

@@ -29,3 +29,16 @@ def play(client, game, token, rng, steps, seen=None):
         if seen is not None:
             seen[game["version"]] = (game["state"], game["legal_actions"])
     return game
+
+
+def play_first_legal(client, game, token, resign_after=None):
+    """The first legal move, else deal or redeal (the engine's play_first_legal, through the API), to the end
+    of the game; resigns after `resign_after` actions if given."""
+    actions = 0
+    while game["status"] == "playing":
+        if actions == resign_after:
+            return client.post(f"/games/{game['id']}/resign", headers=token).get_json()["game"]
+        moves = [action for action in game["legal_actions"] if action["kind"] == "move"]
+        game = act(client, game, token, moves[0] if moves else {"kind": "deal"})
+        actions += 1
+    return game

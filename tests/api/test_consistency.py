@@ -122,7 +122,7 @@ def test_an_action_that_loses_the_race_with_its_version_stated_is_refused_and_wr
     raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
 
     with pytest.raises(VersionConflict, match="at version 2, not 1"):
-        GameService(raced).draw(UUID(game["id"]), bearer, 1, None)
+        GameService(raced).draw(UUID(game["id"]), bearer, frozenset({1}), None)
 
     assert raced.decided_at == [1, 2]
     seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",

@@ -52,7 +52,7 @@ def test_an_action_after_another_process_moved_the_game_is_decided_on_the_stored
     game_id, token = new_game(here)
     elsewhere.draw(game_id, token, None, None)
 
-    result = here.draw(game_id, token, expected_version=2, idempotency=None)
+    result = here.draw(game_id, token, expected_versions=frozenset({2}), idempotency=None)
 
     assert counting.reads == 1
     assert result.body["game"]["version"] == 3
@@ -103,11 +103,11 @@ def test_a_refused_action_leaves_the_game_kept_so_the_next_action_needs_no_read(
     with pytest.raises(RulesError):
         service.move(game_id, token, Move(Card.parse(illegal)), None, None)
     with pytest.raises(VersionConflict):
-        service.draw(game_id, token, expected_version=1, idempotency=None)
+        service.draw(game_id, token, expected_versions=frozenset({1}), idempotency=None)
     with pytest.raises(Forbidden):
         service.draw(game_id, "not the token", None, None)
     reads_after_refusals = counting.reads
-    result = service.draw(game_id, token, expected_version=2, idempotency=None)
+    result = service.draw(game_id, token, expected_versions=frozenset({2}), idempotency=None)
 
     assert counting.reads == reads_after_refusals
     # Refused on the kept game, the illegal move and the version are checked on the stored game too (the
@@ -126,6 +126,6 @@ def test_a_refused_action_does_not_put_back_an_older_game_over_a_newer_one(store
 
     service._recent.keep(game_id, kept, unless_newer=True)
     reads = counting.reads
-    service.draw(game_id, token, expected_version=2, idempotency=None)
+    service.draw(game_id, token, expected_versions=frozenset({2}), idempotency=None)
 
     assert counting.reads == reads  # decided on the kept version 2, not on the version 1 given back

@@ -174,3 +174,39 @@ def test_a_worker_killed_mid_request_loses_nothing_and_leaves_no_half_written_ac
         assert gaps == []
     finally:
         stop(server)
+
+
+def test_after_postgres_restarts_the_very_first_requests_already_succeed(own_postgres):
+    data_dir, url = own_postgres
+    port = free_port()
+    server = start_gunicorn(url, port, POOL_MIN_SIZE="4")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        game = call("POST", f"{base}/games", {"variant": "osmosis-draw-one"})[1]
+        # Every worker's pool holds several open connections, which the restart will kill.
+        warm = [threading.Thread(target=lambda: [call("GET", f"{base}/games/{game['id']}") for _ in range(40)])
+                for _ in range(8)]
+        for thread in warm:
+            thread.start()
+        for thread in warm:
+            thread.join()
+
+        embedded.stop(data_dir)
+        embedded.start(data_dir)
+        statuses: list[int] = []
+
+        def read_and_act() -> None:
+            for _ in range(30):
+                statuses.append(call("GET", f"{base}/games/{game['id']}")[0])
+                statuses.append(call("POST", f"{base}/games", {"variant": "peek"})[0])
+
+        clients = [threading.Thread(target=read_and_act) for _ in range(3)]
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join()
+
+        assert len(statuses) == 180
+        assert sorted(set(statuses)) == [200, 201], f"{sum(s >= 500 for s in statuses)} of 180 failed: {statuses}"
+    finally:
+        stop(server)

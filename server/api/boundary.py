@@ -1,0 +1,119 @@
+"""What a request may carry: a body only as JSON (read once, strictly), and only the query parameters its
+operation declares. Everything else is refused with a problem+json before any view runs, so no request
+is half-understood: a body in another content type is never silently dropped, and with it a version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from marshmallow import RAISE
+from webargs import core
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
+
+from .. import strict_json
+from .errors import problem
+
+_BODY = "osmosis.body"
+_NO_BODY: Any = core.missing
+
+
+def json_body() -> Any:
+    """The request's body as JSON, read once; `missing` when there is none. Raises BadRequest (400)."""
+    cached = request.environ.get(_BODY, _NO_BODY)
+    if cached is not _NO_BODY:
+        return cached
+    data = _body()
+    value = _NO_BODY
+    if data:
+        try:
+            value = strict_json.loads(data)
+        except strict_json.JSONRefused as error:
+            raise BadRequest(f"the body is not JSON this server reads: {error}") from None
+    request.environ[_BODY] = value
+    return value
+
+
+def _body() -> bytes:
+    """The body's bytes; RequestEntityTooLarge (413) when it is longer than MAX_CONTENT_LENGTH.
+
+    Werkzeug refuses a longer Content-Length, but a chunked body it cuts at the limit and hands on the
+    first part as if it were all: whether more follows is asked of the connection itself.
+    """
+    data = request.get_data(cache=True)
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is None and limit is not None and len(data) >= limit \
+            and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
+    return data
+
+
+class Parser(FlaskParser):
+    """webargs' parser, reading bodies through json_body and holding query strings to their schemas.
+
+    webargs would read the body again with Python's lenient json module, and by default ignores unknown
+    query parameters whatever the schema says.
+    """
+
+    DEFAULT_UNKNOWN_BY_LOCATION = {  # noqa: RUF012 -- webargs reads it from the class
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
+
+    def _raw_load_json(self, req: Any) -> Any:
+        return json_body()
+
+
+class _Operation:
+    """What one documented operation takes: a JSON body or not, and the query parameters it declares."""
+
+    def __init__(self, locations: set[str], query: Iterable[str]) -> None:
+        self.takes_body = "json" in locations
+        self.query = frozenset(query)
+
+
+def install(app: Flask) -> None:
+    """Refuse, before any view, a body that is not JSON and query parameters the operation does not know."""
+    operations = _documented_operations(app)
+
+    @app.before_request
+    def check() -> Response | None:
+        operation = operations.get((request.endpoint or "", request.method))
+        if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
+            return None
+        repeated = sorted({name for name, values in request.args.lists() if len(values) > 1})
+        unknown = sorted(set(request.args) - operation.query)
+        if repeated or unknown:
+            errors = {name: ["Unknown field."] for name in unknown}
+            errors.update({name: ["Given more than once."] for name in repeated})
+            return problem(422, "validation-failed", "the query string has parameters this operation does not "
+                           "take: see errors", errors=errors)
+        if request.method in ("GET", "HEAD") or not _body():
+            return None
+        if not request.is_json:
+            return problem(415, "unsupported-media-type", "send the body as JSON, with Content-Type: application/json",
+                           {"Accept-Post": "application/json"})
+        if not operation.takes_body and json_body() != {}:
+            return problem(422, "validation-failed", f"{request.method} {request.path} takes no body",
+                           errors={"body": ["This operation takes no body."]})
+        return None
+
+
+def _documented_operations(app: Flask) -> dict[tuple[str, str], _Operation]:
+    operations = {}
+    for endpoint, view in app.view_functions.items():
+        view_class = getattr(view, "view_class", None)
+        for method in getattr(view_class, "methods", None) or ():
+            documentation = getattr(getattr(view_class, method.lower()), "_apidoc", None)
+            if documentation is None:
+                continue
+            parameters = documentation.get("arguments", {}).get("parameters", [])
+            query = [field.data_key or name for parameter in parameters if parameter["in"] == "query"
+                     for name, field in _instance(parameter["schema"]).fields.items()]
+            operations[endpoint, method] = _Operation({parameter["in"] for parameter in parameters}, query)
+    return operations
+
+
+def _instance(schema: Any) -> Any:
+    return schema() if isinstance(schema, type) else schema
