@@ -96,8 +96,16 @@ def client(app):
 
 @pytest.fixture
 def db(database_url: str) -> Iterator[psycopg.Connection]:
-    """A direct connection, for looking at (and, as an attacker would, tampering with) the tables."""
+    """A direct connection, for looking at the tables (and trying what the database refuses)."""
     with psycopg.connect(database_url, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def attacker(database_url: str) -> Iterator[psycopg.Connection]:
+    """A connection that bypasses the append-only triggers, as someone with database access could."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
         yield conn
 
 

@@ -1,4 +1,8 @@
-"""What the API tests do again and again: create a game, act on it, play it at random."""
+"""What the API tests do again and again: create a game, act on it, play it; race requests; forge exports."""
+
+import threading
+
+from server.events import chain_hash
 
 
 def create(client, headers=None, **body):
@@ -42,3 +46,31 @@ def play_first_legal(client, game, token, resign_after=None):
         game = act(client, game, token, moves[0] if moves else {"kind": "deal"})
         actions += 1
     return game
+
+
+def run_together(count, work):
+    """`work(i)` for i in range(count), each in its own thread, all released at once; their results."""
+    barrier = threading.Barrier(count)
+    results = [None] * count
+
+    def run(i):
+        barrier.wait()
+        results[i] = work(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def rehash(document, start=1):
+    """What a forger does after an edit to an export: recompute every hash from `start` on, and the head."""
+    events = document["events"]
+    previous = document["commitment"] if start == 1 else events[start - 2]["hash"]
+    for event in events[start - 1:]:
+        event["hash"] = chain_hash(previous, event["seq"], event["kind"], event["data"])
+        previous = event["hash"]
+    document["head_hash"] = previous
+    return document

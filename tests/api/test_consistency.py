@@ -2,7 +2,6 @@
 
 import hashlib
 import random
-import threading
 from uuid import UUID
 
 import psycopg
@@ -16,23 +15,7 @@ from server.rules import layout, opening, public_view, shuffled_deck, to_text
 from server.rules.notation import parse_rules
 from server.service import GameService
 from server.store import PostgresStore, open_pool
-from tests.api.helpers import create, play
-
-
-def run_together(count, work):
-    barrier = threading.Barrier(count)
-    results = [None] * count
-
-    def run(i):
-        barrier.wait()
-        results[i] = work(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+from tests.api.helpers import create, play, run_together
 
 
 def test_of_two_racing_actions_on_the_same_version_exactly_one_wins(app, db):

@@ -7,15 +7,18 @@ chains operations through the links it infers (a created game's id into its move
 schema-valid and schema-violating data alike.
 """
 
+import contextlib
 import json
 import string
-from urllib.parse import quote
 from pathlib import Path
+from typing import ClassVar
+from urllib.parse import quote
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import FlakyStrategyDefinition
 
 from tests.api.helpers import create
 
@@ -120,17 +123,26 @@ def workflow(app):
             if case.query and isinstance(case.query.get("wait"), int):
                 case.query["wait"] = 0  # a long poll on a quiet game would wait for nothing
 
+        violations: ClassVar[list[str]] = []
+
         def validate_response(self, response, case, **kwargs):
-            assert response.status_code < 500, (case.method, case.formatted_path, response.text[:500])
-            if response.status_code >= 400:
-                content_type = {name.lower(): values for name, values in response.headers.items()}["content-type"]
-                assert content_type[0].startswith(PROBLEM), response.headers
-                problem = json.loads(response.text)
-                assert problem["status"] == response.status_code and problem["code"]
+            status = response.status_code
+            headers = {name.lower(): values[0] for name, values in response.headers.items()}
+            problem = json.loads(response.text) if headers.get("content-type", "").startswith(PROBLEM) else {}
+            if status >= 500 or (status >= 400 and not (problem.get("status") == status and problem.get("code"))):
+                self.violations.append(f"{case.method} {case.formatted_path} {case.query} {case.body!r}: {status} "
+                                       f"{headers.get('content-type')} {response.text[:300]}")
+                raise AssertionError(self.violations[-1])
 
     return Workflow
 
 
 def test_chains_of_operations_schemathesis_derives_from_the_contract_get_no_5xx(workflow):
-    workflow.run(settings=settings(max_examples=60, stateful_step_count=8, deadline=None,
-                                   suppress_health_check=list(HealthCheck)))
+    # Which rules apply depends on the responses (fresh ids and tokens), which differ when Hypothesis
+    # replays a scenario; a replay that goes another way says nothing about the server. What the server
+    # answered is judged by the violations recorded.
+    with contextlib.suppress(FlakyStrategyDefinition):
+        workflow.run(settings=settings(max_examples=60, stateful_step_count=8, deadline=None,
+                                       suppress_health_check=list(HealthCheck)))
+
+    assert workflow.violations == []

@@ -2,29 +2,12 @@
 many are sent at once; only one action ever lands; and a key tells a stranger nothing."""
 
 import json
-import threading
 
 import pytest
 
-from tests.api.helpers import create
+from tests.api.helpers import create, run_together
 
 COPIES = 16
-
-
-def run_together(count, work):
-    barrier = threading.Barrier(count)
-    results = [None] * count
-
-    def run(i):
-        barrier.wait()
-        results[i] = work(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def answer(response):

@@ -13,7 +13,7 @@ import pytest
 from server.events import chain_hash
 from server.replay import verify
 from server.rules import PRESETS, commitment, from_text, layout, shuffled_deck
-from tests.api.helpers import create, play
+from tests.api.helpers import create, play, rehash
 
 OSMOSIS = Path(sys.executable).with_name("osmosis")
 CARD_IN_JSON = re.compile(r'"([A2-9TJQK][CDHS])"')
@@ -144,16 +144,6 @@ def export_of_finished_game(client, seed=1):
     return game, client.get(f"/games/{game['id']}/replay").get_json()
 
 
-def rehash(document, start):
-    """What a forger would do after an edit: recompute every hash from `start` on."""
-    events = document["events"]
-    previous = document["commitment"] if start == 1 else events[start - 2]["hash"]
-    for event in events[start - 1:]:
-        event["hash"] = chain_hash(previous, event["seq"], event["kind"], event["data"])
-        previous = event["hash"]
-    document["head_hash"] = previous
-
-
 def edit_card_of_a_deal(document):
     event = next(e for e in document["events"] if e["kind"] == "cards_dealt")
     event["data"]["cards"][0] = "KS" if event["data"]["cards"][0] != "KS" else "KH"
@@ -248,16 +238,6 @@ def test_osmosis_verify_of_a_game_in_progress_exits_3(client, tmp_path):
 
 
 # --- tampering in the database --------------------------------------------------------------------
-
-
-@pytest.fixture
-def attacker(database_url):
-    """A connection that bypasses the append-only trigger, as someone with database access could."""
-    import psycopg
-
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")
-        yield conn
 
 
 def finished_game_in_db(client, seed):

@@ -84,14 +84,6 @@ def test_the_events_that_end_a_game_all_show_the_final_position(client):
     assert all(view["legal_actions"] == [] for view in views)
 
 
-@pytest.fixture
-def attacker(database_url):
-    """A connection that bypasses the append-only triggers, as someone with database access could."""
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")
-        yield conn
-
-
 def game_with_a_snapshot(client):
     """A game still on after 40 actions (the first legal move, else deal): past its first snapshot."""
     for number in range(50):

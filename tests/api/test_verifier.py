@@ -11,29 +11,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.events import chain_hash
 from server.replay import verify
 from server.rules import PRESETS
-from tests.api.helpers import create, play_first_legal
+from tests.api.helpers import create, play_first_legal, rehash
 
 OSMOSIS = Path(sys.executable).with_name("osmosis")
 
 
-def rehash(document, start=1):
-    """What a forger does after an edit: recompute every hash from `start` on, and the head."""
-    events = document["events"]
-    previous = document["commitment"] if start == 1 else events[start - 2]["hash"]
-    for event in events[start - 1:]:
-        event["hash"] = chain_hash(previous, event["seq"], event["kind"], event["data"])
-        previous = event["hash"]
-    document["head_hash"] = previous
-    return document
-
-
 def resigned_export(client, variant, **create_body):
-    """A game resigned after 20 actions (first legal move, else deal), as exported."""
+    """A game resigned after 10 actions (first legal move, else deal), as exported: too few to lose it,
+    since a pass through the stock takes twelve deals at the least."""
     game, token = create(client, variant=variant, **create_body)
-    game = play_first_legal(client, game, token, resign_after=20)
+    game = play_first_legal(client, game, token, resign_after=10)
     document = client.get(f"/games/{game['id']}/replay").get_json()
     assert document["status"] == "resigned"
     return document
