@@ -1,6 +1,7 @@
 """The documents a third party builds on say what the code does."""
 
 import json
+import re
 from pathlib import Path
 
 from server.events import EVENT_KINDS
@@ -26,3 +27,12 @@ def test_the_api_guide_lists_every_operation():
         for operation in item.values():
             if isinstance(operation, dict) and "operationId" in operation:
                 assert f"`{operation['operationId']}`" in guide
+
+
+def test_the_readme_examples_leave_no_files_in_the_checkout():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    blocks = readme.split("```sh")[1:]
+    commands = "\n".join(block.split("```")[0] for block in blocks)
+
+    assert "curl" in commands
+    assert re.search(r"\btee\b|>\s*[\w.-]+\.json|-o\s+[\w.-]+", commands) is None, commands
