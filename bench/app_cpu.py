@@ -116,8 +116,10 @@ def in_service(service: GameService) -> Callable[[], None]:
 class AnswerFromMemory:
     """A service that answers every action with one real action's result: what is left is the HTTP layer."""
 
-    def __init__(self, result: Result) -> None:
+    def __init__(self, result: Result, store: Any) -> None:
         self._result = result
+        self.store = store  # for the app's live hub, which this benchmark never wakes
+        self.changes = None
 
     def move(self, *args: Any) -> Result:
         return self._result
@@ -156,7 +158,7 @@ def main() -> None:
         read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
         created = service.create_game(preset("osmosis-draw-one")).body
         drawn = service.draw(UUID(created["id"]), created["player_token"], None, None)
-        canned_app = create_app(settings, AnswerFromMemory(drawn))  # type: ignore[arg-type]
+        canned_app = create_app(settings, AnswerFromMemory(drawn, service.store))  # type: ignore[arg-type]
         draw_path = f"/games/{UUID(int=0)}/draw"
 
         def expect(app: Wsgi, method: str, path: str, status: int, token: str | None = None) -> Callable[[], None]:

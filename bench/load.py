@@ -60,10 +60,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_gunicorn(app: str, database_url: str, port: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(app: str, database_url: str, port: int, worker_class: str | None) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}", app],
+         "--bind", f"127.0.0.1:{port}", *(["--worker-class", worker_class] if worker_class else []), app],
         env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", "RATE_LIMIT": "",
              "PYTHONPATH": str(PROJECT)},
         cwd=PROJECT,
@@ -172,11 +172,13 @@ class Measurement:
 
     @property
     def p50(self) -> float:
-        return statistics.median(self.latencies)
+        return statistics.median(self.latencies) if self.latencies else float("nan")
 
     @property
     def p99(self) -> float:
-        return statistics.quantiles(self.latencies, n=100)[98] if len(self.latencies) >= 100 else max(self.latencies)
+        if len(self.latencies) >= 100:
+            return statistics.quantiles(self.latencies, n=100)[98]
+        return max(self.latencies, default=float("nan"))
 
     def report(self) -> None:
         count = len(self.latencies)
@@ -280,19 +282,23 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=4, help="length of one phase of one round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--worker-class", help="gunicorn's worker class for both servers (default: the config's)")
     args = parser.parse_args()
 
     data_dir = PROJECT / "var" / "bench"
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
     game_port, ceiling_port = free_port(), free_port()
-    servers = {"game server": start_gunicorn("server.api:create_app()", url, game_port),
-               "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port)}
+    servers = {"game server": start_gunicorn("server.api:create_app()", url, game_port, args.worker_class),
+               "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port, args.worker_class)}
     meter = CpuMeter(servers)
     try:
         c, t, r = args.clients, args.seconds, args.rounds
+        # Every worker opens its pool and loads its code with its first requests: not part of any figure.
+        run_phase(c, 1.0, ceiling_work(ceiling_port, "POST", "/insert", 201))
+        run_phase(c, 1.0, actions_work(game_port))
         print(f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
-              f"workers x {os.environ.get('GUNICORN_THREADS', '8')} threads, "
+              f"{args.worker_class or 'gevent'} workers, "
               f"pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
         insert, actions = Measurement("ceiling: INSERT + COMMIT"), Measurement("game: random actions")
         alternate(meter, c, t, r, [(insert, ceiling_work(ceiling_port, "POST", "/insert", 201)),

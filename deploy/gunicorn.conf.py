@@ -1,6 +1,12 @@
-"""gunicorn settings for the Osmosis server; every value can be overridden from the environment."""
+"""gunicorn settings for the Osmosis server; every value can be overridden from the environment.
+
+The workers are gevent's: every connection is a greenlet, so that thousands of spectators' event streams
+and long polls, and clients that send slowly, cost a socket and a few kilobytes each instead of holding
+one of a few dozen threads (docs/scaling.md).
+"""
 
 import os
+import resource
 import shutil
 import tempfile
 
@@ -8,11 +14,13 @@ from gunicorn.glogging import Logger
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
-threads = int(os.environ.get("GUNICORN_THREADS", "8"))
-worker_class = "gthread"
+worker_class = "gevent"
+worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "5000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
-keepalive = 5
+# A request's line and headers must arrive within this many seconds, and an idle kept-alive connection is
+# closed after it: gevent's worker bounds reading each request head by this time.
+keepalive = int(os.environ.get("KEEPALIVE_SECONDS", "5"))
 # Signals and the orchestrator manage the server; gunicorn's control socket (25.1 and later) would be one
 # more listener, in the service user's home, shared by every instance of that user on the host.
 control_socket_disable = True
@@ -40,7 +48,7 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "server.api.observability.JsonFormatter"}},
+    "formatters": {"json": {"()": "server.json_logs.JsonFormatter"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
     "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
     "loggers": {
@@ -49,6 +57,16 @@ logconfig_dict = {
         "gunicorn.access": {"level": "INFO" if accesslog else "WARNING", "handlers": ["stderr"], "propagate": False},
     },
 }
+
+
+def worker_exit(server, worker):
+    """Let the waiting connections go and close the database connections while the worker can still wait
+    for them: a pool left to the garbage collector fails noisily under gevent at exit."""
+    extensions = getattr(getattr(worker, "wsgi", None), "extensions", {})
+    if "osmosis.hub" in extensions:
+        extensions["osmosis.hub"].stop()
+    if "osmosis.pool" in extensions:
+        extensions["osmosis.pool"].close()
 
 
 def child_exit(server, worker):
@@ -61,15 +79,24 @@ def on_exit(server):
     shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
 
 
+def on_starting(server):
+    """As many open files as the system allows this user: every connection is one."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def post_worker_init(worker):
     """On SIGTERM, end this worker's event streams and long polls at once (they would otherwise hold the
     worker for the whole graceful timeout), then let gunicorn stop as usual."""
     import signal
 
+    hub = getattr(worker.wsgi, "extensions", {}).get("osmosis.hub")
+    if hub is None:  # another app under this configuration (the benchmark's ceiling app)
+        return
     stop_gracefully = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum, frame):
-        worker.wsgi.extensions["osmosis.service"].shut_down()
+        hub.stop()
         stop_gracefully(signum, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)

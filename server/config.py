@@ -42,6 +42,11 @@ class Settings:
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
     recent_games: int = 1024
     """Games each process keeps as it last wrote them, so that their next action skips the read."""
+    body_seconds: float = 10.0
+    """A request's body must arrive within this time (408 otherwise)."""
+    live_poll_seconds: float = 2.0
+    """How often each process reads the versions of the games it has followers of, in case a change
+    notification was lost."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -57,6 +62,8 @@ class Settings:
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "memory://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
+            body_seconds=float(_int(env, "BODY_SECONDS", 10, minimum=1)),
+            live_poll_seconds=float(_int(env, "LIVE_POLL_MS", 2000, minimum=10)) / 1000,
         )
 
 

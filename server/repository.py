@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -168,13 +169,18 @@ class Store(Protocol):
         """Events with after < seq (<= upto), oldest first, at most `limit`."""
         ...
 
-    def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
-        """Return once the game has an event after `after`, or after `timeout` seconds, or at once after
-        stop_waiting."""
+    def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
+        """The version of each of these games that exists."""
         ...
 
-    def stop_waiting(self) -> None:
-        """End every wait for events, now and from now on: the process is shutting down."""
+    def publish_changes(self, payloads: Sequence[str]) -> None:
+        """Tell every process that listens for changes."""
+        ...
+
+    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
+                           stopped: threading.Event) -> None:
+        """Pass every change published by any process to `on_change` until `stopped`; `on_listening` each
+        time it has (re)started listening."""
         ...
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...

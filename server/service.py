@@ -10,10 +10,10 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID, uuid4
 
 from . import events as ev
@@ -75,6 +75,12 @@ class EventNotFound(LookupError):
     """A seq the game's log does not have."""
 
 
+class ChangeSink(Protocol):
+    """What is told of every change that lands: see live.Hub."""
+
+    def changed(self, game_id: str, variant: str | None, version: int, events: Sequence[dict[str, Any]]) -> None: ...
+
+
 Versions = frozenset[int] | None
 """The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
 
@@ -113,18 +119,15 @@ class GameService:
     ) -> None:
         """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
         their next action needs no read (see RecentGames)."""
+        self.store = store
         self._store = store
-        self.shutting_down = False
+        self.changes: ChangeSink | None = None
+        """Told of every game created and every action that lands here (the live hub)."""
         self._recent = RecentGames(recent_games)
         self._clock = clock
         self._new_server_seed = new_server_seed
         self._new_token = new_token
         self._new_id = new_id
-
-    def shut_down(self) -> None:
-        """The process is stopping: every long poll answers now, and every event stream ends."""
-        self.shutting_down = True
-        self._store.stop_waiting()
 
     # --- reads ------------------------------------------------------------------------------------
 
@@ -139,6 +142,10 @@ class GameService:
             for name, rules in PRESETS.items()
         ]
 
+    def versions(self, game_ids: Collection[UUID]) -> dict[str, int]:
+        """The version of each of these games that exists, by id."""
+        return self._store.read_versions([str(game_id) for game_id in game_ids])
+
     def get_game(self, game_id: UUID) -> tuple[int, str]:
         """The game's version, and the game as JSON text, as stored when it last changed."""
         return self._store.load_document(game_id)
@@ -151,15 +158,8 @@ class GameService:
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
 
-    def list_events(
-        self, game_id: UUID, after: int, limit: int, wait: float = 0
-    ) -> tuple[list[dict[str, Any]], int | None]:
-        """Events with seq > `after`; the second value is the `after` of the next page, if any.
-
-        With `wait`, a long poll: when there is no such event yet, wait up to `wait` seconds for one.
-        """
-        if wait > 0:
-            self._store.wait_for_events(game_id, after, wait)
+    def list_events(self, game_id: UUID, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Events with seq > `after`; the second value is the `after` of the next page, if any."""
         events = self._store.load_events(game_id, after, limit + 1)
         page = events[:limit]
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
@@ -285,6 +285,7 @@ class GameService:
         except IdempotencyConflict:
             return self._replay_after_race(scope, idempotency)
         self._recent.keep(record.id, Known(record, secret, state))
+        self._tell(record, events)
         return Result(201, {**game, "player_token": token}, with_player_token(record.document, token))
 
     def move(self, game_id: UUID, token: str, move: Move, expected_versions: Versions,
@@ -377,7 +378,13 @@ class GameService:
         body, text, known = decided[-1]
         if not known.state.is_over:
             self._recent.keep(game_id, known)
+        self._tell(known.game, body["events"])
         return Result(200, body, text)
+
+    def _tell(self, game: GameRecord, events: Sequence[ev.Event] | Sequence[dict[str, Any]]) -> None:
+        if self.changes is not None:
+            told = [event.to_dict() if isinstance(event, ev.Event) else event for event in events]
+            self.changes.changed(str(game.id), game.variant, game.version, told)
 
     def _landed_on(self, known: Known, decide: Callable[[GameRecord, GameSecret], Change]) -> bool:
         """Whether the action, decided on the game as this process last wrote it, landed.

@@ -14,7 +14,7 @@ import logging
 import select
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NoReturn
@@ -171,16 +171,23 @@ SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
 
 log = logging.getLogger(__name__)
 
-SELECT_VERSION = "SELECT version FROM games WHERE id = %(id)s"
-
 SELECT_VERSIONS = "SELECT id, version FROM games WHERE id = ANY(%(ids)s::uuid[])"
+
+CHANGES_CHANNEL = "osmosis_changes"
+
+# Every change of a batch in one statement and one short transaction of its own: outside the actions'
+# transactions, whose commits a NOTIFY would serialise (it holds a database-wide lock from its commit's
+# start to its end), and with synchronous_commit off on its connection, so that the lock is not held
+# through a WAL flush.
+PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
 
 
 class PostgresStore:
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
-        self._watcher = _VersionWatcher(self._read_versions)
+        self._publisher: psycopg.Connection[Any] | None = None
+        self._publishing = threading.Lock()
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
@@ -368,24 +375,51 @@ class PostgresStore:
                 raise GameNotFound(game_id)
         return [Event(row["seq"], row["kind"], row["data"], row["hash"]) for row in rows]
 
-    def _read_versions(self, game_ids: list[str]) -> dict[str, int]:
+    def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
         with self._connection() as conn:
-            rows = conn.execute(SELECT_VERSIONS, {"ids": game_ids}).fetchall()
-        return {str(row["id"]): row["version"] for row in rows}
+            rows = conn.cursor(row_factory=tuple_row).execute(SELECT_VERSIONS, {"ids": list(game_ids)}).fetchall()
+        return {str(game_id): version for game_id, version in rows}
 
-    def stop_waiting(self) -> None:
-        self._watcher.stop()
+    def publish_changes(self, payloads: Sequence[str]) -> None:
+        """Tell every process that listens for changes (listen_for_changes), on a connection kept for it."""
+        with self._publishing:
+            self._publish(payloads)
 
-    def wait_for_events(self, game_id: UUID, after: int, timeout: float) -> None:
-        """Return once the game has an event after `after`, or after `timeout` seconds, or at once once the
-        process stops waiting (it is shutting down)."""
-        with self._watcher.interest(game_id) as interest:
-            with self._connection() as conn:
-                row = conn.execute(SELECT_VERSION, {"id": game_id}).fetchone()
-            if row is None:
-                raise GameNotFound(game_id)
-            if row["version"] <= after:
-                interest.wait_past(after, timeout)
+    def _publish(self, payloads: Sequence[str]) -> None:
+        try:
+            if self._publisher is None or self._publisher.closed:
+                self._publisher = self._dedicated_connection("-c synchronous_commit=off")
+            self._publisher.execute(PUBLISH_CHANGES, {"channel": CHANGES_CHANNEL, "payloads": list(payloads)})
+        except psycopg.OperationalError as error:
+            if self._publisher is not None:
+                self._publisher.close()
+            raise StoreUnavailable("the database is unreachable") from error
+
+    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
+                           stopped: threading.Event) -> None:
+        """Pass the payload of every change published by any process to `on_change` until `stopped`.
+
+        Listens on a connection of its own. After a failure it connects again, a second later; it calls
+        `on_listening` each time it has begun to listen, so that the caller can catch up with what was
+        published while it was not.
+        """
+        while not stopped.is_set():
+            try:
+                with self._dedicated_connection() as conn:
+                    conn.execute(f"LISTEN {CHANGES_CHANNEL}")
+                    on_listening()
+                    while not stopped.is_set():
+                        for notify in conn.notifies(timeout=1.0):
+                            on_change(notify.payload)
+            except psycopg.OperationalError:
+                log.warning("lost the connection that listens for changes; connecting again", exc_info=True)
+                stopped.wait(1.0)
+
+    def _dedicated_connection(self, options: str = "") -> psycopg.Connection[Any]:
+        """A connection of its own, outside the pool, with the pool's settings."""
+        conninfo, kwargs = self._pool.conninfo, self._pool.kwargs
+        assert isinstance(conninfo, str) and isinstance(kwargs, dict), "open_pool gives both as values"
+        return psycopg.connect(conninfo, **{**kwargs, "options": f"{kwargs.get('options', '')} {options}".strip()})
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:
@@ -528,81 +562,3 @@ def open_pool(
     )
     pool.open(wait=False)
     return pool
-
-
-class _Interest:
-    """A request waiting for one game's next events."""
-
-    def __init__(self, watcher: _VersionWatcher, game_id: str) -> None:
-        self._watcher = watcher
-        self.game_id = game_id
-
-    def wait_past(self, after: int, timeout: float) -> None:
-        watcher = self._watcher
-        deadline = time.monotonic() + timeout
-        with watcher.changed:
-            while watcher.versions.get(self.game_id, 0) <= after and not watcher.stopped:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return
-                watcher.changed.wait(remaining)
-
-
-class _VersionWatcher:
-    """One thread per server process that, while any request waits for new events, reads the versions
-    of the games waited on, all in one query, every POLL_SECONDS, and wakes the waiters whose game moved.
-
-    So followers cost one small query per process and interval however many there are, and nothing when
-    there are none; and the write path stays free of NOTIFY, whose commit-time lock serialises every
-    action of the whole database (about a tenth of the action throughput here, docs/performance.md).
-    """
-
-    POLL_SECONDS = 0.2
-
-    def __init__(self, read_versions: Callable[[list[str]], dict[str, int]]) -> None:
-        self._read_versions = read_versions
-        self.changed = threading.Condition()
-        self.versions: dict[str, int] = {}
-        self._waiting: dict[str, int] = {}
-        self._thread: threading.Thread | None = None
-        self.stopped = False
-
-    def stop(self) -> None:
-        """Every wait returns at once, now and from now on."""
-        with self.changed:
-            self.stopped = True
-            self.changed.notify_all()
-
-    @contextmanager
-    def interest(self, game_id: UUID) -> Iterator[_Interest]:
-        key = str(game_id)
-        with self.changed:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._watch, name="osmosis-version-watcher", daemon=True)
-                self._thread.start()
-            self._waiting[key] = self._waiting.get(key, 0) + 1
-            self.changed.notify_all()
-        try:
-            yield _Interest(self, key)
-        finally:
-            with self.changed:
-                self._waiting[key] -= 1
-                if not self._waiting[key]:
-                    del self._waiting[key]
-                    self.versions.pop(key, None)
-
-    def _watch(self) -> None:
-        while True:
-            with self.changed:
-                while not self._waiting:
-                    self.changed.wait()
-                games = list(self._waiting)
-            try:
-                versions = self._read_versions(games)
-            except Exception:  # the watcher must outlive any failure; waiters time out meanwhile
-                log.warning("could not read game versions for waiting followers", exc_info=True)
-                versions = {}
-            with self.changed:
-                self.versions.update((game, version) for game, version in versions.items() if game in self._waiting)
-                self.changed.notify_all()
-            time.sleep(self.POLL_SECONDS)

@@ -86,7 +86,8 @@ def store(pool) -> PostgresStore:
 def app(store):
     app = create_app(Settings(rate_limit=""), service=GameService(store))
     app.config["TESTING"] = True
-    return app
+    yield app
+    app.extensions["osmosis.hub"].stop()
 
 
 @pytest.fixture
@@ -121,7 +122,7 @@ def live_server(embedded_server_url: str) -> Iterator[str]:
     """gunicorn on a loopback port, as deployed, on its own database on the embedded PostgreSQL."""
     url = migrated_database(embedded_server_url)
     port = free_port()
-    process = start_gunicorn(url, port, GUNICORN_THREADS="8")
+    process = start_gunicorn(url, port)
     yield f"http://127.0.0.1:{port}"
     stop(process)
     drop_database(embedded_server_url, url)

@@ -52,3 +52,14 @@ def test_the_engine_benchmark_covers_every_preset():
     printed = run_bench("engine.py", "--games", "3")
 
     assert all(name in printed for name in PRESETS)
+
+
+def test_the_live_benchmark_reports_delivery_throughput_health_and_memory(embedded_server_url):
+    printed = run_bench("live.py", "--followers", "20", "--games", "5", "--slow-clients", "5", "--actors", "2",
+                        "--seconds", "1", "--rounds", "1", database_url=embedded_server_url)
+
+    for figure in ("actions alone", "actions with followers", "actions with slow clients",
+                   "delivery, answer to follower", "/healthz p99 followers", "/healthz p99 slow clients",
+                   "server memory per follower", "slow clients cut off after"):
+        assert figure in printed
+    assert "n=0" not in printed.split("delivery, answer to follower")[1].splitlines()[0]

@@ -15,9 +15,10 @@ from flask_smorest.utils import prepare_response
 
 from .. import migrate
 from ..config import ConfigError, Settings
+from ..live import Hub
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import boundary, deals, errors, games, meta, observability, web
+from . import boundary, deals, errors, feeds, games, meta, observability, web
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -93,6 +94,7 @@ def _app_and_api() -> tuple[Flask, Api]:
     api.register_blueprint(games.blp)
     api.register_blueprint(deals.deals_blp)
     api.register_blueprint(deals.replays_blp)
+    api.register_blueprint(feeds.blp)
     return app, api
 
 
@@ -105,6 +107,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     """The WSGI application. Without a `service`, it connects to settings.database_url."""
     app, _ = _app_and_api()
     settings = settings or Settings.from_env()
+    app.config["BODY_SECONDS"] = settings.body_seconds
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=CORS_REQUEST_HEADERS,
              expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
@@ -116,8 +119,12 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
                          settings.pool_timeout, settings.statement_timeout_ms)
         pool_stats = pool.get_stats
+        app.extensions["osmosis.pool"] = pool
         service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games)
+    hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
+    service.changes = hub
     app.extensions["osmosis.service"] = service
+    app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
     boundary.install(app)
     return app

@@ -5,14 +5,16 @@ is half-understood: a body in another content type is never silently dropped, an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import contextlib
+import sys
+from contextlib import AbstractContextManager
+from typing import Any, cast
 
 from flask import Flask, Response, current_app, request
-from marshmallow import RAISE
+from marshmallow import RAISE, fields
 from webargs import core
 from webargs.flaskparser import FlaskParser
-from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout
 
 from .. import strict_json
 from .errors import problem
@@ -38,17 +40,31 @@ def json_body() -> Any:
 
 
 def _body() -> bytes:
-    """The body's bytes; RequestEntityTooLarge (413) when it is longer than MAX_CONTENT_LENGTH.
+    """The body's bytes; RequestEntityTooLarge (413) when it is longer than MAX_CONTENT_LENGTH, and
+    RequestTimeout (408) when it takes longer than BODY_SECONDS to arrive.
 
     Werkzeug refuses a longer Content-Length, but a chunked body it cuts at the limit and hands on the
     first part as if it were all: whether more follows is asked of the connection itself.
     """
-    data = request.get_data(cache=True)
+    with _deadline(current_app.config["BODY_SECONDS"]):
+        data = request.get_data(cache=True)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if request.content_length is None and limit is not None and len(data) >= limit \
             and request.environ["wsgi.input"].read(1):
         raise RequestEntityTooLarge()
     return data
+
+
+def _deadline(seconds: float) -> AbstractContextManager[object]:
+    """A time limit on reading from the client. Under gevent's workers a slow client holds only its own
+    greenlet, and this ends it; under threads (the tests) there is nothing to limit."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None or not monkey.is_module_patched("socket"):
+        return contextlib.nullcontext()
+    import gevent
+
+    too_slow = RequestTimeout(f"the body did not arrive within {seconds:g} seconds")
+    return cast(AbstractContextManager[object], gevent.Timeout(seconds, too_slow))
 
 
 class Parser(FlaskParser):
@@ -66,11 +82,13 @@ class Parser(FlaskParser):
 
 
 class _Operation:
-    """What one documented operation takes: a JSON body or not, and the query parameters it declares."""
+    """What one documented operation takes: a JSON body or not, and the query parameters it declares
+    (which of them may come more than once: the lists)."""
 
-    def __init__(self, locations: set[str], query: Iterable[str]) -> None:
+    def __init__(self, locations: set[str], query: dict[str, bool]) -> None:
         self.takes_body = "json" in locations
         self.query = frozenset(query)
+        self.lists = frozenset(name for name, is_list in query.items() if is_list)
 
 
 def install(app: Flask) -> None:
@@ -82,7 +100,8 @@ def install(app: Flask) -> None:
         operation = operations.get((request.endpoint or "", request.method))
         if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
             return None
-        repeated = sorted({name for name, values in request.args.lists() if len(values) > 1})
+        repeated = sorted({name for name, values in request.args.lists()
+                           if len(values) > 1 and name not in operation.lists})
         unknown = sorted(set(request.args) - operation.query)
         if repeated or unknown:
             errors = {name: ["Unknown field."] for name in unknown}
@@ -109,8 +128,9 @@ def _documented_operations(app: Flask) -> dict[tuple[str, str], _Operation]:
             if documentation is None:
                 continue
             parameters = documentation.get("arguments", {}).get("parameters", [])
-            query = [field.data_key or name for parameter in parameters if parameter["in"] == "query"
-                     for name, field in _instance(parameter["schema"]).fields.items()]
+            query = {field.data_key or name: isinstance(field, fields.List)
+                     for parameter in parameters if parameter["in"] == "query"
+                     for name, field in _instance(parameter["schema"]).fields.items()}
             operations[endpoint, method] = _Operation({parameter["in"] for parameter in parameters}, query)
     return operations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import flask_smorest
@@ -12,6 +12,7 @@ from flask import Response, current_app, request
 from webargs.core import missing
 
 from ..idempotency import Idempotency
+from ..live import Hub
 from ..rules import InvalidInput
 from ..service import GameService, Result
 from .boundary import Parser, json_body
@@ -59,6 +60,17 @@ def _documentation_only(decorator: Callable[[View], View]) -> Callable[[View], V
 def game_service() -> GameService:
     found: GameService = current_app.extensions["osmosis.service"]
     return found
+
+
+def live_hub() -> Hub:
+    found: Hub = current_app.extensions["osmosis.hub"]
+    return found
+
+
+def event_stream(messages: Iterator[str]) -> Response:
+    """Server-sent events, passed on as they come (nginx buffers nothing of them either)."""
+    return Response(messages, mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
+                                                                     "X-Accel-Buffering": "no"})
 
 
 def written(result: Result, headers: dict[str, str]) -> Response:

@@ -42,6 +42,7 @@ HTTP_CODES = {
     404: "not-found",
     405: "method-not-allowed",
     406: "not-acceptable",
+    408: "request-timeout",
     413: "payload-too-large",
     415: "unsupported-media-type",
     422: "validation-failed",

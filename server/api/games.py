@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import re
-import time
-from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from flask.views import MethodView
 
-from ..events import SEEDS_REVEALED
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
 from ..service import MAX_SEQ, Result, Unauthorized, to_json
-from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency, written
+from . import streams
+from .common import IDEMPOTENCY_KEY, Blueprint, event_stream, game_service, live_hub, request_idempotency, written
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -26,6 +23,7 @@ from .schemas import (
     CreateGameSchema,
     EventListSchema,
     EventQuerySchema,
+    EventStreamHeadersSchema,
     EventStreamQuerySchema,
     GameListQuerySchema,
     GameListSchema,
@@ -224,7 +222,8 @@ class Events(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Read the move log: events with seq > after, oldest first; with wait, a long poll"""
-        events, next_after = game_service().list_events(game_id, args["after"], args["limit"], args["wait"])
+        events, next_after = streams.wait_for_events(game_service(), live_hub(), game_id, args["after"], args["limit"],
+                                                     args["wait"])
         headers = {}
         if next_after is not None:
             headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
@@ -264,20 +263,18 @@ class Verification(MethodView):
         return game_service().verification(game_id)
 
 
-STREAM_SECONDS = 300
-"""How long one event stream stays open; EventSource reconnects by itself, resuming at Last-Event-ID."""
-KEEP_ALIVE_SECONDS = 15
-SHUTDOWN_MESSAGE = ": the server is stopping: reconnect\nretry: 1000\n\n"
-"""The last message of every stream when the server stops: an EventSource reconnects a second later, to
-another server or this one restarted, and resumes at Last-Event-ID."""
-LAST_EVENT_ID = {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
-                 "description": "The seq of the last event received: the stream resumes after it."}
-STREAM_EXAMPLE = 'id: 2\ndata: {"seq":2,"kind":"cards_dealt","data":{"cards":["AS","5H","TH"]},"hash":"…"}\n\n'
+STREAM_EXAMPLE = (
+    'event: game\ndata: {"id":"65eee5b0-…","status":"playing","version":2,…}\n\n'
+    'id: 2\ndata: {"seq":2,"kind":"cards_dealt","data":{"cards":["AS","5H","TH"]},"hash":"…"}\n\n'
+)
 STREAM_DESCRIPTION = (
-    "Server-sent events: each message's id is the event's seq and its data the event as JSON. A comment line "
-    "comes every 15 s while nothing happens; the stream ends after the game's last event, or after 5 minutes "
-    "(reconnect with Last-Event-ID). For clients without EventSource, GET /games/{game_id}/events with wait "
-    "is the same feed by long polling."
+    "Server-sent events. The first message (event `game`) is the game as GET /games/{game_id} shows it; then "
+    "each event of the log after `after` (or after the Last-Event-ID header), one message each, with the "
+    "event's seq as its id and the event as JSON as its data; then each new event as it commits. A comment "
+    "line comes every 15 s while nothing happens. The stream ends after the game's last event, after 30 "
+    "minutes, or when the server stops (with `retry: 1000`); an EventSource reconnects by itself and resumes "
+    "with Last-Event-ID. For clients without EventSource, GET /games/{game_id}/events with `wait` is the same "
+    "feed by long polling."
 )
 STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
                    "content": {"text/event-stream": {"schema": {"type": "string"}, "example": STREAM_EXAMPLE}}}
@@ -293,38 +290,18 @@ def _seq_of(last_event_id: str) -> int:
 
 @blp.route("/<uuid:game_id>/events/stream")
 class EventStream(MethodView):
-    @blp.doc(operationId="streamGameEvents", parameters=[LAST_EVENT_ID], responses={"200": STREAM_RESPONSE})
+    @blp.doc(operationId="streamGameEvents", responses={"200": STREAM_RESPONSE})
     @blp.arguments(EventStreamQuerySchema(), location="query")
+    @blp.arguments(EventStreamHeadersSchema(), location="headers")
     @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-    def get(self, args: dict[str, Any], game_id: UUID) -> Response:
-        """Follow a game live: its events as server-sent events, from a seq on"""
+    def get(self, args: dict[str, Any], headers: dict[str, Any], game_id: UUID) -> Response:
+        """Follow a game live: the game, then its events as server-sent events, from a seq on"""
         after = args["after"]
-        last_event_id = request.headers.get("Last-Event-ID")
-        if last_event_id is not None:
-            after = _seq_of(last_event_id)
+        if "last_event_id" in headers:
+            after = _seq_of(headers["last_event_id"])
         games = game_service()
         games.get_game(game_id)  # a 404 now, not inside the stream
-
-        def stream() -> Iterator[str]:
-            position = after
-            deadline = time.monotonic() + STREAM_SECONDS
-            yield "retry: 2000\n\n"
-            while (remaining := deadline - time.monotonic()) > 0:
-                events, _ = games.list_events(game_id, position, 100, wait=min(KEEP_ALIVE_SECONDS, remaining))
-                for event in events:
-                    yield f"id: {event['seq']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
-                if events and events[-1]["kind"] == SEEDS_REVEALED:
-                    return
-                if games.shutting_down:
-                    yield SHUTDOWN_MESSAGE
-                    return
-                if events:
-                    position = events[-1]["seq"]
-                else:
-                    yield ": keep-alive\n\n"
-
-        return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return event_stream(streams.game_stream(games, live_hub(), game_id, after))

@@ -8,7 +8,6 @@ served.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import secrets
@@ -52,22 +51,6 @@ POOL_WAITING = Gauge("osmosis_pool_requests_waiting", "Requests waiting for a da
                      multiprocess_mode="livesum")
 
 request_log = logging.getLogger("osmosis.request")
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line; fields passed with `extra={"fields": {...}}` are merged in."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        entry.update(getattr(record, "fields", {}))
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
 
 
 class _RequestIds:

@@ -9,7 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..events import EVENT_KINDS
-from ..rules import Card, Move, Place, StartRule, WasteAccess
+from ..rules import PRESETS, Card, Move, Place, StartRule, WasteAccess
 from ..rules.deal import MAX_DEAL_NUMBER
 
 
@@ -228,6 +228,30 @@ class EventStreamQuerySchema(ma.Schema):
     after = fields.Integer(
         validate=validate.Range(min=0), load_default=0,
         metadata={"description": "Send events with seq > after; a Last-Event-ID header takes precedence."},
+    )
+
+
+class FeedQuerySchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    game_id = fields.List(
+        fields.UUID(), validate=validate.Length(min=1, max=100),
+        metadata={"description": "Follow these games (the parameter once per game, up to 100): each is sent as it "
+                                 "is now, then its new events. Without it: every game's new events."},
+    )
+    variant = fields.String(validate=validate.OneOf(list(PRESETS)),
+                            metadata={"description": "Only games of this preset."})
+
+
+class EventStreamHeadersSchema(ma.Schema):
+    class Meta:
+        unknown = ma.EXCLUDE  # every other header of the request
+
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata={"description": "The id of the last event received (its seq): the stream resumes after it. "
+                                 "EventSource sends it when it reconnects; it takes precedence over `after`."},
     )
 
 

@@ -74,3 +74,16 @@ def rehash(document, start=1):
         previous = event["hash"]
     document["head_hash"] = previous
     return document
+
+
+def sse_messages(chunks):
+    """The messages of a server-sent event stream, from its chunks (bytes or text), as dicts of their fields
+    ("event", "id", "data", "retry"); comments are left out, and so are messages with no field."""
+    buffer = ""
+    for chunk in chunks:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            message, buffer = buffer.split("\n\n", 1)
+            fields = dict(line.split(": ", 1) for line in message.splitlines() if not line.startswith(":"))
+            if fields:
+                yield fields

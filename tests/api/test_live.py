@@ -1,15 +1,20 @@
 """Browser clients elsewhere (CORS) and live updates: long polling and server-sent events."""
 
+import itertools
 import json
 import threading
 import time
+from uuid import UUID
 
 import pytest
 
-from server.api import create_app
+from server import live
+from server.api import create_app, streams
 from server.config import Settings
+from server.live import Hub
+from server.rules import preset
 from server.service import GameService
-from tests.api.helpers import create
+from tests.api.helpers import create, sse_messages
 
 
 @pytest.fixture
@@ -89,45 +94,159 @@ def test_a_long_poll_gives_up_after_wait_seconds_with_no_event(client):
 
 
 def read_stream(response, count):
-    """The first `count` events of a server-sent event stream."""
-    events, buffer = [], ""
-    for chunk in response.response:
-        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
-        while "\n\n" in buffer:
-            message, buffer = buffer.split("\n\n", 1)
-            fields = dict(line.split(": ", 1) for line in message.splitlines() if not line.startswith(":"))
-            if "data" in fields:
-                events.append((int(fields["id"]), json.loads(fields["data"])))
-                if len(events) == count:
-                    return events
-    return events
+    """The first `count` messages with data of a server-sent event stream read through the test client."""
+    return list(itertools.islice((m for m in sse_messages(response.response) if "data" in m), count))
 
 
-def test_the_event_stream_sends_past_and_new_events_and_ends_with_the_game(app, client):
+def test_the_event_stream_starts_with_the_game_then_sends_past_and_new_events_and_ends_with_the_game(app, client):
     game, token = create(client, deal_number=0)
-    client.post(f"/games/{game['id']}/draw", headers=token)
+    drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
     resigner = later(0.5, lambda: app.test_client().post(f"/games/{game['id']}/resign", headers=token))
 
     response = client.get(f"/games/{game['id']}/events/stream?after=1", buffered=False)
-    events = read_stream(response, 10)
+    messages = read_stream(response, 10)
     resigner.join()
 
     assert response.mimetype == "text/event-stream"
-    assert [(seq, event["kind"]) for seq, event in events] == [
+    assert messages[0]["event"] == "game" and "id" not in messages[0]
+    assert json.loads(messages[0]["data"]) == drawn
+    assert [(int(m["id"]), json.loads(m["data"])["kind"]) for m in messages[1:]] == [
         (2, "cards_dealt"), (3, "game_resigned"), (4, "seeds_revealed")]
 
 
-def test_the_event_stream_resumes_after_last_event_id(client):
+def test_the_event_stream_resumes_after_last_event_id_or_after(client):
     game, token = create(client)
     client.post(f"/games/{game['id']}/draw", headers=token)
     client.post(f"/games/{game['id']}/resign", headers=token)
 
-    response = client.get(f"/games/{game['id']}/events/stream", headers={"Last-Event-ID": "2"}, buffered=False)
+    by_header = client.get(f"/games/{game['id']}/events/stream", headers={"Last-Event-ID": "2"}, buffered=False)
+    by_query = client.get(f"/games/{game['id']}/events/stream?after=2", buffered=False)
+    header_wins = client.get(f"/games/{game['id']}/events/stream?after=0", headers={"Last-Event-ID": "3"},
+                             buffered=False)
 
-    assert [seq for seq, _ in read_stream(response, 10)] == [3, 4]
+    assert [m.get("id") for m in read_stream(by_header, 10)] == [None, "3", "4"]
+    assert [m.get("id") for m in read_stream(by_query, 10)] == [None, "3", "4"]
+    assert [m.get("id") for m in read_stream(header_wins, 10)] == [None, "4"]
 
 
 def test_the_event_stream_of_an_unknown_game_is_404(client):
     response = client.get("/games/00000000-0000-4000-8000-000000000000/events/stream")
 
     assert response.status_code == 404 and response.get_json()["code"] == "game-not-found"
+
+
+# --- the multi-game feed --------------------------------------------------------------------------
+
+
+def feed(client, query=""):
+    return client.get(f"/events/stream{query}", buffered=False)
+
+
+def test_the_feed_of_named_games_sends_each_as_it_is_then_only_their_events(app, client):
+    first, first_token = create(client, deal_number=1)
+    second, second_token = create(client, deal_number=2)
+    other, other_token = create(client, deal_number=3)
+
+    def act_on_all():
+        app.test_client().post(f"/games/{first['id']}/draw", headers=first_token)
+        app.test_client().post(f"/games/{other['id']}/draw", headers=other_token)
+        app.test_client().post(f"/games/{second['id']}/resign", headers=second_token)
+
+    actor = later(0.5, act_on_all)
+    response = feed(client, f"?game_id={first['id']}&game_id={second['id']}")
+    messages = read_stream(response, 5)
+    actor.join()
+
+    assert [m.get("event") for m in messages[:2]] == ["game", "game"]
+    assert {json.loads(m["data"])["id"] for m in messages[:2]} == {first["id"], second["id"]}
+    events = [json.loads(m["data"]) for m in messages[2:]]
+    assert [(e["game_id"], e["seq"], e["kind"]) for e in events] == [
+        (first["id"], 2, "cards_dealt"), (second["id"], 2, "game_resigned"), (second["id"], 3, "seeds_revealed")]
+
+
+def test_the_feed_of_every_game_of_a_variant_sends_their_events_from_now_on(app, client):
+    response = feed(client, "?variant=peek-till-dawn")
+    read = later(0.5, lambda: [create(app.test_client(), variant="osmosis"),
+                               create(app.test_client(), variant="peek-till-dawn", deal_number=8)])
+
+    messages = read_stream(response, 1)
+    read.join()
+
+    event = json.loads(messages[0]["data"])
+    assert event["kind"] == "game_created" and event["data"]["variant"] == "peek-till-dawn"
+    assert event["game_id"] and event["seq"] == 1
+
+
+def test_the_feed_of_every_game_sends_the_events_of_games_it_never_heard_of(app, client):
+    response = feed(client)
+    actor = later(0.5, lambda: create(app.test_client(), variant="bridesmaids", deal_number=5))
+
+    messages = read_stream(response, 1)
+    actor.join()
+
+    assert json.loads(messages[0]["data"])["kind"] == "game_created"
+
+
+def test_the_feed_refuses_an_unknown_game_and_too_many_games(client):
+    game, _ = create(client)
+    missing = "00000000-0000-4000-8000-000000000000"
+
+    unknown = client.get(f"/events/stream?game_id={game['id']}&game_id={missing}")
+    too_many = client.get("/events/stream?" + "&".join(f"game_id={game['id']}" for _ in range(101)))
+    bad_variant = client.get("/events/stream?variant=poker")
+
+    assert unknown.status_code == 404 and missing in unknown.get_json()["detail"]
+    assert too_many.status_code == 422 and "game_id" in too_many.get_json()["errors"]
+    assert bad_variant.status_code == 422 and "variant" in bad_variant.get_json()["errors"]
+
+
+# --- changes that no notification brought -------------------------------------------------------
+
+
+class SilentFeed:
+    """The store, except that change notifications never arrive: only the safety poll tells of changes."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def listen_for_changes(self, on_change, on_listening, stopped):
+        stopped.wait()
+
+
+def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
+    service = GameService(store)  # tells no hub of its actions
+    hub = Hub(SilentFeed(store), poll_seconds=0.2)
+    body = service.create_game(preset("osmosis"), deal_number=0).body
+    game_id = UUID(body["id"])
+    try:
+        stream = streams.game_stream(service, hub, game_id, after=1)
+        next(stream)  # the game as it is, and nothing after seq 1
+        later(0.3, lambda: service.draw(game_id, body["player_token"], None, None)).join()
+
+        message = next(message for message in sse_messages(stream) if "data" in message)
+    finally:
+        hub.stop()
+
+    assert message["id"] == "2" and json.loads(message["data"])["kind"] == "cards_dealt"
+
+
+def test_a_stream_whose_reader_falls_far_behind_catches_up_from_the_log(app, client, monkeypatch):
+    monkeypatch.setattr(live, "PENDING_LIMIT", 3)
+    game, token = create(client, variant="osmosis-draw-one", deal_number=4)
+    stream = streams.game_stream(app.extensions["osmosis.service"], app.extensions["osmosis.hub"],
+                                 UUID(game["id"]), after=1)
+    next(stream)
+    for _ in range(20):  # far more changes than a subscription keeps unread
+        client.post(f"/games/{game['id']}/draw", headers=token)
+
+    seqs = []
+    for message in sse_messages(stream):
+        seqs.append(int(message["id"]))
+        if seqs[-1] == 21:
+            break
+    stream.close()
+
+    assert seqs == list(range(2, 22))

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from server.api import create_app
-from server.api.observability import JsonFormatter
 from server.config import Settings
+from server.json_logs import JsonFormatter
 from server.service import GameService
 from tests.api.helpers import create
 

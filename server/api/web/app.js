@@ -282,6 +282,8 @@ async function showVerdict() {
 function follow() {
   stopFollowing();
   const source = new EventSource(`/games/${replay.id}/events/stream?after=${replay.version}`);
+  // The stream opens with the game as it is now; the events after the replay's version follow it.
+  source.addEventListener("game", (message) => { replay.status = JSON.parse(message.data).status; });
   source.onmessage = async (message) => {
     const event = JSON.parse(message.data);
     if (event.seq <= replay.events.length) return;

@@ -1,0 +1,150 @@
+"""Live at scale, on the real server (gunicorn's gevent workers): waiting connections and slow clients hold
+nothing other requests need, a change reaches followers on another instance through PostgreSQL's
+notifications, and a statement waiting in the database does not stall its worker."""
+
+import json
+import socket
+import threading
+import time
+import urllib.request
+from contextlib import ExitStack
+
+import psycopg
+import pytest
+
+from tests.api.helpers import sse_messages
+from tests.conftest import free_port, migrated_database
+from tests.processes import call, start_gunicorn, stop
+
+OLD_THREADS = 32
+"""What the server had before gevent: 4 workers x 8 threads, each held by one waiting connection."""
+
+
+@pytest.fixture
+def server(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, KEEPALIVE_SECONDS="2", BODY_SECONDS="2")
+    yield f"http://127.0.0.1:{port}", port, url
+    stop(process)
+
+
+def raw_request(port, text):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(text.encode())
+    return sock
+
+
+def timed_call(*args, **kwargs):
+    started = time.monotonic()
+    status, body, _ = call(*args, **kwargs)
+    return status, body, time.monotonic() - started
+
+
+def test_streams_long_polls_and_slow_clients_past_the_old_thread_count_hold_up_nothing(server):
+    base, port, _ = server
+    games = [call("POST", f"{base}/games", {"deal_number": n})[1] for n in range(20)]
+    with ExitStack() as stack:
+        streams = [stack.enter_context(urllib.request.urlopen(f"{base}/games/{games[i % 20]['id']}/events/stream",
+                                                              timeout=30)) for i in range(100)]
+        polls = [raw_request(port, f"GET /games/{games[i % 20]['id']}/events?after=1&wait=30 HTTP/1.1\r\n"
+                                   "Host: x\r\n\r\n") for i in range(50)]
+        slow_heads = [raw_request(port, "GET /healthz HTTP/1.1\r\nHo") for _ in range(25)]
+        slow_bodies = [raw_request(port, "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                         "Content-Length: 100\r\n\r\n{") for _ in range(25)]
+        for sock in polls + slow_heads + slow_bodies:
+            stack.callback(sock.close)
+        assert len(streams) + len(polls) + len(slow_heads) + len(slow_bodies) > 6 * OLD_THREADS
+        time.sleep(0.5)
+
+        created = [timed_call("POST", f"{base}/games", {"variant": "peek"}) for _ in range(5)]
+        game, token = created[0][1], created[0][1]["player_token"]
+        actions = [timed_call("POST", f"{base}/games/{game['id']}/draw", token=token) for _ in range(10)]
+        probes = [timed_call("GET", f"{base}/healthz") for _ in range(20)]
+
+        assert all(status == 201 and seconds < 1 for status, _, seconds in created), created
+        assert all(status == 200 and seconds < 1 for status, _, seconds in actions)
+        assert all(status == 200 and seconds < 1 for status, _, seconds in probes)
+        # the followers heard of the actions elsewhere too: one stream of each game is still live
+        first = next(m for m in sse_messages(iter(lambda: streams[0].readline(), b"")) if m.get("event") == "game")
+        assert json.loads(first["data"])["id"] == games[0]["id"]
+
+
+def test_a_request_head_sent_slowly_is_cut_after_keepalive_seconds(server):
+    _, port, _ = server
+    sock = raw_request(port, "GET /healthz HTTP/1.1\r\nHo")
+    started = time.monotonic()
+
+    sock.settimeout(10)
+    closed = sock.recv(1000)
+
+    assert closed == b"" and time.monotonic() - started < 5  # KEEPALIVE_SECONDS=2 in this server
+
+
+def test_a_body_sent_slowly_gets_408_after_body_seconds(server):
+    _, port, _ = server
+    sock = raw_request(port, "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             "Content-Length: 100\r\n\r\n{")
+    started = time.monotonic()
+    sock.settimeout(10)
+
+    response = b""
+    while b'"request-timeout"' not in response and (chunk := sock.recv(4000)):
+        response += chunk
+
+    assert response.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 5  # BODY_SECONDS=2
+    assert b"application/problem+json" in response and b'"request-timeout"' in response
+
+
+def test_a_change_reaches_a_follower_on_another_instance_by_notification(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    ports = [free_port(), free_port()]
+    # With the safety poll a minute apart, only a notification can bring the event within the test.
+    instances = [start_gunicorn(url, port, LIVE_POLL_MS="60000", WEB_CONCURRENCY="1") for port in ports]
+    try:
+        here, there = (f"http://127.0.0.1:{port}" for port in ports)
+        game = call("POST", f"{here}/games", {"deal_number": 0})[1]
+        stream = urllib.request.urlopen(f"{here}/games/{game['id']}/events/stream", timeout=30)
+        messages = sse_messages(iter(lambda: stream.readline(), b""))
+        assert next(m for m in messages if "data" in m)["event"] == "game"
+        assert next(m for m in messages if "data" in m)["id"] == "1"
+
+        received = {}
+        reader = threading.Thread(target=lambda: received.update(next(m for m in messages if "data" in m)))
+        reader.start()
+        status = call("POST", f"{there}/games/{game['id']}/draw", token=game["player_token"])[0]
+        reader.join(timeout=5)
+
+        assert status == 200
+        assert received.get("id") == "2" and json.loads(received["data"])["kind"] == "cards_dealt"
+    finally:
+        for instance in instances:
+            stop(instance)
+
+
+def test_a_statement_waiting_in_the_database_does_not_stall_its_worker(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    server = start_gunicorn(url, port, WEB_CONCURRENCY="1")  # one worker: everything below shares it
+    base = f"http://127.0.0.1:{port}"
+    try:
+        game = call("POST", f"{base}/games", {"deal_number": 0})[1]
+        other = call("POST", f"{base}/games", {"deal_number": 1})[1]
+        blocked = {}
+        with psycopg.connect(url) as locker:
+            locker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game["id"],))
+            action = threading.Thread(target=lambda: blocked.update(
+                status=call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])[0]))
+            action.start()
+            time.sleep(0.5)  # the draw now waits for the row lock, inside PostgreSQL
+
+            meanwhile = [timed_call("GET", f"{base}/healthz"), timed_call("GET", f"{base}/games/{other['id']}"),
+                         timed_call("POST", f"{base}/games/{other['id']}/draw", token=other["player_token"])]
+            assert action.is_alive()
+        action.join(timeout=10)
+
+        assert [status for status, _, _ in meanwhile] == [200, 200, 200]
+        assert all(seconds < 1 for _, _, seconds in meanwhile), meanwhile
+        assert blocked["status"] == 200
+    finally:
+        stop(server)
