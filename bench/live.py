@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import resource
@@ -29,6 +30,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -36,6 +38,7 @@ import psycopg
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
+from bench.load import CpuMeter  # noqa: E402
 from server import embedded, migrate  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -101,10 +104,12 @@ async def create_games(port: int, count: int, games: Games) -> None:
 async def act(port: int, games: Games, mine: list[str], until: float, seed: int) -> int:
     """Random legal actions on this actor's own games until `until`; how many landed."""
     connection, rng, landed = await Connection.open(port), random.Random(seed), 0
-    while time.monotonic() < until:
+    mine = list(mine)
+    while time.monotonic() < until and mine:
         game_id = rng.choice(mine)
         game = games.bodies[game_id]
         if game["status"] != "playing":
+            mine.remove(game_id)
             continue
         action = rng.choice(game["legal_actions"])
         path, body = ((f"/games/{game_id}/moves", {"card": action["card"], "to": action["to"]})
@@ -133,7 +138,7 @@ async def probe(port: int, until: float, latencies: list[float]) -> None:
 
 
 async def load(port: int, games: Games, actors: int, seconds: float) -> tuple[float, list[float]]:
-    """The action load for `seconds`: actions a second, and the /healthz latencies meanwhile."""
+    """The action load on `games` for `seconds`: actions a second, and the /healthz latencies meanwhile."""
     ids = list(games.bodies)
     until = time.monotonic() + seconds
     health: list[float] = []
@@ -145,14 +150,15 @@ async def load(port: int, games: Games, actors: int, seconds: float) -> tuple[fl
 class Follower:
     """One event stream, recording when each event arrived."""
 
-    def __init__(self, game_id: str, received: dict[tuple[str, int], list[float]]) -> None:
-        self.game_id, self.received = game_id, received
+    def __init__(self, game_id: str, after: int, received: dict[tuple[str, int], list[float]]) -> None:
+        self.game_id, self.after, self.received = game_id, after, received
         self.ready = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
     async def run(self, port: int) -> None:
         reader, writer = await asyncio.open_connection(HOST, port)
-        writer.write(f"GET /games/{self.game_id}/events/stream HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+        writer.write(f"GET /games/{self.game_id}/events/stream?after={self.after} HTTP/1.1\r\nHost: bench\r\n\r\n"
+                     .encode())
         try:
             while await reader.readline() != b"\r\n":  # the head; the body comes chunked
                 pass
@@ -180,18 +186,28 @@ async def slow_client(port: int, until: float, cut: list[float]) -> None:
         try:
             for byte in head:
                 writer.write(bytes([byte]))
+                await asyncio.sleep(1)
                 if time.monotonic() >= until:
                     return
-                try:  # a second between bytes, unless the server closes the connection meanwhile
-                    if await asyncio.wait_for(reader.read(1), timeout=1) == b"":
-                        cut.append(time.monotonic() - started)
-                        break
-                except TimeoutError:
-                    pass
+                if reader.at_eof():  # the server closed the connection
+                    cut.append(time.monotonic() - started)
+                    break
         except (ConnectionError, OSError):
             cut.append(time.monotonic() - started)
         finally:
             writer.close()
+
+
+def slow_clients(port: int, count: int, seconds: float, results: multiprocessing.Queue[list[float]]) -> None:
+    """`count` slow clients for `seconds`, in this process; how long each lasted before it was cut off."""
+    cut: list[float] = []
+    until = time.monotonic() + seconds
+
+    async def run() -> None:
+        await asyncio.gather(*(slow_client(port, until, cut) for _ in range(count)))
+
+    asyncio.run(run())
+    results.put(cut)
 
 
 def server_rss_kb(pid: int) -> int:
@@ -234,10 +250,41 @@ def prepare_database(server_url: str) -> str:
     return url
 
 
-async def run(args: argparse.Namespace, port: int, pid: int) -> None:
-    games = Games()
-    await create_games(port, args.games, games)
-    ids = list(games.bodies)
+class Cores:
+    """The cores each party keeps busy during the phases of one kind, on average."""
+
+    def __init__(self, meter: CpuMeter) -> None:
+        self.meter = meter
+        self.spent: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    async def measure(self, phase: str, work: Any) -> Any:
+        before, started = self.meter.read(), time.monotonic()
+        result = await work
+        after = self.meter.read()
+        self.seconds[phase] += time.monotonic() - started
+        for party in after:
+            self.spent[phase][party] += after[party] - before[party]
+        return result
+
+    def report(self, actions: dict[str, float]) -> None:
+        for phase, spent in self.spent.items():
+            busy = "  ".join(f"{party} {used / self.seconds[phase]:.2f}" for party, used in spent.items())
+            print(f"  cores busy, {phase:<16} {busy}")
+        for phase, rate in actions.items():
+            per_action = sum(self.spent[phase].values()) / (rate * self.seconds[phase]) * 1000
+            print(f"  CPU ms an action, all parties, {phase:<16} {per_action:.2f}")
+
+
+async def run(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes]) -> None:
+    pid = server.pid
+    cores = Cores(CpuMeter({"server": server}))
+    async def fresh_games() -> Games:
+        """Every phase plays on new games, so that none plays on games another left further on."""
+        games = Games()
+        await create_games(port, args.games, games)
+        return games
+
     alone: list[float] = []
     followed: list[float] = []
     slowed: list[float] = []
@@ -246,19 +293,27 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> None:
     memory_per_follower: list[float] = []
     cut: list[float] = []
     for _ in range(args.rounds):
-        rate, probes = await load(port, games, args.actors, args.seconds)
+        games = await fresh_games()
+        rate, probes = await cores.measure("alone", load(port, games, args.actors, args.seconds))
         alone.append(rate)
         health["alone"] += probes
 
+        games = await fresh_games()
+        ids = list(games.bodies)
         received: dict[tuple[str, int], list[float]] = defaultdict(list)
         rss_before = server_rss_kb(pid)
-        followers = [Follower(ids[i % len(ids)], received) for i in range(args.followers)]
-        for follower in followers:
-            follower.task = asyncio.create_task(follower.run(port))
-        await asyncio.wait_for(asyncio.gather(*(follower.ready.wait() for follower in followers)), timeout=120)
-        await asyncio.sleep(1)
+        # Spectators who join now: from each game's current version on, as EventSource resumes.
+        followers = [Follower(ids[i % len(ids)], games.bodies[ids[i % len(ids)]]["version"], received)
+                     for i in range(args.followers)]
+        for start in range(0, len(followers), args.join_batch):  # spectators join over time, not all at once
+            batch = followers[start:start + args.join_batch]
+            for follower in batch:
+                follower.task = asyncio.create_task(follower.run(port))
+            await asyncio.wait_for(asyncio.gather(*(follower.ready.wait() for follower in batch)), timeout=120)
+        await asyncio.sleep(2)
+        connected = time.monotonic()
         memory_per_follower.append((server_rss_kb(pid) - rss_before) / args.followers)
-        rate, probes = await load(port, games, args.actors, args.seconds)
+        rate, probes = await cores.measure("followers", load(port, games, args.actors, args.seconds))
         followed.append(rate)
         health["followers"] += probes
         await asyncio.sleep(1)  # the last events on their way
@@ -267,28 +322,36 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> None:
             follower.task.cancel()
         for (game_id, seq), arrivals in received.items():
             acknowledged = games.acknowledged.get((game_id, seq))
-            if acknowledged is not None:
+            if acknowledged is not None and acknowledged >= connected:
                 latencies += [arrival - acknowledged for arrival in arrivals]
         await asyncio.sleep(1)
 
-        until = time.monotonic() + args.seconds + 6
-        slow = [asyncio.create_task(slow_client(port, until, cut)) for _ in range(args.slow_clients)]
+        games = await fresh_games()
+        # The slow clients are other machines: a process of their own, so that they slow this event loop
+        # (and with it the actors) no more than the server. They count in the cores used all the same.
+        spawning = multiprocessing.get_context("spawn")
+        results: multiprocessing.Queue[list[float]] = spawning.Queue()
+        slow = spawning.Process(target=slow_clients, args=(port, args.slow_clients, args.seconds + 6, results))
+        slow.start()
         await asyncio.sleep(6)  # all connected and sending
-        rate, probes = await load(port, games, args.actors, args.seconds)
+        cores.meter.extra = [slow.pid or 0]
+        rate, probes = await cores.measure("slow clients", load(port, games, args.actors, args.seconds))
+        cores.meter.extra = []
         slowed.append(rate)
         health["slow clients"] += probes
-        for task in slow:
-            task.cancel()
-        await asyncio.sleep(1)
+        cut += await asyncio.to_thread(results.get)
+        slow.join()
 
     base = statistics.mean(alone)
     print(f"{args.followers} followers over {args.games} games, {args.slow_clients} slow clients, "
           f"{args.actors} actors, {args.rounds} rounds of {args.seconds:g} s")
     print(f"actions alone                      {base:8.0f}/s  (runs: {', '.join(f'{r:.0f}' for r in alone)})")
     print(f"actions with followers             {statistics.mean(followed):8.0f}/s  ratio "
-          f"{statistics.mean(followed) / base:.2f}   (goal >= 0.85)")
+          f"{statistics.mean(followed) / base:.2f}   (goal >= 0.85)  "
+          f"(rounds: {', '.join(f'{f / a:.2f}' for f, a in zip(followed, alone, strict=True))})")
     print(f"actions with slow clients          {statistics.mean(slowed):8.0f}/s  ratio "
-          f"{statistics.mean(slowed) / base:.2f}   (goal >= 0.90)")
+          f"{statistics.mean(slowed) / base:.2f}   (goal >= 0.90)  "
+          f"(rounds: {', '.join(f'{s / a:.2f}' for s, a in zip(slowed, alone, strict=True))})")
     print(f"delivery, answer to follower       p50 {percentile(latencies, 0.5) * 1000:6.1f} ms  "
           f"p99 {percentile(latencies, 0.99) * 1000:6.1f} ms  n={len(latencies)}   (goals <= 50, <= 250)")
     print(f"  (negative: the follower had it before the acting client had its answer; min "
@@ -297,6 +360,7 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> None:
         print(f"/healthz p99 {name:<22}{percentile(values, 0.99) * 1000:8.1f} ms  n={len(values)}   (goal <= 100)")
     print(f"server memory per follower         {statistics.mean(memory_per_follower):8.1f} kB   (goal < 20)")
     print(f"slow clients cut off after         {percentile(cut, 0.5):8.1f} s (median), n={len(cut)}")
+    cores.report({"alone": base, "followers": statistics.mean(followed), "slow clients": statistics.mean(slowed)})
 
 
 def main() -> None:
@@ -304,7 +368,8 @@ def main() -> None:
     parser.add_argument("--followers", type=int, default=5000)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--slow-clients", type=int, default=1000)
-    parser.add_argument("--actors", type=int, default=16)
+    parser.add_argument("--actors", type=int, default=16, help="concurrent acting clients")
+    parser.add_argument("--join-batch", type=int, default=250, help="followers that connect at once")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
@@ -317,7 +382,7 @@ def main() -> None:
     port = int(os.environ.get("BENCH_PORT", "0")) or _free_port()
     server = start_gunicorn(url, port)
     try:
-        asyncio.run(run(args, port, server.pid))
+        asyncio.run(run(args, port, server))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)

@@ -140,6 +140,8 @@ class CpuMeter:
 
     def __init__(self, servers: dict[str, subprocess.Popen[bytes]]) -> None:
         self._servers = {name: server.pid for name, server in servers.items()}
+        self.extra: list[int] = []
+        """Other processes of the load generator's (counted as its own)."""
 
     def read(self) -> dict[str, float]:
         processes = _processes()
@@ -147,7 +149,7 @@ class CpuMeter:
                  for name, pid in self._servers.items()}
         usage["postgres"] = sum(_cpu_seconds(pid) for pid, _, name in processes if name == "postgres")
         own = os.times()
-        usage["load generator"] = own.user + own.system
+        usage["load generator"] = own.user + own.system + sum(_cpu_seconds(pid) for pid in self.extra)
         return usage
 
 

@@ -14,7 +14,7 @@ from gunicorn.glogging import Logger
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
-worker_class = "gevent"
+worker_class = "server.gevent_worker.Worker"
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "5000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))

@@ -79,10 +79,12 @@ def decode(payload: str) -> Change | None:
 @dataclass(eq=False, slots=True)
 class Subscription:
     """One waiting connection's share of the changes: those of `game_ids` (every game when None) of
-    `variant` (any when None)."""
+    `variant` (any when None). With `on_change`, each change is passed to it at once, in the thread or
+    greenlet that dispatches it (it must not block); without, changes wait for `wait`."""
 
     game_ids: frozenset[str] | None
     variant: str | None
+    on_change: Callable[[Change], None] | None = None
     overflowed: bool = False
     """More changes came than the connection read: it must catch up from the log."""
     stopped: bool = False
@@ -106,6 +108,9 @@ class Subscription:
         return changes
 
     def _deliver(self, change: Change) -> None:
+        if self.on_change is not None:
+            self.on_change(change)
+            return
         if len(self._pending) >= PENDING_LIMIT:
             self.overflowed = True
             self._pending.clear()
@@ -134,6 +139,11 @@ class Hub:
         self._poll_now = threading.Event()
         self._stopped = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
+        self._on_stop: list[Callable[[], None]] = []
+
+    def on_stop(self, stopping: Callable[[], None]) -> None:
+        """Call `stopping` first thing when the hub stops (the pusher says goodbye to its connections)."""
+        self._on_stop.append(stopping)
 
     # --- what the HTTP layer calls ----------------------------------------------------------------
 
@@ -143,8 +153,17 @@ class Hub:
 
         Subscribe before reading what the connection sends first, so that nothing committed between
         that read and the first change is missed."""
+        subscription = self.open(game_ids, variant)
+        try:
+            yield subscription
+        finally:
+            self.close(subscription)
+
+    def open(self, game_ids: Collection[str] | None = None, variant: str | None = None,
+             on_change: Callable[[Change], None] | None = None) -> Subscription:
+        """A subscription that lasts until `close`: see `subscribe`."""
         self._start("listener", self._listen)
-        subscription = Subscription(None if game_ids is None else frozenset(game_ids), variant)
+        subscription = Subscription(None if game_ids is None else frozenset(game_ids), variant, on_change)
         with self._lock:
             if subscription.game_ids is None:
                 self._everything.add(subscription)
@@ -154,20 +173,22 @@ class Hub:
                 subscription._stop()
         if subscription.game_ids:
             self._start("poller", self._poll)
-        try:
-            yield subscription
-        finally:
-            with self._lock:
-                self._everything.discard(subscription)
-                for game_id in subscription.game_ids or ():
-                    followers = self._by_game[game_id]
-                    followers.discard(subscription)
-                    if not followers:
-                        del self._by_game[game_id]
-                        self._known.pop(game_id, None)
+        return subscription
+
+    def close(self, subscription: Subscription) -> None:
+        with self._lock:
+            self._everything.discard(subscription)
+            for game_id in subscription.game_ids or ():
+                followers = self._by_game[game_id]
+                followers.discard(subscription)
+                if not followers:
+                    del self._by_game[game_id]
+                    self._known.pop(game_id, None)
 
     def stop(self) -> None:
         """The process is stopping: every waiting connection ends now, and every one that comes later."""
+        for stopping in self._on_stop:
+            stopping()
         self._stopped.set()
         self._outbox_filled.set()
         self._poll_now.set()

@@ -18,7 +18,7 @@ from ..config import ConfigError, Settings
 from ..live import Hub
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import boundary, deals, errors, feeds, games, meta, observability, web
+from . import boundary, deals, errors, feeds, games, meta, observability, pusher, web
 from .schemas import ProblemSchema
 
 API_TITLE = "Osmosis game server"
@@ -127,6 +127,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
     boundary.install(app)
+    app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
     return app
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
 
-from flask import Response, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 
 from ..repository import VersionConflict
@@ -16,6 +16,7 @@ from ..rules import InvalidInput, Rules, preset
 from ..service import MAX_SEQ, Result, Unauthorized, to_json
 from . import streams
 from .common import IDEMPOTENCY_KEY, Blueprint, event_stream, game_service, live_hub, request_idempotency, written
+from .pusher import CAN_HAND_OVER
 from .schemas import (
     ActionRequestSchema,
     ActionResultSchema,
@@ -302,6 +303,9 @@ class EventStream(MethodView):
         after = args["after"]
         if "last_event_id" in headers:
             after = _seq_of(headers["last_event_id"])
-        games = game_service()
+        games, environ = game_service(), request.environ
+        pusher = current_app.extensions.get("osmosis.pusher")
+        if pusher is not None and environ.get(CAN_HAND_OVER):
+            return event_stream(iter(pusher.open(environ, game_id, after)))
         games.get_game(game_id)  # a 404 now, not inside the stream
         return event_stream(streams.game_stream(games, live_hub(), game_id, after))

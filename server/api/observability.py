@@ -47,6 +47,8 @@ POOL_CONNECTIONS = Gauge("osmosis_pool_connections", "Database connections open 
                          multiprocess_mode="livesum")
 POOL_IDLE = Gauge("osmosis_pool_connections_idle", "Database connections idle in the pool",
                   multiprocess_mode="livesum")
+LIVE_FOLLOWERS = Gauge("osmosis_live_followers", "Event streams the live tier writes to (handed over)",
+                       multiprocess_mode="livesum")
 POOL_WAITING = Gauge("osmosis_pool_requests_waiting", "Requests waiting for a database connection",
                      multiprocess_mode="livesum")
 

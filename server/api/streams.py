@@ -45,7 +45,7 @@ def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> It
     ends after the game's last event."""
     with hub.subscribe([str(game_id)]) as subscription:
         _, document = service.get_game(game_id)
-        messages, position, ended = _from_log(service, game_id, after, event_message)
+        messages, position, ended = from_log(service, game_id, after, event_message)
         yield RETRY + game_message(document) + "".join(messages)
         deadline = time.monotonic() + STREAM_SECONDS
         while not ended:
@@ -126,7 +126,7 @@ def _follow(service: GameService, game_id: str, changes: list[Change], position:
     carry them and follow on, else (or when the connection must `catch_up`) from the log. Returns them,
     the new position, and whether the game is over."""
     if catch_up:
-        return _from_log(service, UUID(game_id), position, message)
+        return from_log(service, UUID(game_id), position, message)
     messages: list[str] = []
     ended = False
     for change in changes:
@@ -134,7 +134,7 @@ def _follow(service: GameService, game_id: str, changes: list[Change], position:
             continue
         fresh = [event for event in change.events if event["seq"] > position]
         if not fresh or fresh[0]["seq"] != position + 1:
-            found, position, ended = _from_log(service, UUID(game_id), position, message)
+            found, position, ended = from_log(service, UUID(game_id), position, message)
             messages += found
         else:
             messages += [message(event) for event in fresh]
@@ -144,7 +144,7 @@ def _follow(service: GameService, game_id: str, changes: list[Change], position:
     return messages, position, ended
 
 
-def _from_log(service: GameService, game_id: UUID, after: int, message: Any) -> tuple[list[str], int, bool]:
+def from_log(service: GameService, game_id: UUID, after: int, message: Any) -> tuple[list[str], int, bool]:
     """The messages for every event after `after` in the log, the last seq, and whether the game is over."""
     messages: list[str] = []
     position, ended = after, False

@@ -148,3 +148,32 @@ def test_a_statement_waiting_in_the_database_does_not_stall_its_worker(embedded_
         assert blocked["status"] == 200
     finally:
         stop(server)
+
+
+def live_followers(base):
+    metrics = urllib.request.urlopen(f"{base}/metrics", timeout=10).read().decode()
+    line = next(line for line in metrics.splitlines() if line.startswith("osmosis_live_followers "))
+    return float(line.split()[1])
+
+
+def test_streams_are_handed_to_the_live_tier_and_let_go_when_their_readers_leave(server):
+    base, _, _ = server
+    game = call("POST", f"{base}/games", {"deal_number": 2})[1]
+    over = call("POST", f"{base}/games", {"deal_number": 3})[1]
+    call("POST", f"{base}/games/{over['id']}/resign", token=over["player_token"])
+
+    streams = [urllib.request.urlopen(f"{base}/games/{game['id']}/events/stream", timeout=30) for _ in range(30)]
+    finished = urllib.request.urlopen(f"{base}/games/{over['id']}/events/stream", timeout=30).read()
+    time.sleep(0.5)
+    handed_over = live_followers(base)
+    call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])
+    seen = [next(m for m in sse_messages(iter(stream.readline, b"")) if m.get("id") == "2") for stream in streams]
+    for stream in streams:
+        stream.close()
+    call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])  # writes find them gone
+    time.sleep(0.5)
+
+    assert handed_over == 30
+    assert all(json.loads(message["data"])["kind"] == "cards_dealt" for message in seen)
+    assert finished.decode().count("\nid: ") == 3  # a game already over is sent whole, and the stream ends
+    assert live_followers(base) == 0

@@ -4,9 +4,11 @@ same games consistently, whichever instance answers."""
 import random
 import subprocess
 import threading
+import urllib.request
 
 import pytest
 
+from tests.api.helpers import sse_messages
 from tests.conftest import drop_database, free_port, migrated_database
 from tests.ops.test_deploy import nginx_config_for
 from tests.processes import call, start_gunicorn, stop, wait_until_ready
@@ -93,3 +95,18 @@ def test_the_request_id_nginx_gives_is_the_one_the_server_answers_with(two_insta
 
     assert len(given["X-Request-ID"]) == 32  # made by nginx ($request_id), passed on and echoed
     assert status == 200 and headers["X-Request-ID"] == "from-the-client"
+
+
+def test_a_stream_through_nginx_gets_every_event_whichever_instance_lands_it(two_instances_behind_nginx):
+    front, instances = two_instances_behind_nginx
+    game = call("POST", f"{front}/games", {"variant": "osmosis-draw-one", "deal_number": 5})[1]
+    stream = urllib.request.urlopen(f"{front}/games/{game['id']}/events/stream", timeout=30)
+    messages = sse_messages(iter(stream.readline, b""))
+    assert next(m for m in messages if "data" in m)["event"] == "game"
+    assert next(m for m in messages if "data" in m)["id"] == "1"
+
+    for instance in instances * 3:  # each instance lands some, directly
+        assert call("POST", f"{instance}/games/{game['id']}/draw", token=game["player_token"])[0] == 200
+    seqs = [int(next(m for m in messages if "data" in m)["id"]) for _ in range(6)]
+
+    assert seqs == [2, 3, 4, 5, 6, 7]
