@@ -22,11 +22,13 @@ sys.path.insert(0, str(PROJECT))
 
 from load import prepare_database  # noqa: E402
 
-from server import embedded, migrate, store  # noqa: E402
+from server import embedded, migrate  # noqa: E402
 from server.events import Event  # noqa: E402
 from server.repository import Change  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.service import GameService  # noqa: E402
+from server.store import PostgresStore, open_pool, sql  # noqa: E402
+from server.store.postgres import write_change  # noqa: E402
 
 STEPS = ("read game + secret", "guarded write, committed", "whole action")
 
@@ -46,8 +48,8 @@ def main() -> None:
 
 
 def measure(url: str, games_count: int, actions: int) -> None:
-    pool = store.open_pool(url, 1, 2, 5, 5000)
-    postgres = store.PostgresStore(pool, migrate.head_revision())
+    pool = open_pool(url, 1, 2, 5, 5000)
+    postgres = PostgresStore(pool, migrate.head_revision())
     service = GameService(postgres)
     games = [service.create_game(preset("osmosis-draw-one")).body for _ in range(games_count)]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
@@ -58,14 +60,14 @@ def measure(url: str, games_count: int, actions: int) -> None:
             record = postgres.load_game(game_id)
             for _ in range(actions):
                 started = time.perf_counter()
-                row = conn.execute(store.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+                row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 assert row is not None
                 read = time.perf_counter()
                 version = row["version"]
                 record = replace(record, version=version + 1)
                 change = Change(record, [Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)],
                                 row["state"], None)
-                assert store.write_change(conn, change, version)
+                assert write_change(conn, change, version)
                 written = time.perf_counter()
                 times["read game + secret"].append(read - started)
                 times["guarded write, committed"].append(written - read)

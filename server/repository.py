@@ -1,6 +1,6 @@
 """What the service needs from storage: the records it reads and writes, and the store's interface.
 
-`server/store.py` implements it on PostgreSQL; this module holds no SQL.
+`server/store/` implements it on PostgreSQL; this module holds no SQL.
 """
 
 from __future__ import annotations

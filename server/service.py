@@ -18,6 +18,7 @@ from uuid import UUID, uuid4
 
 from . import events as ev
 from .cursors import decode_cursor, encode_cursor
+from .documents import game_document, game_view, projection, rendered, sealed_deal_view, to_json
 from .idempotency import Idempotency, key_hash, replayed_text, stored_response, with_player_token
 from .recent_games import Known, RecentGames
 from .replay import Verdict, export, verify, verify_log
@@ -43,15 +44,12 @@ from .rules import (
     Resign,
     Rules,
     RulesError,
-    action_to_dict,
     apply,
     commitment,
     deal_number_seed,
     from_text,
     layout,
-    legal_actions,
     opening,
-    public_view,
     shuffled_deck,
     to_text,
 )
@@ -185,7 +183,7 @@ class GameService:
             start = opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules))
             events = travel.events
         state = ev.fold(start, events, upto=seq)
-        return {"game_id": str(game_id), "seq": seq, "event_hash": event.hash, **_projection(state)}
+        return {"game_id": str(game_id), "seq": seq, "event_hash": event.hash, **projection(state)}
 
     def replay(self, game_id: UUID) -> dict[str, Any]:
         """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
@@ -206,7 +204,7 @@ class GameService:
             or game.status != final.status.value
             or game.score != final.cards_on_foundations
             or secret.state_text != to_text(final)
-            or json.loads(game.document) != _document(game, final)
+            or json.loads(game.document) != game_document(game, final)
         ):
             verdict = Verdict(False, True, len(events), None,
                               f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
@@ -263,7 +261,7 @@ class GameService:
         game_id = self._new_id()
         events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state)])
         now = self._clock()
-        record, game = _rendered(GameRecord(
+        record, game = rendered(GameRecord(
             id=game_id,
             created_at=now,
             updated_at=now,
@@ -338,7 +336,7 @@ class GameService:
                 new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
                 deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
             appended = ev.chain(game.head_hash, game.version + 1, new_events)
-            updated, shown = _rendered(replace(
+            updated, shown = rendered(replace(
                 game,
                 updated_at=self._clock(),
                 deal=deal,
@@ -414,58 +412,6 @@ class GameService:
 def _replayed(stored: StoredResponse, idempotency: Idempotency) -> Result:
     text = replayed_text(stored, idempotency)
     return Result(stored.status, json.loads(text), text, replayed=True)
-
-
-def game_view(record: GameRecord) -> dict[str, Any]:
-    """A game as every response shows it: public view, legal actions, version, status, score, chain head."""
-    view: dict[str, Any] = json.loads(record.document)
-    return view
-
-
-def _document(record: GameRecord, state: GameState) -> dict[str, Any]:
-    return {
-        "id": str(record.id),
-        "status": record.status,
-        "version": record.version,
-        "variant": record.variant,
-        # Sorted: read back from jsonb these come in jsonb's key order, and the document of every version
-        # should list them alike.
-        "rules": dict(sorted(record.rules.items())),
-        "deal": dict(sorted(record.deal.items())),
-        "commitment": record.commitment,
-        "created_at": record.created_at.isoformat(),
-        "updated_at": record.updated_at.isoformat(),
-        "score": record.score,
-        "head_hash": record.head_hash,
-        **_projection(state),
-    }
-
-
-def _rendered(record: GameRecord, state: GameState) -> tuple[GameRecord, dict[str, Any]]:
-    """The record with its document rendered from its fields and `state`; and the document as data."""
-    document = _document(record, state)
-    return replace(record, document=to_json(document)), document
-
-
-_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def to_json(data: Any) -> str:
-    """JSON as the server writes it, in responses and in stored documents alike."""
-    return _COMPACT_JSON.encode(data)
-
-
-def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:
-    return {
-        "id": str(deal.id),
-        "commitment": deal.commitment,
-        "created_at": deal.created_at.isoformat(),
-        "game_id": str(deal.game_id) if deal.game_id else None,
-    }
-
-
-def _projection(state: GameState) -> dict[str, Any]:
-    return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
 
 
 def _check_token(token: str, token_hash: str) -> None:

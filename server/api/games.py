@@ -11,9 +11,10 @@ from uuid import UUID
 from flask import Response, current_app, request
 from flask.views import MethodView
 
+from ..documents import to_json
 from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
-from ..service import MAX_SEQ, Result, Unauthorized, to_json
+from ..service import MAX_SEQ, Result, Unauthorized
 from . import streams
 from .common import IDEMPOTENCY_KEY, Blueprint, event_stream, game_service, live_hub, request_idempotency, written
 from .pusher import CAN_HAND_OVER

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
+from ..documents import to_json
 from ..events import SEEDS_REVEALED
 from ..live import Change, Hub
-from ..service import GameService, to_json
+from ..service import GameService
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"

@@ -1,4 +1,4 @@
-"""Every SQL statement of the server, on a psycopg 3 connection pool, with driver errors translated.
+"""The store on PostgreSQL: the records of the games, on a psycopg 3 pool, with driver errors translated.
 
 An action is written by one statement that moves the games row from the version the action was computed
 against and, only if it did, appends the events and updates the position: two racing actions can never
@@ -8,12 +8,9 @@ stays the guard of last resort, so the log never has a gap or a duplicate.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import select
 import threading
-import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,8 +21,8 @@ import psycopg
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .events import Event
-from .repository import (
+from ..events import Event
+from ..repository import (
     Change,
     GameNotFound,
     GameRecord,
@@ -39,147 +36,10 @@ from .repository import (
     TimeTravel,
     VersionConflict,
 )
-
-_GAME_COLUMNS = """
-    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash,
-    document::text AS document
-"""
-
-INSERT_GAME = """
-    INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, document)
-    VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(document)s)
-"""
-
-INSERT_SECRET = """
-    INSERT INTO game_secrets (game_id, server_seed, client_seed, state, token_hash)
-    VALUES (%(game_id)s, %(server_seed)s, %(client_seed)s, %(state)s, %(token_hash)s)
-"""
-
-INSERT_EVENT = """
-    INSERT INTO game_events (game_id, seq, kind, data, hash)
-    VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
-"""
-
-# One statement, so one round trip and its own transaction: the games row moves only from the version
-# the change was computed against, and everything else is written only if it did. A concurrent action
-# that moved the row first leaves `moved` empty, and nothing is written.
-WRITE_CHANGE = """
-    WITH moved AS (
-        UPDATE games
-        SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
-            score = %(score)s, head_hash = %(head_hash)s, document = %(document)s
-        WHERE id = %(id)s AND version = %(expected_version)s
-        RETURNING id
-    ), position AS (
-        UPDATE game_secrets SET state = %(state)s WHERE game_id IN (SELECT id FROM moved)
-    ), appended AS (
-        INSERT INTO game_events (game_id, seq, kind, data, hash)
-        SELECT moved.id, event.seq, event.kind, event.data, event.hash
-        FROM moved, jsonb_to_recordset(%(events)s) AS event (seq integer, kind text, data jsonb, hash text)
-    ), snapshot AS (
-        INSERT INTO game_snapshots (game_id, seq, state)
-        SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
-    ), response AS (
-        INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
-        SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
-               %(body)s::json
-        FROM moved WHERE %(scope)s::text IS NOT NULL
-    )
-    SELECT count(*) AS moved FROM moved
-"""
-
-SELECT_LATEST_SNAPSHOT = """
-    SELECT seq, state FROM game_snapshots
-    WHERE game_id = %(game_id)s AND seq <= %(seq)s
-    ORDER BY seq DESC
-    LIMIT 1
-"""
-
-SELECT_SNAPSHOTS = "SELECT seq, state FROM game_snapshots WHERE game_id = %(game_id)s"
-
-SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
-
-SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
-
-SELECT_GAME_FOR_ACTION = f"""
-    SELECT {", ".join("g." + column.strip() for column in _GAME_COLUMNS.split(","))},
-           s.server_seed, s.client_seed, s.state, s.token_hash
-    FROM games g JOIN game_secrets s ON s.game_id = g.id
-    WHERE g.id = %(id)s
-"""
-
-LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION + " FOR UPDATE"
-
-SELECT_NEWEST_GAMES = f"""
-    SELECT {_GAME_COLUMNS} FROM games
-    ORDER BY created_at DESC, id DESC
-    LIMIT %(limit)s
-"""
-
-SELECT_GAMES_BEFORE = f"""
-    SELECT {_GAME_COLUMNS} FROM games
-    WHERE (created_at, id) < (%(created_at)s, %(id)s)
-    ORDER BY created_at DESC, id DESC
-    LIMIT %(limit)s
-"""
-
-SELECT_EVENTS = """
-    SELECT seq, kind, data, hash FROM game_events
-    WHERE game_id = %(game_id)s AND seq > %(after)s AND seq <= %(upto)s
-    ORDER BY seq
-    LIMIT %(limit)s
-"""
-
-INSERT_SEALED_DEAL = """
-    INSERT INTO sealed_deals (id, created_at, server_seed, commitment)
-    VALUES (%(id)s, %(created_at)s, %(server_seed)s, %(commitment)s)
-"""
-
-SELECT_SEALED_DEAL = "SELECT id, created_at, server_seed, commitment, game_id FROM sealed_deals WHERE id = %(id)s"
-
-CLAIM_SEALED_DEAL = """
-    UPDATE sealed_deals SET game_id = %(game_id)s
-    WHERE id = %(id)s AND game_id IS NULL
-"""
-
-GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
-
-INSERT_RESPONSE = """
-    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body, player_token_wrapped)
-    VALUES (%(scope)s, %(key_hash)s, %(fingerprint)s, %(status)s, %(body)s, %(player_token_wrapped)s)
-"""
-
-_RESPONSE_COLUMNS = "scope, key_hash, fingerprint, status, body::text AS body, player_token_wrapped"
-
-SELECT_RESPONSE = f"""
-    SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
-    WHERE scope = %(scope)s AND key_hash = %(key_hash)s
-"""
-
-# The token's hash and the stored response in one round trip, so that a retry's token is checked first
-# whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
-SELECT_TOKEN_AND_RESPONSE = f"""
-    SELECT s.token_hash, k.* FROM game_secrets s
-    LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
-               WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
-    WHERE s.game_id = %(game_id)s
-"""
-
-SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
+from . import sql
+from .connections import dedicated_connection, live_connection
 
 log = logging.getLogger(__name__)
-
-SELECT_VERSIONS = "SELECT id, version FROM games WHERE id = ANY(%(ids)s::uuid[])"
-
-CHANGES_CHANNEL = "osmosis_changes"
-
-# Every change of a batch in one statement and one short transaction of its own: outside the actions'
-# transactions, whose commits a NOTIFY would serialise (it holds a database-wide lock from its commit's
-# start to its end), and with synchronous_commit off on its connection, so that the lock is not held
-# through a WAL flush.
-PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
 
 
 class PostgresStore:
@@ -193,7 +53,7 @@ class PostgresStore:
     def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """A pooled connection in autocommit mode: a lone read is one round trip, with no BEGIN/COMMIT."""
         try:
-            conn = self._live_connection()
+            conn = live_connection(self._pool)
             try:
                 with conn:
                     conn.row_factory = dict_row
@@ -204,26 +64,6 @@ class PostgresStore:
             raise StoreUnavailable("no database connection became free in time") from error
         except psycopg.OperationalError as error:
             raise StoreUnavailable("the database is unreachable") from error
-
-    def _live_connection(self) -> psycopg.Connection[Any]:
-        """A connection from the pool that is not known to be dead.
-
-        An idle connection has nothing to read; one whose server went away (PostgreSQL restarted, or the
-        connection was terminated) has its goodbye or its end waiting on the socket. Only such a one costs
-        a round trip to check, and a dead one is handed back, where the pool replaces it, and the next is
-        taken at once: after a restart the first requests succeed instead of each meeting a dead
-        connection, and no request pays for the check while the database is well.
-        """
-        deadline = time.monotonic() + self._pool.timeout
-        while True:
-            conn = self._pool.getconn(timeout=max(0.0, deadline - time.monotonic()))
-            if not conn.closed and not select.select([conn.fileno()], [], [], 0)[0]:
-                return conn
-            with contextlib.suppress(psycopg.Error):
-                if not conn.closed:
-                    conn.execute("")
-                    return conn
-            self._pool.putconn(conn)
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
@@ -240,13 +80,13 @@ class PostgresStore:
     ) -> None:
         try:
             with self._transaction() as conn:
-                conn.execute(INSERT_GAME, _game_params(game))
+                conn.execute(sql.INSERT_GAME, _game_params(game))
                 if sealed_deal_id is not None:
-                    claimed = conn.execute(CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
+                    claimed = conn.execute(sql.CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
                     if claimed.rowcount != 1:
                         raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
                 conn.execute(
-                    INSERT_SECRET,
+                    sql.INSERT_SECRET,
                     {
                         "game_id": game.id,
                         "server_seed": secret.server_seed,
@@ -257,44 +97,44 @@ class PostgresStore:
                 )
                 _insert_events(conn, game.id, events)
                 if response is not None:
-                    conn.execute(INSERT_RESPONSE, _response_params(response))
+                    conn.execute(sql.INSERT_RESPONSE, _response_params(response))
         except psycopg.errors.UniqueViolation as error:
             _raise_translated(error)
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
         try:
             with self._transaction() as conn:
-                conn.execute(INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
+                conn.execute(sql.INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
                                                   "server_seed": deal.server_seed, "commitment": deal.commitment})
                 if response is not None:
-                    conn.execute(INSERT_RESPONSE, _response_params(response))
+                    conn.execute(sql.INSERT_RESPONSE, _response_params(response))
         except psycopg.errors.UniqueViolation as error:
             _raise_translated(error)
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         with self._connection() as conn:
-            row = conn.execute(SELECT_SEALED_DEAL, {"id": deal_id}).fetchone()
+            row = conn.execute(sql.SELECT_SEALED_DEAL, {"id": deal_id}).fetchone()
         if row is None:
             raise SealedDealNotFound(deal_id)
         return SealedDeal(row["id"], row["created_at"], bytes(row["server_seed"]), row["commitment"], row["game_id"])
 
     def load_game(self, game_id: UUID) -> GameRecord:
         with self._connection() as conn:
-            row = conn.execute(SELECT_GAME, {"id": game_id}).fetchone()
+            row = conn.execute(sql.SELECT_GAME, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return _game(row)
 
     def load_document(self, game_id: UUID) -> tuple[int, str]:
         with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(SELECT_DOCUMENT, {"id": game_id}).fetchone()
+            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_DOCUMENT, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return row[0], row[1]
 
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
         with self._connection() as conn:
-            row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+            row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return _game(row), _secret(row)
@@ -316,7 +156,7 @@ class PostgresStore:
         # version finds the game moved on and is refused by `decide`.
         try:
             with self._connection() as conn:
-                row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+                row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
@@ -326,7 +166,7 @@ class PostgresStore:
                 with conn.transaction():
                     # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads
                     # only the rows it locks, and a secret row read from the old snapshot would be stale.
-                    row = conn.execute(LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
+                    row = conn.execute(sql.LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                     assert row is not None, "games are never deleted"
                     game = _game(row)
                     change = decide(game, _secret(row))
@@ -338,31 +178,31 @@ class PostgresStore:
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._connection() as conn, conn.pipeline():
-            row = conn.execute(SELECT_GAME_FOR_ACTION, {"id": game_id})
-            snapshot = conn.execute(SELECT_LATEST_SNAPSHOT, {"game_id": game_id, "seq": seq})
+            row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id})
+            snapshot = conn.execute(sql.SELECT_LATEST_SNAPSHOT, {"game_id": game_id, "seq": seq})
             found = row.fetchone()
             if found is None:
                 raise GameNotFound(game_id)
             latest = snapshot.fetchone()
             after = latest["seq"] - 1 if latest else 0  # the snapshot's own event too, for its hash
             # Up to the end of the step `seq` is in: an action appends at most two events after its own.
-            rows = conn.execute(SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
+            rows = conn.execute(sql.SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
                                                 "limit": None}).fetchall()
         return TimeTravel(_secret(found), found["rules"], (latest["seq"], latest["state"]) if latest else None,
                           [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
 
     def load_snapshots(self, game_id: UUID) -> dict[int, str]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
+            rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
         return dict(rows)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
         with self._connection() as conn:
             if before is None:
-                rows = conn.execute(SELECT_NEWEST_GAMES, {"limit": limit}).fetchall()
+                rows = conn.execute(sql.SELECT_NEWEST_GAMES, {"limit": limit}).fetchall()
             else:
                 rows = conn.execute(
-                    SELECT_GAMES_BEFORE, {"created_at": before[0], "id": before[1], "limit": limit}
+                    sql.SELECT_GAMES_BEFORE, {"created_at": before[0], "id": before[1], "limit": limit}
                 ).fetchall()
         return [_game(row) for row in rows]
 
@@ -370,14 +210,14 @@ class PostgresStore:
         last = upto if upto is not None else 2**31 - 1
         parameters = {"game_id": game_id, "after": after, "limit": limit, "upto": last}
         with self._connection() as conn:
-            rows = conn.execute(SELECT_EVENTS, parameters).fetchall()
-            if not rows and conn.execute(GAME_EXISTS, {"id": game_id}).fetchone() is None:
+            rows = conn.execute(sql.SELECT_EVENTS, parameters).fetchall()
+            if not rows and conn.execute(sql.GAME_EXISTS, {"id": game_id}).fetchone() is None:
                 raise GameNotFound(game_id)
         return [Event(row["seq"], row["kind"], row["data"], row["hash"]) for row in rows]
 
     def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(SELECT_VERSIONS, {"ids": list(game_ids)}).fetchall()
+            rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_VERSIONS, {"ids": list(game_ids)}).fetchall()
         return {str(game_id): version for game_id, version in rows}
 
     def publish_changes(self, payloads: Sequence[str]) -> None:
@@ -388,8 +228,8 @@ class PostgresStore:
     def _publish(self, payloads: Sequence[str]) -> None:
         try:
             if self._publisher is None or self._publisher.closed:
-                self._publisher = self._dedicated_connection("-c synchronous_commit=off")
-            self._publisher.execute(PUBLISH_CHANGES, {"channel": CHANGES_CHANNEL, "payloads": list(payloads)})
+                self._publisher = dedicated_connection(self._pool, "-c synchronous_commit=off")
+            self._publisher.execute(sql.PUBLISH_CHANGES, {"channel": sql.CHANGES_CHANNEL, "payloads": list(payloads)})
         except psycopg.OperationalError as error:
             if self._publisher is not None:
                 self._publisher.close()
@@ -405,8 +245,8 @@ class PostgresStore:
         """
         while not stopped.is_set():
             try:
-                with self._dedicated_connection() as conn:
-                    conn.execute(f"LISTEN {CHANGES_CHANNEL}")
+                with dedicated_connection(self._pool) as conn:
+                    conn.execute(f"LISTEN {sql.CHANGES_CHANNEL}")
                     on_listening()
                     while not stopped.is_set():
                         for notify in conn.notifies(timeout=1.0):
@@ -415,21 +255,15 @@ class PostgresStore:
                 log.warning("lost the connection that listens for changes; connecting again", exc_info=True)
                 stopped.wait(1.0)
 
-    def _dedicated_connection(self, options: str = "") -> psycopg.Connection[Any]:
-        """A connection of its own, outside the pool, with the pool's settings."""
-        conninfo, kwargs = self._pool.conninfo, self._pool.kwargs
-        assert isinstance(conninfo, str) and isinstance(kwargs, dict), "open_pool gives both as values"
-        return psycopg.connect(conninfo, **{**kwargs, "options": f"{kwargs.get('options', '')} {options}".strip()})
-
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:
-            row = conn.execute(SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
+            row = conn.execute(sql.SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
         return None if row is None else StoredResponse(**row)
 
     def find_token_and_response(self, game_id: UUID, scope: str,
                                 key_hash: str) -> tuple[str, StoredResponse | None]:
         with self._connection() as conn:
-            row = conn.execute(SELECT_TOKEN_AND_RESPONSE,
+            row = conn.execute(sql.SELECT_TOKEN_AND_RESPONSE,
                                {"game_id": game_id, "scope": scope, "key_hash": key_hash}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
@@ -439,7 +273,7 @@ class PostgresStore:
     def readiness(self) -> str | None:
         try:
             with self._connection() as conn:
-                row = conn.execute(SELECT_SCHEMA_REVISION).fetchone()
+                row = conn.execute(sql.SELECT_SCHEMA_REVISION).fetchone()
         except StoreUnavailable as error:
             return str(error)
         except psycopg.errors.UndefinedTable:
@@ -452,7 +286,7 @@ class PostgresStore:
 
 def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence[Event]) -> None:
     conn.cursor().executemany(
-        INSERT_EVENT,
+        sql.INSERT_EVENT,
         [
             {"game_id": game_id, "seq": event.seq, "kind": event.kind, "data": _json(event.data), "hash": event.hash}
             for event in events
@@ -463,7 +297,7 @@ def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequenc
 def write_change(conn: psycopg.Connection[Any], change: Change, expected_version: int) -> bool:
     """Write `change` if the game is still at `expected_version`; whether it was."""
     response = change.response
-    row = conn.cursor(row_factory=tuple_row).execute(WRITE_CHANGE, {
+    row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
         **_game_params(change.game),
         "expected_version": expected_version,
         "state": change.state_text,
@@ -545,20 +379,3 @@ def _game(row: dict[str, Any]) -> GameRecord:
         head_hash=row["head_hash"],
         document=row["document"],
     )
-
-
-def open_pool(
-    database_url: str, min_size: int, max_size: int, timeout: float, statement_timeout_ms: int
-) -> ConnectionPool:
-    """A pool whose connections give up on a statement after `statement_timeout_ms`."""
-    pool = ConnectionPool(
-        database_url,
-        min_size=min_size,
-        max_size=max_size,
-        timeout=timeout,
-        kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5, "autocommit": True},
-        open=False,
-        name="osmosis",
-    )
-    pool.open(wait=False)
-    return pool

@@ -1,0 +1,63 @@
+"""What the server shows: a game's document (the body of every response about a game), a sealed deal,
+and the compact JSON it writes them in."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from .repository import GameRecord, SealedDeal
+from .rules import GameState, action_to_dict, legal_actions, public_view
+
+
+def game_view(record: GameRecord) -> dict[str, Any]:
+    """A game as every response shows it: public view, legal actions, version, status, score, chain head."""
+    view: dict[str, Any] = json.loads(record.document)
+    return view
+
+
+def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
+    return {
+        "id": str(record.id),
+        "status": record.status,
+        "version": record.version,
+        "variant": record.variant,
+        # Sorted: read back from jsonb these come in jsonb's key order, and the document of every version
+        # should list them alike.
+        "rules": dict(sorted(record.rules.items())),
+        "deal": dict(sorted(record.deal.items())),
+        "commitment": record.commitment,
+        "created_at": record.created_at.isoformat(),
+        "updated_at": record.updated_at.isoformat(),
+        "score": record.score,
+        "head_hash": record.head_hash,
+        **projection(state),
+    }
+
+
+def rendered(record: GameRecord, state: GameState) -> tuple[GameRecord, dict[str, Any]]:
+    """The record with its document rendered from its fields and `state`; and the document as data."""
+    document = game_document(record, state)
+    return replace(record, document=to_json(document)), document
+
+
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def to_json(data: Any) -> str:
+    """JSON as the server writes it, in responses and in stored documents alike."""
+    return _COMPACT_JSON.encode(data)
+
+
+def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:
+    return {
+        "id": str(deal.id),
+        "commitment": deal.commitment,
+        "created_at": deal.created_at.isoformat(),
+        "game_id": str(deal.game_id) if deal.game_id else None,
+    }
+
+
+def projection(state: GameState) -> dict[str, Any]:
+    return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}

@@ -1,0 +1,57 @@
+"""Connections to PostgreSQL: the pool every request draws from, the check of a pooled connection before
+it is used, and connections of their own outside the pool (listening and publishing changes)."""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import time
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+
+def open_pool(
+    database_url: str, min_size: int, max_size: int, timeout: float, statement_timeout_ms: int
+) -> ConnectionPool:
+    """A pool whose connections give up on a statement after `statement_timeout_ms`."""
+    pool = ConnectionPool(
+        database_url,
+        min_size=min_size,
+        max_size=max_size,
+        timeout=timeout,
+        kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5, "autocommit": True},
+        open=False,
+        name="osmosis",
+    )
+    pool.open(wait=False)
+    return pool
+
+
+def live_connection(pool: ConnectionPool) -> psycopg.Connection[Any]:
+    """A connection from the pool that is not known to be dead.
+
+    An idle connection has nothing to read; one whose server went away (PostgreSQL restarted, or the
+    connection was terminated) has its goodbye or its end waiting on the socket. Only such a one costs
+    a round trip to check, and a dead one is handed back, where the pool replaces it, and the next is
+    taken at once: after a restart the first requests succeed instead of each meeting a dead
+    connection, and no request pays for the check while the database is well.
+    """
+    deadline = time.monotonic() + pool.timeout
+    while True:
+        conn = pool.getconn(timeout=max(0.0, deadline - time.monotonic()))
+        if not conn.closed and not select.select([conn.fileno()], [], [], 0)[0]:
+            return conn
+        with contextlib.suppress(psycopg.Error):
+            if not conn.closed:
+                conn.execute("")
+                return conn
+        pool.putconn(conn)
+
+
+def dedicated_connection(pool: ConnectionPool, options: str = "") -> psycopg.Connection[Any]:
+    """A connection of its own, outside the pool, with the pool's settings."""
+    conninfo, kwargs = pool.conninfo, pool.kwargs
+    assert isinstance(conninfo, str) and isinstance(kwargs, dict), "open_pool gives both as values"
+    return psycopg.connect(conninfo, **{**kwargs, "options": f"{kwargs.get('options', '')} {options}".strip()})

@@ -1,0 +1,140 @@
+"""Every SQL statement of the server. Each names exactly one game, or one sealed deal (docs/scaling.md)."""
+
+_GAME_COLUMNS = """
+    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash,
+    document::text AS document
+"""
+
+INSERT_GAME = """
+    INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
+                       head_hash, document)
+    VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(document)s)
+"""
+
+INSERT_SECRET = """
+    INSERT INTO game_secrets (game_id, server_seed, client_seed, state, token_hash)
+    VALUES (%(game_id)s, %(server_seed)s, %(client_seed)s, %(state)s, %(token_hash)s)
+"""
+
+INSERT_EVENT = """
+    INSERT INTO game_events (game_id, seq, kind, data, hash)
+    VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
+"""
+
+# One statement, so one round trip and its own transaction: the games row moves only from the version
+# the change was computed against, and everything else is written only if it did. A concurrent action
+# that moved the row first leaves `moved` empty, and nothing is written.
+WRITE_CHANGE = """
+    WITH moved AS (
+        UPDATE games
+        SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
+            score = %(score)s, head_hash = %(head_hash)s, document = %(document)s
+        WHERE id = %(id)s AND version = %(expected_version)s
+        RETURNING id
+    ), position AS (
+        UPDATE game_secrets SET state = %(state)s WHERE game_id IN (SELECT id FROM moved)
+    ), appended AS (
+        INSERT INTO game_events (game_id, seq, kind, data, hash)
+        SELECT moved.id, event.seq, event.kind, event.data, event.hash
+        FROM moved, jsonb_to_recordset(%(events)s) AS event (seq integer, kind text, data jsonb, hash text)
+    ), snapshot AS (
+        INSERT INTO game_snapshots (game_id, seq, state)
+        SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
+    ), response AS (
+        INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
+        SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
+               %(body)s::json
+        FROM moved WHERE %(scope)s::text IS NOT NULL
+    )
+    SELECT count(*) AS moved FROM moved
+"""
+
+SELECT_LATEST_SNAPSHOT = """
+    SELECT seq, state FROM game_snapshots
+    WHERE game_id = %(game_id)s AND seq <= %(seq)s
+    ORDER BY seq DESC
+    LIMIT 1
+"""
+
+SELECT_SNAPSHOTS = "SELECT seq, state FROM game_snapshots WHERE game_id = %(game_id)s"
+
+SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
+
+SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
+
+SELECT_GAME_FOR_ACTION = f"""
+    SELECT {", ".join("g." + column.strip() for column in _GAME_COLUMNS.split(","))},
+           s.server_seed, s.client_seed, s.state, s.token_hash
+    FROM games g JOIN game_secrets s ON s.game_id = g.id
+    WHERE g.id = %(id)s
+"""
+
+LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION + " FOR UPDATE"
+
+SELECT_NEWEST_GAMES = f"""
+    SELECT {_GAME_COLUMNS} FROM games
+    ORDER BY created_at DESC, id DESC
+    LIMIT %(limit)s
+"""
+
+SELECT_GAMES_BEFORE = f"""
+    SELECT {_GAME_COLUMNS} FROM games
+    WHERE (created_at, id) < (%(created_at)s, %(id)s)
+    ORDER BY created_at DESC, id DESC
+    LIMIT %(limit)s
+"""
+
+SELECT_EVENTS = """
+    SELECT seq, kind, data, hash FROM game_events
+    WHERE game_id = %(game_id)s AND seq > %(after)s AND seq <= %(upto)s
+    ORDER BY seq
+    LIMIT %(limit)s
+"""
+
+INSERT_SEALED_DEAL = """
+    INSERT INTO sealed_deals (id, created_at, server_seed, commitment)
+    VALUES (%(id)s, %(created_at)s, %(server_seed)s, %(commitment)s)
+"""
+
+SELECT_SEALED_DEAL = "SELECT id, created_at, server_seed, commitment, game_id FROM sealed_deals WHERE id = %(id)s"
+
+CLAIM_SEALED_DEAL = """
+    UPDATE sealed_deals SET game_id = %(game_id)s
+    WHERE id = %(id)s AND game_id IS NULL
+"""
+
+GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
+
+INSERT_RESPONSE = """
+    INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body, player_token_wrapped)
+    VALUES (%(scope)s, %(key_hash)s, %(fingerprint)s, %(status)s, %(body)s, %(player_token_wrapped)s)
+"""
+
+_RESPONSE_COLUMNS = "scope, key_hash, fingerprint, status, body::text AS body, player_token_wrapped"
+
+SELECT_RESPONSE = f"""
+    SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
+    WHERE scope = %(scope)s AND key_hash = %(key_hash)s
+"""
+
+# The token's hash and the stored response in one round trip, so that a retry's token is checked first
+# whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
+SELECT_TOKEN_AND_RESPONSE = f"""
+    SELECT s.token_hash, k.* FROM game_secrets s
+    LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
+               WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
+    WHERE s.game_id = %(game_id)s
+"""
+
+SELECT_SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
+
+SELECT_VERSIONS = "SELECT id, version FROM games WHERE id = ANY(%(ids)s::uuid[])"
+
+CHANGES_CHANNEL = "osmosis_changes"
+
+# Every change of a batch in one statement and one short transaction of its own: outside the actions'
+# transactions, whose commits a NOTIFY would serialise (it holds a database-wide lock from its commit's
+# start to its end), and with synchronous_commit off on its connection, so that the lock is not held
+# through a WAL flush.
+PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
