@@ -163,7 +163,9 @@ class Store(Protocol):
         """The full positions kept for time travel, by seq."""
         ...
 
-    def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]: ...
+    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
+                   variant: str | None = None) -> list[GameRecord]:
+        """Newest first, created before `before` (created_at, id) and of this status and variant if given."""
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
         """Events with after < seq (<= upto), oldest first, at most `limit`."""

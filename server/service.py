@@ -148,10 +148,12 @@ class GameService:
         """The game's version, and the game as JSON text, as stored when it last changed."""
         return self._store.load_document(game_id)
 
-    def list_games(self, limit: int, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first; the second value is the cursor of the next page, None on the last page."""
+    def list_games(self, limit: int, cursor: str | None, status: str | None = None,
+                   variant: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Newest first, of this status and variant if given; the second value is the cursor of the next
+        page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
-        records = self._store.list_games(limit + 1, before)
+        records = self._store.list_games(limit + 1, before, status, variant)
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
@@ -286,9 +288,14 @@ class GameService:
         self._tell(record, events)
         return Result(201, {**game, "player_token": token}, with_player_token(record.document, token))
 
+    def act(self, game_id: UUID, token: str, action: Action, expected_versions: Versions,
+            idempotency: Idempotency | None) -> Result:
+        """Any action, as the game's legal actions name it, or a resignation."""
+        return self._act(game_id, token, lambda state: action, expected_versions, idempotency)
+
     def move(self, game_id: UUID, token: str, move: Move, expected_versions: Versions,
              idempotency: Idempotency | None) -> Result:
-        return self._act(game_id, token, lambda state: move, expected_versions, idempotency)
+        return self.act(game_id, token, move, expected_versions, idempotency)
 
     def draw(self, game_id: UUID, token: str, expected_versions: Versions,
              idempotency: Idempotency | None) -> Result:
@@ -301,7 +308,7 @@ class GameService:
 
     def resign(self, game_id: UUID, token: str, expected_versions: Versions,
                idempotency: Idempotency | None) -> Result:
-        return self._act(game_id, token, lambda state: Resign(), expected_versions, idempotency)
+        return self.act(game_id, token, Resign(), expected_versions, idempotency)
 
     def _act(
         self,

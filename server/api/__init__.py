@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-import http
+import importlib.metadata
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -11,26 +11,31 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
-from flask_smorest.utils import prepare_response
 
 from .. import migrate
 from ..config import ConfigError, Settings
 from ..live import Hub
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import boundary, deals, errors, feeds, games, meta, observability, pusher, web
-from .schemas import ProblemSchema
+from . import actions, boundary, contract, deals, errors, feeds, games, meta, observability, pusher, web
 
 API_TITLE = "Osmosis game server"
-API_VERSION = "1.0.0"
+API_VERSION = importlib.metadata.version("osmosis-server")
 API_DESCRIPTION = """\
 Play Osmosis (Treasure Trove) patience and its variants over HTTP. Every action is an event in an
 append-only, hash-chained move log; every game body carries the public view of the position, the legal
 actions, the version (for `If-Match` / `expected_version`) and the head of the hash chain.
 
+A bot's loop: create a game (`createGame`), keep its `player_token`, then read the game, pick one of
+its `legal_actions` and post it as it is (`takeAction`), until `status` is no longer `playing`.
+
 Writes need the game's player token (`Authorization: Bearer <player_token>`), returned once when the
 game is created. Every POST accepts an `Idempotency-Key`. Errors are RFC 9457 `application/problem+json`
-bodies with a stable `code`.
+bodies with a stable `code`; each operation lists the codes it can answer.
+
+Words: a *deal* is two things here. The shuffle that lays out a game is a deal (`deal_number`,
+`POST /deals` for a sealed one, `deal` in a game body); taking cards from the stock to the waste is
+the action `deal` (`cards_dealt` in the log, `POST /games/{game_id}/draw`). See docs/api.md.
 """
 
 
@@ -58,15 +63,8 @@ class Api(SmorestApi):  # type: ignore[misc]
         """Paging here is keyset paging with a Link header, not flask-smorest's page numbers."""
 
     def _register_responses(self) -> None:
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = ProblemSchema
-            prepare_response(response, self.spec, errors.PROBLEM_JSON)
-            self.spec.components.response(status.name, response, lazy=True)
-        default = {"description": "An error, as problem+json", "schema": ProblemSchema}
-        prepare_response(default, self.spec, errors.PROBLEM_JSON)
-        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+        """The contract's own: the error responses with their codes, the shared components (contract.py)."""
+        contract.register(self.spec)
 
 
 def _app_and_api() -> tuple[Flask, Api]:
@@ -78,13 +76,17 @@ def _app_and_api() -> tuple[Flask, Api]:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT"}},
+            "info": {"description": API_DESCRIPTION,
+                     "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
             "servers": [{"url": "/"}],
+            "externalDocs": {"description": "The API guide: vocabulary, acting, versions, retries, errors by "
+                                            "operation, live updates",
+                             "url": "/docs/api.md"},
         },
         MAX_CONTENT_LENGTH=4 * 1024 * 1024,  # a replay export of a long game
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    api = Api(app)
+    api = Api(app, spec_kwargs={"marshmallow_plugin": contract.ContractPlugin()})
     api.spec.components.security_scheme(
         "playerToken",
         {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
@@ -92,6 +94,7 @@ def _app_and_api() -> tuple[Flask, Api]:
     api.register_blueprint(meta.variants_blp)
     api.register_blueprint(meta.health_blp)
     api.register_blueprint(games.blp)
+    api.register_blueprint(actions.blp)
     api.register_blueprint(deals.deals_blp)
     api.register_blueprint(deals.replays_blp)
     api.register_blueprint(feeds.blp)

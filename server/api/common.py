@@ -17,16 +17,6 @@ from ..rules import InvalidInput
 from ..service import GameService, Result
 from .boundary import Parser, json_body
 
-IDEMPOTENCY_KEY: dict[str, Any] = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "description": "Makes the POST safe to retry: a retry returns the first response and changes nothing. "
-    "Use a fresh, unguessable value (a UUID) per request.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-}
-
-
 View = Callable[..., Any]
 
 

@@ -8,8 +8,10 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from .common import IDEMPOTENCY_KEY, Blueprint, game_service, request_idempotency, written
-from .schemas import ReplaySchema, SealedDealSchema, VerdictSchema
+from . import examples
+from .common import Blueprint, game_service, request_idempotency, written
+from .contract import answers, header, parameter
+from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
                       description="Sealed deals: the server commits to its seed before it sees yours")
@@ -18,34 +20,44 @@ replays_blp = Blueprint("replays", __name__, url_prefix="/replays", description=
 
 @deals_blp.route("")
 class SealedDeals(MethodView):
-    @deals_blp.doc(operationId="createSealedDeal", parameters=[IDEMPOTENCY_KEY])
-    @deals_blp.response(201, SealedDealSchema, headers={
-        "Location": {"description": "The sealed deal's URL.", "schema": {"type": "string"}}})
-    @deals_blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-    @deals_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @deals_blp.doc(operationId="createSealedDeal", parameters=[parameter("IdempotencyKey")], security=[])
+    @deals_blp.response(201, SealedDealSchema, headers={"Location": header("Location")},
+                        example=examples.sealed_deal())
+    @answers(400, 408, 413, 415, 422, 429, 503, only=("validation-failed", "idempotency-key-reused"))
     def post(self) -> Response:
-        """Seal a deal: a secret server seed, shown only as its commitment until its game is over"""
+        """Seal a deal: a secret server seed, shown only as its commitment until its game is over
+
+        Takes no body (or `{}`). Then create a game with `sealed_deal_id` and a `client_seed` of your
+        choosing: the server's seed was fixed before it saw yours. One sealed deal makes one game.
+        """
         result = game_service().create_sealed_deal(request_idempotency())
         return written(result, {"Location": f"/deals/{result.body['id']}"})
 
 
 @deals_blp.route("/<uuid:deal_id>")
 class SealedDealResource(MethodView):
-    @deals_blp.doc(operationId="getSealedDeal")
-    @deals_blp.response(200, SealedDealSchema)
-    @deals_blp.alt_response(404, response="NOT_FOUND")
-    @deals_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @deals_blp.doc(operationId="getSealedDeal", security=[])
+    @deals_blp.response(200, SealedDealSchema, example=examples.sealed_deal())
+    @answers(404, 422, 429, 503, only=("sealed-deal-not-found", "validation-failed"))
     def get(self, deal_id: UUID) -> dict[str, Any]:
-        """Read a sealed deal: its commitment and the game made from it, if any"""
+        """Read a sealed deal: its commitment and the game made from it, if any
+
+        Its seed stays secret until the game made from it is over; then that game's log reveals it.
+        """
         return game_service().get_sealed_deal(deal_id)
 
 
 @replays_blp.route("/verification")
 class ReplayVerification(MethodView):
-    @replays_blp.doc(operationId="verifyReplay")
-    @replays_blp.arguments(ReplaySchema())
-    @replays_blp.response(200, VerdictSchema)
-    @replays_blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+    @replays_blp.doc(operationId="verifyReplay", security=[])
+    @replays_blp.arguments(ReplayDocumentSchema(), example=examples.replay())
+    @replays_blp.response(200, VerdictSchema, example=examples.verdict())
+    @answers(400, 408, 413, 415, 422, 429, only=("validation-failed",))
     def post(self, document: dict[str, Any]) -> dict[str, Any]:
-        """Verify an uploaded replay export, as `osmosis verify` does offline"""
+        """Verify an uploaded replay export, as `osmosis verify` does offline
+
+        Needs no database: the verdict comes from the document alone. A document that is not shaped like an
+        export is a 422; one that is, whatever was changed in it, gets a verdict saying what is wrong and
+        at which event.
+        """
         return game_service().verify_replay(document)

@@ -51,7 +51,22 @@ HTTP_CODES = {
     500: "internal-error",
 }
 
+NOT_READY = "not-ready"
 RETRY_AFTER_SECONDS = "1"
+
+
+def codes_of(status: int) -> list[str]:
+    """The problem codes this server answers with `status`."""
+    codes = [code for _, error_status, code in ERRORS if error_status == status]
+    if status in HTTP_CODES:
+        codes.append(HTTP_CODES[status])
+    if status == HTTPStatus.SERVICE_UNAVAILABLE:
+        codes.append(NOT_READY)
+    return codes
+
+
+def every_code() -> list[str]:
+    return [*dict.fromkeys([code for _, _, code in ERRORS] + list(HTTP_CODES.values()) + [NOT_READY])]
 
 
 def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,

@@ -1,9 +1,7 @@
-"""Games: create, read, list, act (move, draw, resign) and read the move log."""
+"""Games: create, list and read them, read their move logs, replay and verify them, follow them live."""
 
 from __future__ import annotations
 
-import re
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -12,16 +10,14 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from ..documents import to_json
-from ..repository import VersionConflict
 from ..rules import InvalidInput, Rules, preset
-from ..service import MAX_SEQ, Result, Unauthorized
-from . import streams
-from .common import IDEMPOTENCY_KEY, Blueprint, event_stream, game_service, live_hub, request_idempotency, written
+from ..service import MAX_SEQ
+from . import examples, streams
+from .actions import etag
+from .common import Blueprint, event_stream, game_service, live_hub, request_idempotency, written
+from .contract import answers, header, parameter, ref
 from .pusher import CAN_HAND_OVER
 from .schemas import (
-    ActionRequestSchema,
-    ActionResultSchema,
-    CreatedGameSchema,
     CreateGameSchema,
     EventListSchema,
     EventQuerySchema,
@@ -30,77 +26,19 @@ from .schemas import (
     GameListQuerySchema,
     GameListSchema,
     GameSchema,
-    MoveSchema,
     ReplaySchema,
     StateAtSchema,
     VerdictSchema,
-    move_from_request,
 )
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
 # Every @blp.arguments takes a schema instance, not its class: given a class, webargs builds a new schema
 # on every request.
 
-IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "required": False,
-    "description": "The game's ETag: the action is refused with 412 if the game has moved on.",
-    "schema": {"type": "string"},
-}
-ETAG_HEADER = {"ETag": {"description": "The game's version, for If-None-Match and If-Match.",
-                        "schema": {"type": "string"}}}
-LINK_HEADER = {"Link": {"description": 'The next page, as <url>; rel="next", when there is one.',
-                        "schema": {"type": "string"}}}
-WRITE_ERRORS = ("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED",
-                "UNPROCESSABLE_ENTITY", "SERVICE_UNAVAILABLE")
-
-
-def _etag(version: int) -> str:
-    return f'"{version}"'
-
-
-def _bearer_token() -> str:
-    """The player token; checked before anything else in the request, so that no one learns more."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
-    return token.strip()
-
-
-def _expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
-    """The versions the action may be taken on (None: any), from `expected_version` in the body and the
-    If-Match header; when both are given, the body's version must be one the header names."""
-    from_body = args.get("expected_version")
-    if_match = request.headers.get("If-Match")
-    if if_match is None or if_match.strip() == "*":
-        return None if from_body is None else frozenset((from_body,))
-    named = _versions_named(if_match)
-    if from_body is None:
-        return named
-    if from_body not in named:
-        raise InvalidInput(f"If-Match names other versions than expected_version ({from_body})")
-    return frozenset((from_body,))
-
-
-_ENTITY_TAG = re.compile(r'\s*(?:W/)?"([^"]*)"\s*|\s*([0-9]+)\s*')
-
-
-def _versions_named(if_match: str) -> frozenset[int]:
-    """The versions an If-Match list names (RFC 9110: any of them may match). A weak tag counts like a strong
-    one: a version names the game exactly, and proxies that compress make tags weak. A tag that is not a
-    version of any game, or a list that cannot be read, names none, and the action is refused with 412."""
-    versions = set()
-    for element in if_match.split(","):
-        match = _ENTITY_TAG.fullmatch(element)
-        if match is None:
-            raise VersionConflict("If-Match is not a list of ETags like \"3\"")
-        tag = match.group(1) if match.group(1) is not None else match.group(2)
-        if tag.isascii() and tag.isdigit() and len(tag) <= 10:
-            versions.add(int(tag))
-    if not versions:
-        raise VersionConflict("If-Match names no version of this game: its ETag is its version, like \"3\"")
-    return frozenset(versions)
+ETAG_HEADER = {"ETag": header("ETag")}
+LINK_HEADER = {"Link": header("Link")}
+READ = (422, 429, 503)
+BODY = (400, 408, 413, 415)
 
 
 def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -110,176 +48,156 @@ def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | Non
     return Response(to_json(body), status=status, headers=headers, mimetype="application/json")
 
 
-def _action_response(result: Result) -> Response:
-    return written(result, {"ETag": _etag(result.body["game"]["version"])})
+def _next_page(path: str, params: dict[str, Any]) -> str:
+    return f"{path}?{urlencode({name: value for name, value in params.items() if value is not None})}"
 
 
-def _link_next(path: str, params: dict[str, Any]) -> dict[str, str]:
-    return {"Link": f'<{path}?{urlencode(params)}>; rel="next"'}
+def _link(next_url: str | None) -> dict[str, str]:
+    return {"Link": f'<{next_url}>; rel="next"'} if next_url else {}
 
 
 @blp.route("")
 class Games(MethodView):
-    @blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
-    @blp.arguments(CreateGameSchema(), required=False, example={"variant": "osmosis", "deal_number": 4711})
-    @blp.response(201, CreatedGameSchema, headers={
-        "Location": {"description": "The new game's URL.", "schema": {"type": "string"}}, **ETAG_HEADER})
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(409, response="CONFLICT")
-    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
+    @blp.arguments(CreateGameSchema(), required=False, examples={
+        "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
+        "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
+        "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}}})
+    @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
+        "Location": header("Location"), **ETAG_HEADER, "Idempotent-Replayed": header("IdempotentReplayed")})
+    @answers(*READ, *BODY, 404, 409, only=("sealed-deal-not-found", "sealed-deal-used", "validation-failed",
+                                          "invalid-rules", "idempotency-key-reused"))
     def post(self, args: dict[str, Any]) -> Response:
-        """Create a game from a preset or custom rules, optionally a public deal number"""
+        """Create a game from a preset or custom rules, optionally a public deal number
+
+        With no body (or `{}`): the `osmosis` preset and a fresh secret deal. `variant` names a preset
+        (`listVariants`); `rules` gives custom rules instead, a parameter left out taking the `osmosis`
+        value. `deal_number` makes a public deal anyone can replay; `sealed_deal_id` with `client_seed` deals
+        from a sealed deal (`createSealedDeal`) and your own seed. The answer carries `player_token`, this
+        once: keep it, it is the only key to the game's actions.
+        """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
                                             args.get("sealed_deal_id"), args.get("client_seed", ""))
         game = result.body
-        return written(result, {"Location": f"/games/{game['id']}", "ETag": _etag(game["version"])})
+        return written(result, {"Location": f"/games/{game['id']}", "ETag": etag(game["version"])})
 
-    @blp.doc(operationId="listGames")
+    @blp.doc(operationId="listGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
-    @blp.response(200, GameListSchema, headers=LINK_HEADER)
-    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
+    @answers(*READ, only=("validation-failed", "invalid-cursor"))
     def get(self, args: dict[str, Any]) -> Response:
-        """List games, newest first (keyset pagination: follow the Link header)"""
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"))
-        headers = _link_next("/games", {"limit": args["limit"], "cursor": cursor}) if cursor else {}
-        return _json({"games": games}, headers=headers)
+        """List games, newest first, optionally by status and variant
+
+        Keyset pagination: `next_cursor` (and the `next` URL, and the Link header) gives the next page,
+        which stays right while games are added. Filters apply to every page; pass them again with the
+        cursor, as `next` does.
+        """
+        status, variant = args.get("status"), args.get("variant")
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant)
+        next_url = None
+        if cursor:
+            next_url = _next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
+                                             "cursor": cursor})
+        return _json({"games": games, "next": next_url, "next_cursor": cursor}, headers=_link(next_url))
 
 
 @blp.route("/<uuid:game_id>")
 class Game(MethodView):
-    @blp.doc(operationId="getGame", parameters=[
-        {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
-         "description": "The ETag you have: 304 Not Modified if the game has not moved since."}])
-    @blp.response(200, GameSchema, headers=ETAG_HEADER)
-    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.doc(operationId="getGame", parameters=[parameter("IfNoneMatch")], security=[])
+    @blp.response(200, GameSchema, headers=ETAG_HEADER, example=examples.game())
+    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match", headers=ETAG_HEADER)
+    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> Response:
-        """Read a game: public view, legal actions, version and chain head"""
+        """Read a game: public view, legal actions, version and chain head
+
+        Everything a front end or a bot needs, so that neither has to know the rules: the public view
+        (`state`), every action allowed now (`legal_actions`), the version (also the ETag) and the hash of
+        the last event (`head_hash`, a receipt).
+        """
         version, document = game_service().get_game(game_id)
-        etag = _etag(version)
-        if etag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
-            return Response(status=304, headers={"ETag": etag})
-        return Response(document, headers={"ETag": etag}, mimetype="application/json")
-
-
-def _write_doc(operation_id: str) -> Any:
-    return blp.doc(operationId=operation_id, parameters=[IDEMPOTENCY_KEY, IF_MATCH],
-                   security=[{"playerToken": []}])
-
-
-def _write_errors(view: Any) -> Any:
-    for name in WRITE_ERRORS:
-        view = blp.alt_response(HTTPStatus[name].value, response=name)(view)
-    return view
-
-
-@blp.route("/<uuid:game_id>/moves")
-class Moves(MethodView):
-    @_write_doc("playMove")
-    @blp.arguments(MoveSchema(), example={"card": "7S"})
-    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
-    @_write_errors
-    def post(self, args: dict[str, Any], game_id: UUID) -> Response:
-        """Play a card to its foundation, or to the free cell with "to": "cell\""""
-        token, idempotency = _bearer_token(), request_idempotency()
-        result = game_service().move(game_id, token, move_from_request(args), _expected_versions(args), idempotency)
-        return _action_response(result)
-
-
-@blp.route("/<uuid:game_id>/draw")
-class Draw(MethodView):
-    @_write_doc("drawCards")
-    @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
-    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
-    @_write_errors
-    def post(self, args: dict[str, Any], game_id: UUID) -> Response:
-        """Deal from the stock to the waste, or redeal the waste when the stock is empty"""
-        token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().draw(game_id, token, _expected_versions(args), idempotency))
-
-
-@blp.route("/<uuid:game_id>/resign")
-class Resignation(MethodView):
-    @_write_doc("resignGame")
-    @blp.arguments(ActionRequestSchema(), required=False, example={})
-    @blp.response(200, ActionResultSchema, headers=ETAG_HEADER)
-    @_write_errors
-    def post(self, args: dict[str, Any], game_id: UUID) -> Response:
-        """Give up the game: it ends as resigned and its seeds are revealed"""
-        token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().resign(game_id, token, _expected_versions(args), idempotency))
+        tag = etag(version)
+        if tag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
+            return Response(status=304, headers={"ETag": tag})
+        return Response(document, headers={"ETag": tag}, mimetype="application/json")
 
 
 @blp.route("/<uuid:game_id>/events")
 class Events(MethodView):
-    @blp.doc(operationId="listGameEvents")
+    @blp.doc(operationId="listGameEvents", security=[])
     @blp.arguments(EventQuerySchema(), location="query")
-    @blp.response(200, EventListSchema, headers=LINK_HEADER)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.response(200, EventListSchema, headers=LINK_HEADER, example=examples.event_list())
+    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
-        """Read the move log: events with seq > after, oldest first; with wait, a long poll"""
+        """Read the move log: events with seq > after, oldest first; with wait, a long poll
+
+        `next_after` (and `next`, and the Link header) continue the log. With `wait`, the answer waits up to
+        that many seconds for an event after `after` when there is none yet: the live feed for clients
+        without server-sent events.
+        """
         events, next_after = streams.wait_for_events(game_service(), live_hub(), game_id, args["after"], args["limit"],
                                                      args["wait"])
-        headers = {}
+        next_url = None
         if next_after is not None:
-            headers = _link_next(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
-        return _json({"events": events}, headers=headers)
+            next_url = _next_page(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
+        return _json({"events": events, "next": next_url, "next_after": next_after}, headers=_link(next_url))
 
 
 @blp.route("/<uuid:game_id>/states/<int:seq>")
 class StateAt(MethodView):
-    @blp.doc(operationId="getGameStateAt")
-    @blp.response(200, StateAtSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.doc(operationId="getGameStateAt", security=[], parameters=[{
+        "in": "path", "name": "seq", "required": True, "schema": {"type": "integer", "minimum": 1},
+        "description": "An event's seq, from 1 to the game's version."}])
+    @blp.response(200, StateAtSchema, example=examples.state_at())
+    @answers(*READ, 404, only=("game-not-found", "event-not-found", "validation-failed"))
     def get(self, game_id: UUID, seq: int) -> Response:
-        """Time travel: the public view and legal actions right after event seq"""
+        """Time travel: the public view and legal actions right after event seq
+
+        The events one action appends together (its own, then `game_won` or `game_lost`, then
+        `seeds_revealed`) are one step: each shows the position after that action.
+        """
         return _json(game_service().state_at(game_id, seq))
 
 
 @blp.route("/<uuid:game_id>/replay")
 class Replay(MethodView):
-    @blp.doc(operationId="getGameReplay")
-    @blp.response(200, ReplaySchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.doc(operationId="getGameReplay", security=[])
+    @blp.response(200, ReplaySchema, example=examples.replay())
+    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> dict[str, Any]:
-        """Export the game as an osmosis-replay/1 document, for offline verification"""
+        """Export the game as an osmosis-replay/1 document, for offline verification
+
+        The game's rules, deal, commitment and whole log (docs/replay-format.md). Once the game is over the
+        log reveals the seeds, and `osmosis verify` (or `verifyReplay`) checks everything from it alone.
+        """
         return game_service().replay(game_id)
 
 
 @blp.route("/<uuid:game_id>/verification")
 class Verification(MethodView):
-    @blp.doc(operationId="getGameVerification")
-    @blp.response(200, VerdictSchema)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @blp.doc(operationId="getGameVerification", security=[])
+    @blp.response(200, VerdictSchema, example=examples.verdict())
+    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> dict[str, Any]:
-        """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection"""
+        """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection
+
+        While the game is on, the seeds are secret and the verdict is `complete: false`.
+        """
         return game_service().verification(game_id)
 
 
-STREAM_EXAMPLE = (
-    'event: game\ndata: {"id":"65eee5b0-…","status":"playing","version":2,…}\n\n'
-    'id: 2\ndata: {"seq":2,"kind":"cards_dealt","data":{"cards":["AS","5H","TH"]},"hash":"…"}\n\n'
-)
 STREAM_DESCRIPTION = (
-    "Server-sent events. The first message (event `game`) is the game as GET /games/{game_id} shows it; then "
-    "each event of the log after `after` (or after the Last-Event-ID header), one message each, with the "
-    "event's seq as its id and the event as JSON as its data; then each new event as it commits. A comment "
+    "Server-sent events (text/event-stream). The first message, `event: game`, has the game as its data, a "
+    "[Game](#/components/schemas/Game) as GET /games/{game_id} shows it. Then each event of the log after "
+    "`after` (or after the Last-Event-ID header), one message each with the event's seq as its `id` and the "
+    "event as its data, an [Event](#/components/schemas/Event); then each new event as it commits. A comment "
     "line comes every 15 s while nothing happens. The stream ends after the game's last event, after 30 "
     "minutes, or when the server stops (with `retry: 1000`); an EventSource reconnects by itself and resumes "
-    "with Last-Event-ID. For clients without EventSource, GET /games/{game_id}/events with `wait` is the same "
-    "feed by long polling."
+    "with Last-Event-ID. For clients without EventSource, `listGameEvents` with `wait` is the same feed by "
+    "long polling."
 )
 STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
-                   "content": {"text/event-stream": {"schema": {"type": "string"}, "example": STREAM_EXAMPLE}}}
+                   "content": {"text/event-stream": {"schema": {"type": "string"}, "example": examples.stream()}}}
 
 
 def _seq_of(last_event_id: str) -> int:
@@ -292,15 +210,17 @@ def _seq_of(last_event_id: str) -> int:
 
 @blp.route("/<uuid:game_id>/events/stream")
 class EventStream(MethodView):
-    @blp.doc(operationId="streamGameEvents", responses={"200": STREAM_RESPONSE})
+    @blp.doc(operationId="streamGameEvents", responses={"200": STREAM_RESPONSE}, security=[])
     @blp.arguments(EventStreamQuerySchema(), location="query")
     @blp.arguments(EventStreamHeadersSchema(), location="headers")
     @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
-    @blp.alt_response(404, response="NOT_FOUND")
-    @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-    @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @answers(*READ, 404, only=("game-not-found", "validation-failed", "invalid-input"))
     def get(self, args: dict[str, Any], headers: dict[str, Any], game_id: UUID) -> Response:
-        """Follow a game live: the game, then its events as server-sent events, from a seq on"""
+        """Follow a game live: the game, then its events as server-sent events, from a seq on
+
+        Each message's data is JSON: a Game for `event: game`, else an Event. See docs/api.md, "Live updates",
+        for typing them with the generated types.
+        """
         after = args["after"]
         if "last_event_id" in headers:
             after = _seq_of(headers["last_event_id"])

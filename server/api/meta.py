@@ -9,7 +9,8 @@ from flask.views import MethodView
 
 from ..service import GameService
 from .common import Blueprint, game_service
-from .errors import problem
+from .contract import answers
+from .errors import NOT_READY, problem
 from .schemas import HealthSchema, VariantListSchema
 
 variants_blp = Blueprint("variants", __name__, url_prefix="/", description="The preset variants")
@@ -18,30 +19,41 @@ health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes f
 
 @variants_blp.route("/variants")
 class Variants(MethodView):
-    @variants_blp.doc(operationId="listVariants")
-    @variants_blp.response(200, VariantListSchema)
+    @variants_blp.doc(operationId="listVariants", security=[])
+    @variants_blp.response(200, VariantListSchema, example={"variants": GameService.variants()[:2]})
+    @answers(422, 429)
     def get(self) -> dict[str, Any]:
-        """List the preset variants and their rule parameters"""
+        """List the preset variants and their rule parameters
+
+        Each preset's name is what `createGame` takes as `variant`; its rules are the parameters it sets.
+        """
         return {"variants": GameService.variants()}
 
 
 @health_blp.route("/healthz")
 class Health(MethodView):
-    @health_blp.doc(operationId="getHealth")
-    @health_blp.response(200, HealthSchema)
+    @health_blp.doc(operationId="getHealth", security=[])
+    @health_blp.response(200, HealthSchema, example={"status": "ok"})
+    @answers(422)
     def get(self) -> dict[str, str]:
-        """Liveness: the process answers"""
+        """Liveness: the process answers
+
+        Never rate limited and never reads the database: for an orchestrator's liveness probe.
+        """
         return {"status": "ok"}
 
 
 @health_blp.route("/readyz")
 class Readiness(MethodView):
-    @health_blp.doc(operationId="getReadiness")
-    @health_blp.response(200, HealthSchema)
-    @health_blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+    @health_blp.doc(operationId="getReadiness", security=[])
+    @health_blp.response(200, HealthSchema, example={"status": "ready"})
+    @answers(422, 503, only=("validation-failed", "not-ready"))
     def get(self) -> dict[str, str] | Response:
-        """Readiness: the database is reachable and its schema is at the latest migration"""
+        """Readiness: the database is reachable and its schema is at the latest migration
+
+        For an orchestrator's readiness probe: a 503 `not-ready` says why, with Retry-After.
+        """
         reason = game_service().readiness()
         if reason is not None:
-            return problem(503, "not-ready", reason, {"Retry-After": "1"})
+            return problem(503, NOT_READY, reason, {"Retry-After": "1"})
         return {"status": "ready"}

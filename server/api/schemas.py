@@ -9,8 +9,9 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..events import EVENT_KINDS
-from ..rules import PRESETS, Card, Move, Place, StartRule, WasteAccess
+from ..rules import PRESETS, RANK_CODES, RULES_THAT_REFUSE, Card, Move, Place, StartRule, WasteAccess
 from ..rules.deal import MAX_DEAL_NUMBER
+from .errors import every_code
 
 
 class _WholeText(validate.Regexp):
@@ -22,23 +23,42 @@ class _WholeText(validate.Regexp):
         return value
 
 
-CARD = _WholeText(r"^(?:[A2-9TJQK]|10)[CDHS]$", error="not a card code like 'QH' or '10S', with no white space")
-CARD_EXAMPLE = "7S"
+CARD_PATTERN = r"^(?:[A2-9TJQK]|10)[CDHS]$"
+CARD = _WholeText(CARD_PATTERN, error="not a card code like 'QH' or '10S', with no white space")
 STATUSES = ("playing", "won", "lost", "resigned")
 SOURCES = ("R1", "R2", "R3", "R4", "waste", "cell")
 TARGETS = ("F1", "F2", "F3", "F4", "cell")
 
 
-def _card(description: str | None = None, **kwargs: Any) -> fields.String:
-    metadata = {"example": CARD_EXAMPLE, **({"description": description} if description else {})}
-    return fields.String(validate=CARD, metadata=metadata, **kwargs)
+def card(**kwargs: Any) -> fields.String:
+    return fields.String(validate=CARD, metadata={"component": "Card"}, **kwargs)
+
+
+def cards(description: str) -> fields.List[Any]:
+    return fields.List(card(), required=True, metadata={"description": description})
+
+
+def one_of(component: str, choices: tuple[str, ...], **kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(choices), metadata={"component": component}, **kwargs)
+
+
+def kind(value: str) -> fields.String:
+    """The tag of one member of a tagged union: a one-value enum."""
+    return fields.String(required=True, validate=validate.OneOf([value]))
+
+
+def component(name: str, **kwargs: Any) -> fields.Raw:
+    """A value the contract describes as a component of its own (a tagged union): sent as the service made it."""
+    return fields.Raw(metadata={"component": name}, **kwargs)
 
 
 def _version(description: str) -> fields.Integer:
     return fields.Integer(strict=True, validate=validate.Range(min=1), metadata={"description": description})
 
 
-class RulesSchema(ma.Schema):
+class RulesInputSchema(ma.Schema):
+    """Custom rules: a parameter left out takes the `osmosis` value."""
+
     reserve_piles = fields.Integer(strict=True, validate=validate.OneOf([4, 0]), load_default=4)
     reserve_face_down = fields.Integer(strict=True, validate=validate.OneOf([3, 0]), load_default=3)
     draw = fields.Integer(strict=True, validate=validate.OneOf([3, 1]), load_default=3)
@@ -49,6 +69,20 @@ class RulesSchema(ma.Schema):
     waste_access = fields.String(validate=validate.OneOf([m.value for m in WasteAccess]), load_default="top")
     start_rule = fields.String(validate=validate.OneOf([m.value for m in StartRule]), load_default="base_rank")
     free_cells = fields.Integer(strict=True, validate=validate.OneOf([0, 1]), load_default=0)
+
+
+class RulesSchema(ma.Schema):
+    """The rule parameters of a game or a preset, every one of them (docs/rules.md)."""
+
+    reserve_piles = fields.Integer(required=True, validate=validate.OneOf([4, 0]))
+    reserve_face_down = fields.Integer(required=True, validate=validate.OneOf([3, 0]))
+    draw = fields.Integer(required=True, validate=validate.OneOf([3, 1]),
+                          metadata={"description": "Cards dealt from the stock to the waste at a time."})
+    max_passes = fields.Integer(required=True, allow_none=True, validate=validate.Range(min=1),
+                                metadata={"description": "Passes through the stock allowed; null: unlimited."})
+    waste_access = fields.String(required=True, validate=validate.OneOf([m.value for m in WasteAccess]))
+    start_rule = fields.String(required=True, validate=validate.OneOf([m.value for m in StartRule]))
+    free_cells = fields.Integer(required=True, validate=validate.OneOf([0, 1]))
 
 
 class VariantSchema(ma.Schema):
@@ -67,7 +101,7 @@ class CreateGameSchema(ma.Schema):
     variant = fields.String(
         metadata={"description": "A preset name (GET /variants). Default: osmosis.", "example": "osmosis"}
     )
-    rules = fields.Nested(RulesSchema, metadata={"description": "Custom rules instead of a preset."})
+    rules = fields.Nested(RulesInputSchema, metadata={"description": "Custom rules instead of a preset."})
     deal_number = fields.Integer(
         strict=True,
         validate=validate.Range(min=0, max=MAX_DEAL_NUMBER),
@@ -97,39 +131,75 @@ class CreateGameSchema(ma.Schema):
 
 class ReserveSchema(ma.Schema):
     face_down = fields.Integer(required=True, metadata={"description": "How many cards lie face down."})
-    face_up = fields.List(_card(), required=True, metadata={"description": "Face-up cards, bottom to top."})
+    face_up = cards("Face-up cards, bottom to top.")
 
 
 class FoundationSchema(ma.Schema):
-    suit = fields.String(
-        required=True, allow_none=True, metadata={"description": "C, D, H or S; null until started."}
-    )
-    cards = fields.List(_card(), required=True, metadata={"description": "In the order played."})
+    suit = fields.String(required=True, allow_none=True,
+                         validate=_WholeText("^[CDHS]$", error="not a suit: C, D, H or S"),
+                         metadata={"description": "The suit it takes (C, D, H or S); null until started."})
+    cards = cards("In the order played.")
 
 
 class PublicStateSchema(ma.Schema):
     reserves = fields.List(fields.Nested(ReserveSchema), required=True, metadata={"description": "R1..R4."})
     foundations = fields.List(fields.Nested(FoundationSchema), required=True, metadata={"description": "F1..F4."})
-    base_rank = fields.String(required=True, metadata={"example": "6"})
+    base_rank = one_of("Rank", tuple(RANK_CODES), required=True)
     stock_count = fields.Integer(required=True)
-    waste = fields.List(_card(), required=True, metadata={"description": "Bottom to top."})
+    waste = cards("Bottom to top.")
     live_waste = fields.Integer(
         required=True, metadata={"description": "Cards of the latest deal still on the waste (group access)."}
     )
-    cell = fields.String(required=True, allow_none=True)
+    cell = fields.String(required=True, allow_none=True,
+                         metadata={"description": "The Card in the free cell; null when empty or with no cell."})
     pass_number = fields.Integer(required=True)
     passes_left = fields.Integer(required=True, allow_none=True, metadata={"description": "null: unlimited."})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     end_reason = fields.String(required=True, allow_none=True)
 
 
-class LegalActionSchema(ma.Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(["move", "deal", "redeal"]))
-    card = _card("For kind move.")
-    from_ = fields.String(
-        data_key="from", attribute="from", validate=validate.OneOf(SOURCES), metadata={"description": "For kind move."}
-    )
-    to = fields.String(validate=validate.OneOf(TARGETS), metadata={"description": "For kind move."})
+class MoveActionSchema(ma.Schema):
+    """Play `card` from `from` to `to`: a foundation, or the free cell."""
+
+    kind = kind("move")
+    card = card(required=True)
+    from_ = one_of("Source", SOURCES, data_key="from", attribute="from", required=True)
+    to = one_of("Target", TARGETS, required=True)
+
+
+class DealActionSchema(ma.Schema):
+    """Deal the next cards (one or three, by the rules) from the stock to the waste."""
+
+    kind = kind("deal")
+
+
+class RedealActionSchema(ma.Schema):
+    """Turn the waste over into the stock for the next pass (the stock is empty and a pass is left)."""
+
+    kind = kind("redeal")
+
+
+class ResignActionSchema(ma.Schema):
+    """Give up: the game ends as resigned and its seeds are revealed."""
+
+    kind = kind("resign")
+
+
+ACTION_SCHEMAS: dict[str, ma.Schema] = {"move": MoveActionSchema(), "deal": DealActionSchema(),
+                                        "redeal": RedealActionSchema(), "resign": ResignActionSchema()}
+
+
+class ActionField(fields.Field[dict[str, Any]]):
+    """One of the actions, told apart by `kind`, each checked by its own schema."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise ma.ValidationError('an action is an object like {"kind": "deal"}')
+        schema = ACTION_SCHEMAS.get(value.get("kind"))  # type: ignore[arg-type]
+        if schema is None:
+            raise ma.ValidationError({"kind": ["must be one of: " + ", ".join(ACTION_SCHEMAS)]})
+        loaded: dict[str, Any] = schema.load(value)
+        return loaded
 
 
 class DealInfoSchema(ma.Schema):
@@ -145,6 +215,9 @@ class DealInfoSchema(ma.Schema):
 
 
 class GameSchema(ma.Schema):
+    class Meta:
+        unknown = ma.EXCLUDE  # open, so that CreatedGame can be this and the token
+
     id = fields.UUID(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = fields.Integer(required=True, metadata={"description": "The seq of the last event."})
@@ -157,17 +230,17 @@ class GameSchema(ma.Schema):
     score = fields.Integer(required=True, metadata={"description": "Cards on the foundations."})
     head_hash = fields.String(required=True, metadata={"description": "Hash of the last event: a receipt."})
     state = fields.Nested(PublicStateSchema, required=True)
-    legal_actions = fields.List(fields.Nested(LegalActionSchema), required=True)
-
-
-class CreatedGameSchema(GameSchema):
-    player_token = fields.String(
-        required=True, metadata={"description": "Shown once: send it as Authorization: Bearer <player_token>."}
-    )
+    legal_actions = fields.List(component("LegalAction"), required=True, metadata={
+        "description": "Every move, deal and redeal the rules allow now; empty once the game is over. Resigning is "
+                       "always allowed while the game is on and is not listed."})
 
 
 class GameListSchema(ma.Schema):
     games = fields.List(fields.Nested(GameSchema), required=True)
+    next = fields.String(required=True, allow_none=True,
+                         metadata={"description": "The next page's URL (the Link header's); null on the last page."})
+    next_cursor = fields.String(required=True, allow_none=True,
+                                metadata={"description": "The `cursor` of the next page; null on the last page."})
 
 
 # Query strings are text, so their integers cannot be strict; int("2.5") is refused all the same.
@@ -176,19 +249,19 @@ class GameListQuerySchema(ma.Schema):
         unknown = ma.RAISE
 
     limit = fields.Integer(validate=validate.Range(min=1, max=100), load_default=20)
-    cursor = fields.String(metadata={"description": "From the Link rel=\"next\" header of the previous page."})
+    cursor = fields.String(metadata={"description": "The previous page's `next_cursor`."})
+    status = fields.String(validate=validate.OneOf(STATUSES),
+                           metadata={"description": "Only games in this status."})
+    variant = fields.String(validate=validate.OneOf(list(PRESETS)),
+                            metadata={"description": "Only games of this preset."})
 
 
 class MoveSchema(ma.Schema):
-    card = _card(required=True)
-    from_ = fields.String(
-        data_key="from", attribute="from", validate=validate.OneOf(SOURCES),
-        metadata={"description": "Where the card is; checked when given."},
-    )
-    to = fields.String(
-        validate=validate.OneOf(TARGETS),
-        metadata={"description": "A foundation (checked when given) or cell; default: its foundation."},
-    )
+    """A card to play: where it is and where it goes are checked when given, found when not."""
+
+    card = card(required=True)
+    from_ = one_of("Source", SOURCES, data_key="from", attribute="from")
+    to = one_of("Target", TARGETS)
     expected_version = _version("Refuse the move with 412 unless the game is at this version.")
 
 
@@ -196,7 +269,16 @@ class ActionRequestSchema(ma.Schema):
     expected_version = _version("Refuse the action with 412 unless the game is at this version.")
 
 
-class EventSchema(ma.Schema):
+class ActionSubmissionSchema(ma.Schema):
+    """An action, exactly as `legal_actions` lists it (or a resignation), and optionally the version it is for."""
+
+    action = ActionField(required=True, metadata={"component": "Action"})
+    expected_version = _version("Refuse the action with 412 unless the game is at this version.")
+
+
+class RecordedEventSchema(ma.Schema):
+    """An event as an uploaded export claims it: what is wrong with its data is the verdict's to say."""
+
     seq = fields.Integer(required=True, strict=True)
     kind = fields.String(required=True, validate=validate.OneOf(EVENT_KINDS))
     data = fields.Dict(required=True)
@@ -205,7 +287,7 @@ class EventSchema(ma.Schema):
 
 class ActionResultSchema(ma.Schema):
     game = fields.Nested(GameSchema, required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True, metadata={"description": "The events appended."})
+    events = fields.List(component("Event"), required=True, metadata={"description": "The events appended."})
 
 
 class EventQuerySchema(ma.Schema):
@@ -256,7 +338,13 @@ class EventStreamHeadersSchema(ma.Schema):
 
 
 class EventListSchema(ma.Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(component("Event"), required=True)
+    next = fields.String(required=True, allow_none=True,
+                         metadata={"description": "The next page's URL (the Link header's); null when no more "
+                                                  "events are stored now."})
+    next_after = fields.Integer(required=True, allow_none=True,
+                                metadata={"description": "The `after` of the next page; null when no more events are "
+                                                         "stored now (a long poll with this `after` waits for one)."})
 
 
 class StateAtSchema(ma.Schema):
@@ -264,7 +352,7 @@ class StateAtSchema(ma.Schema):
     seq = fields.Integer(required=True)
     event_hash = fields.String(required=True, metadata={"description": "The hash of event seq."})
     state = fields.Nested(PublicStateSchema, required=True)
-    legal_actions = fields.List(fields.Nested(LegalActionSchema), required=True)
+    legal_actions = fields.List(component("LegalAction"), required=True)
 
 
 class SealedDealSchema(ma.Schema):
@@ -277,6 +365,22 @@ class SealedDealSchema(ma.Schema):
 class ReplaySchema(ma.Schema):
     """An osmosis-replay/1 document: see docs/replay-format.md."""
 
+    format = fields.String(required=True, validate=validate.OneOf(["osmosis-replay/1"]))
+    game_id = fields.String(required=True)
+    variant = fields.String(required=True, allow_none=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    deal_algorithm = fields.String(required=True, metadata={"example": "osmosis-deal-v1"})
+    deal = fields.Nested(DealInfoSchema, required=True)
+    commitment = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    head_hash = fields.String(required=True)
+    events = fields.List(component("Event"), required=True)
+
+
+class ReplayDocumentSchema(ma.Schema):
+    """A replay document to verify: an export (a Replay) as it was kept, or as someone changed it. It needs the
+    shape of one; whether its contents hold is the verdict's to say."""
+
     format = fields.String(required=True, metadata={"example": "osmosis-replay/1"})
     game_id = fields.String(required=True)
     variant = fields.String(required=True, allow_none=True)
@@ -286,7 +390,7 @@ class ReplaySchema(ma.Schema):
     commitment = fields.String(required=True)
     status = fields.String(required=True)
     head_hash = fields.String(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Nested(RecordedEventSchema), required=True)
 
 
 class VerdictSchema(ma.Schema):
@@ -311,8 +415,10 @@ class ProblemSchema(ma.Schema):
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
-    code = fields.String(required=True, metadata={"example": "illegal-action"})
-    rule = fields.String(metadata={"description": "For illegal-action: the rule that forbids it."})
+    code = fields.String(required=True, validate=validate.OneOf(every_code()), metadata={
+        "description": "What went wrong, to switch on; each operation's description lists the codes it can give."})
+    rule = fields.String(validate=validate.OneOf(RULES_THAT_REFUSE), metadata={
+        "description": "For illegal-action: the rule that forbids it (docs/rules.md)."})
     errors = fields.Dict(metadata={"description": "For validation-failed: the offending fields."})
 
 

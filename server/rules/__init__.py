@@ -1,7 +1,7 @@
 """The rules of Osmosis and its variants (see docs/rules.md): pure, deterministic, standard library only."""
 
 from .actions import FOUNDATIONS, RESERVES, Action, Deal, Move, Place, Redeal, Resign, parse_action
-from .cards import DECK, Card, Rank, Suit, parse_cards
+from .cards import DECK, RANK_CODES, Card, Rank, Suit, parse_cards
 from .deal import (
     DEAL_ALGORITHM,
     Layout,
@@ -12,7 +12,7 @@ from .deal import (
     shuffled_deck,
 )
 from .engine import apply, foundation_for, legal_actions, opening, playable_cards
-from .errors import GameOver, IllegalAction, InvalidInput, InvalidRules, RulesError
+from .errors import RULES_THAT_REFUSE, GameOver, IllegalAction, InvalidInput, InvalidRules, RulesError
 from .notation import from_text, public_text, rules_text, to_text
 from .state import GameState, Outcome, Status
 from .variants import PRESET_DESCRIPTIONS, PRESETS, Rules, StartRule, WasteAccess, preset
@@ -24,7 +24,9 @@ __all__ = [
     "FOUNDATIONS",
     "PRESETS",
     "PRESET_DESCRIPTIONS",
+    "RANK_CODES",
     "RESERVES",
+    "RULES_THAT_REFUSE",
     "Action",
     "Card",
     "Deal",

@@ -18,6 +18,13 @@ class InvalidRules(RulesError):
     """Raised when a rule set is not one the game can be played with, e.g. draw=2."""
 
 
+RULES_THAT_REFUSE = (
+    "not-available", "wrong-source", "group-waste", "suit", "osmosis", "start-order", "base-rank", "no-cell",
+    "cell-occupied", "stock-empty", "stock-not-empty", "waste-empty", "no-passes-left", "game-over",
+)
+"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused")."""
+
+
 class IllegalAction(RulesError):
     """Raised when a well-formed action is not allowed in the current position.
 

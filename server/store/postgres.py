@@ -196,14 +196,15 @@ class PostgresStore:
             rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
         return dict(rows)
 
-    def list_games(self, limit: int, before: tuple[datetime, UUID] | None) -> list[GameRecord]:
+    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
+                   variant: str | None = None) -> list[GameRecord]:
+        parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant}
+        if before is not None:
+            parameters["created_at"], parameters["id"] = before
+        conditions = tuple(name for name, given in (("before", before), ("status", status), ("variant", variant))
+                           if given is not None)
         with self._connection() as conn:
-            if before is None:
-                rows = conn.execute(sql.SELECT_NEWEST_GAMES, {"limit": limit}).fetchall()
-            else:
-                rows = conn.execute(
-                    sql.SELECT_GAMES_BEFORE, {"created_at": before[0], "id": before[1], "limit": limit}
-                ).fetchall()
+            rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()
         return [_game(row) for row in rows]
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:

@@ -72,18 +72,31 @@ SELECT_GAME_FOR_ACTION = f"""
 
 LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION + " FOR UPDATE"
 
-SELECT_NEWEST_GAMES = f"""
+_GAME_FILTERS = {
+    "before": "(created_at, id) < (%(created_at)s, %(id)s)",
+    "status": "status = %(status)s",
+    "variant": "variant = %(variant)s",
+}
+
+
+def _games_page(conditions: tuple[str, ...]) -> str:
+    where = " AND ".join(_GAME_FILTERS[name] for name in conditions)
+    return f"""
     SELECT {_GAME_COLUMNS} FROM games
+    {"WHERE " + where if where else ""}
     ORDER BY created_at DESC, id DESC
     LIMIT %(limit)s
 """
 
-SELECT_GAMES_BEFORE = f"""
-    SELECT {_GAME_COLUMNS} FROM games
-    WHERE (created_at, id) < (%(created_at)s, %(id)s)
-    ORDER BY created_at DESC, id DESC
-    LIMIT %(limit)s
-"""
+
+SELECT_GAMES_PAGE = {
+    conditions: _games_page(conditions)
+    for conditions in (
+        tuple(name for name, on in zip(_GAME_FILTERS, flags, strict=True) if on)
+        for flags in ((b, s, v) for b in (False, True) for s in (False, True) for v in (False, True))
+    )
+}
+"""A page of games, newest first, by the filters it has (a subset of _GAME_FILTERS, in their order)."""
 
 SELECT_EVENTS = """
     SELECT seq, kind, data, hash FROM game_events

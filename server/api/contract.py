@@ -1,0 +1,242 @@
+"""What the OpenAPI document says beyond the marshmallow schemas, so that generators make real types of it.
+
+Marshmallow describes objects; the contract also needs a shared vocabulary (a card is a `Card` wherever
+it appears, not a new string each time), tagged unions (`oneOf` with a `discriminator` on `kind`) for
+actions and events, `CreatedGame` as `Game` plus its token, reusable parameters and headers, and the
+problems each operation can answer. A marshmallow field names its component with
+`metadata={"component": name}` and the document references it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
+from marshmallow import fields
+
+from ..rules import RANK_CODES
+from . import errors
+from .event_schemas import EVENT_SCHEMAS
+from .examples import problem_example
+from .schemas import ACTION_SCHEMAS, CARD_PATTERN, SOURCES, TARGETS, ProblemSchema
+
+SCHEMAS = "#/components/schemas/"
+RESPONSES = "#/components/responses/"
+HEADERS = "#/components/headers/"
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": SCHEMAS + name}
+
+
+class _Converter(OpenAPIConverter):
+    def field2property(self, field: fields.Field[Any]) -> dict[str, Any]:
+        component = field.metadata.get("component")
+        if component is not None:
+            return ref(component)
+        converted: dict[str, Any] = super().field2property(field)
+        return converted
+
+
+class ContractPlugin(MarshmallowPlugin):
+    """apispec's marshmallow plugin, writing a field that names a component as a reference to it."""
+
+    Converter = _Converter
+
+
+VOCABULARY: dict[str, dict[str, Any]] = {
+    "Card": {
+        "type": "string", "pattern": CARD_PATTERN, "example": "7S",
+        "description": "A card: its rank (A, 2 to 9, T, J, Q, K) then its suit (C, D, H, S), like `QH` or `TS`. "
+                       "Responses always write a ten as T; requests may write it 10 (`10S`).",
+    },
+    "Rank": {"type": "string", "enum": list(RANK_CODES), "example": "6",
+             "description": "Ace, 2 to 9, ten (T), jack, queen, king."},
+    "Source": {"type": "string", "enum": list(SOURCES), "example": "waste",
+               "description": "A place a card is played from: a reserve pile (R1 to R4), the waste's top, the "
+                              "free cell."},
+    "Target": {"type": "string", "enum": list(TARGETS), "example": "F1",
+               "description": "A place a card is played to: a foundation (F1 to F4, in play order) or the "
+                              "free cell."},
+}
+
+
+def tagged_union(members: dict[str, str], description: str) -> dict[str, Any]:
+    """`oneOf` the member schemas, told apart by `kind` (each member's `kind` is a one-value enum)."""
+    return {
+        "description": description,
+        "oneOf": [ref(schema) for schema in members.values()],
+        "discriminator": {"propertyName": "kind",
+                          "mapping": {kind: SCHEMAS + schema for kind, schema in members.items()}},
+    }
+
+
+LEGAL_ACTIONS = {"move": "MoveAction", "deal": "DealAction", "redeal": "RedealAction"}
+ACTIONS = {**LEGAL_ACTIONS, "resign": "ResignAction"}
+EVENTS = {
+    "game_created": "GameCreatedEvent",
+    "card_played": "CardPlayedEvent",
+    "card_moved_to_cell": "CardMovedToCellEvent",
+    "cards_dealt": "CardsDealtEvent",
+    "waste_redealt": "WasteRedealtEvent",
+    "game_won": "GameWonEvent",
+    "game_lost": "GameLostEvent",
+    "game_resigned": "GameResignedEvent",
+    "seeds_revealed": "SeedsRevealedEvent",
+}
+
+UNIONS: dict[str, dict[str, Any]] = {
+    "LegalAction": tagged_union(LEGAL_ACTIONS, "An action the rules allow now, as `legal_actions` lists it: post it "
+                                               "as it is to `POST /games/{game_id}/actions`."),
+    "Action": tagged_union(ACTIONS, "An action to take: a legal action, or resigning (always allowed while the game "
+                                    "is on)."),
+    "Event": tagged_union(EVENTS, "An event of the move log. `data` is typed by `kind`."),
+}
+
+CREATED_GAME: dict[str, Any] = {
+    "description": "The new game, and this once its player token.",
+    "allOf": [ref("Game"), {
+        "type": "object",
+        "required": ["player_token"],
+        "properties": {"player_token": {
+            "type": "string",
+            "description": "Shown once: send it as `Authorization: Bearer <player_token>` to act on the game. "
+                           "The server keeps only its hash.",
+        }},
+    }],
+}
+
+HEADERS_REUSED: dict[str, dict[str, Any]] = {
+    "ETag": {"description": "The game's version as an entity tag (`\"5\"`), for If-None-Match and If-Match.",
+             "schema": {"type": "string"}, "example": '"5"'},
+    "Link": {"description": 'The next page, as `<url>; rel="next"`, when there is one (the body\'s `next` too).',
+             "schema": {"type": "string"}, "example": '</games?limit=20&cursor=…>; rel="next"'},
+    "Location": {"description": "The URL of what was created.", "schema": {"type": "string"}},
+    "RetryAfter": {"description": "Seconds to wait before trying again.",
+                   "schema": {"type": "integer", "minimum": 1}, "example": 1},
+    "RateLimitLimit": {"description": "Requests allowed in the current window.", "schema": {"type": "integer"}},
+    "RateLimitRemaining": {"description": "Requests left in the current window.", "schema": {"type": "integer"}},
+    "RateLimitReset": {"description": "When the window resets, in seconds since the Unix epoch.",
+                       "schema": {"type": "integer"}},
+    "IdempotentReplayed": {"description": "`true` when this is the stored response to an earlier request with "
+                                          "the same Idempotency-Key.",
+                           "schema": {"type": "string", "enum": ["true"]}},
+}
+
+PARAMETERS_REUSED: dict[str, dict[str, Any]] = {
+    "IdempotencyKey": {
+        "name": "Idempotency-Key", "in": "header", "required": False,
+        "description": "Makes the POST safe to retry: a retry with the same key returns the first response, byte "
+                       "for byte, and changes nothing. Use a fresh, unguessable value (a UUID) per request.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+        "example": "5f0c7a8e-2b7e-4d0c-9d6e-0f4f1b2a6c11",
+    },
+    "IfMatch": {
+        "name": "If-Match", "in": "header", "required": False,
+        "description": "The game's ETag (or a list of them, or `*`): the action is refused with 412 unless the "
+                       "game is at one of these versions. Same as `expected_version` in the body.",
+        "schema": {"type": "string"}, "example": '"5"',
+    },
+    "IfNoneMatch": {
+        "name": "If-None-Match", "in": "header", "required": False,
+        "description": "The ETag you have: 304 Not Modified if the game has not moved since.",
+        "schema": {"type": "string"}, "example": '"5"',
+    },
+}
+
+
+def parameter(name: str) -> str:
+    """A reusable parameter, by the name apispec resolves to its reference."""
+    return name
+
+
+def header(name: str) -> dict[str, str]:
+    return {"$ref": HEADERS + name}
+
+
+RATE_LIMIT_HEADERS = {"X-RateLimit-Limit": header("RateLimitLimit"),
+                      "X-RateLimit-Remaining": header("RateLimitRemaining"),
+                      "X-RateLimit-Reset": header("RateLimitReset")}
+
+# What each error status means here; its problem codes come from the error table (errors.codes_of).
+STATUSES: dict[int, str] = {
+    400: "The body is not JSON this server reads: see docs/api.md, \"Requests\".",
+    401: "No player token: `Authorization: Bearer <player_token>`.",
+    403: "The token is not this game's.",
+    404: "Not found.",
+    408: "The body took longer than BODY_SECONDS to arrive.",
+    409: "The rules refuse the action, or what it needs is used up.",
+    412: "The game is not at the version that `expected_version` or If-Match states.",
+    413: "The body is over 4 MiB.",
+    415: "The body is not sent as JSON (`Content-Type: application/json`).",
+    422: "A field, query parameter or header is malformed or unknown.",
+    429: "Too many requests from this client: wait `Retry-After` seconds.",
+    503: "The database is unreachable or not migrated yet: retry after `Retry-After` seconds.",
+}
+
+
+def error_responses() -> dict[str, dict[str, Any]]:
+    """A reusable response per status: problem+json, its headers, and an example of each code."""
+    responses = {}
+    for status, description in STATUSES.items():
+        headers: dict[str, Any] = {}
+        if status in (429, 503):
+            headers["Retry-After"] = header("RetryAfter")
+        if status == 429:
+            headers.update(RATE_LIMIT_HEADERS)
+        if status == 401:
+            headers["WWW-Authenticate"] = {"description": "`Bearer realm=\"osmosis\"`", "schema": {"type": "string"}}
+        responses[HTTPStatus(status).name] = {
+            "description": description,
+            **({"headers": headers} if headers else {}),
+            "content": {errors.PROBLEM_JSON: {
+                "schema": ref("Problem"),
+                "examples": {code: {"value": problem_example(status, code)} for code in errors.codes_of(status)},
+            }},
+        }
+    return responses
+
+
+def register(spec: APISpec) -> None:
+    for name, component in {**VOCABULARY, **UNIONS, "CreatedGame": CREATED_GAME}.items():
+        spec.components.schema(name, component=component)
+    spec.components.schema("Problem", schema=ProblemSchema)
+    for members, schemas in ((ACTIONS, ACTION_SCHEMAS), (EVENTS, EVENT_SCHEMAS)):
+        for kind, name in members.items():
+            spec.components.schema(name, schema=schemas[kind])
+    for name, definition in PARAMETERS_REUSED.items():
+        spec.components.parameter(name, definition["in"], {k: v for k, v in definition.items() if k != "in"})
+    for name, definition in HEADERS_REUSED.items():
+        spec.components.header(name, definition)
+    for name, response in error_responses().items():
+        spec.components.response(name, response)
+    default = {"description": "An error, as problem+json", "content": {errors.PROBLEM_JSON: {"schema": ref("Problem")}}}
+    spec.components.response("DEFAULT_ERROR", default)
+
+
+def answers(*statuses: int, only: Iterable[str] = ()) -> Callable[[Any], Any]:
+    """Documents the error statuses an operation can answer, and lists their problem codes in its
+    description; `only` narrows a status's codes to those this operation can give."""
+    narrowed = set(only)
+
+    def attach(view: Any) -> Any:
+        apidoc = view.__dict__.setdefault("_apidoc", {})
+        manual = apidoc.setdefault("manual_doc", {})
+        responses = manual.setdefault("responses", {})
+        lines = []
+        for status in sorted(statuses):
+            responses[str(status)] = {"$ref": RESPONSES + HTTPStatus(status).name}
+            codes = [code for code in errors.codes_of(status) if code != errors.NOT_READY or code in narrowed]
+            codes = [code for code in codes if code in narrowed] or codes
+            lines.append(f"- {status}: " + ", ".join(f"`{code}`" for code in codes))
+        description = inspect.getdoc(view) or ""
+        _, _, body = description.partition("\n\n")
+        manual["description"] = (body + "\n\n" if body else "") + "Problems it can answer:\n" + "\n".join(lines)
+        return view
+
+    return attach

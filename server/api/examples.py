@@ -1,0 +1,189 @@
+"""The examples of the OpenAPI document: one game played through the functions that make real responses.
+
+Deal 4711 of `osmosis` is dealt, dealt from, played on and resigned by the rules engine; its events are
+chained and its documents rendered as the service does, so every example is what the server would send
+for it (tests/api/test_contract_examples.py compares them with real responses, ids and clocks aside).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from http import HTTPStatus
+from typing import Any
+from uuid import UUID
+
+from .. import events as ev
+from ..documents import game_document, to_json
+from ..replay import export, verify
+from ..repository import GameRecord
+from ..rules import (
+    Deal,
+    GameState,
+    Move,
+    Resign,
+    apply,
+    commitment,
+    deal_number_seed,
+    layout,
+    legal_actions,
+    preset,
+    shuffled_deck,
+)
+from ..rules import opening as opening_of
+from .streams import event_message, feed_message, game_message
+
+VARIANT = "osmosis"
+DEAL_NUMBER = 4711
+GAME_ID = UUID("65eee5b0-03b5-49e9-b1e2-863d2e8084cd")
+SEALED_DEAL_ID = "0b3c9a1e-6d2f-4c57-8a3e-2f1d5e7c9b40"
+PLAYER_TOKEN = "pt_Jx3q9V0mZk2cR8yL5uWn1sA7dE4hT6bG"
+CREATED_AT = datetime(2026, 11, 21, 23, 42, 17, 82270, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A game as it stood after an action, and the events that action appended."""
+
+    game: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+@functools.cache
+def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
+    """Created; then a deal; then the first move the rules allow after deals; then resigned."""
+    rules = preset(VARIANT)
+    server_seed = deal_number_seed(DEAL_NUMBER)
+    state = opening_of(rules, layout(shuffled_deck(server_seed), rules))
+    commit = commitment(server_seed)
+    deal = {"kind": "number", "deal_number": DEAL_NUMBER}
+    log = ev.chain(commit, 1, [ev.game_created(GAME_ID, rules, deal, commit, state)])
+    record = GameRecord(id=GAME_ID, created_at=CREATED_AT, updated_at=CREATED_AT, rules=rules.to_dict(),
+                        variant=rules.preset_name, deal=deal, commitment=commit, version=1,
+                        status=state.status.value, score=state.cards_on_foundations, head_hash=log[-1].hash,
+                        document="")
+    created = Step(game_document(record, state), [log[0].to_dict()])
+
+    def act(record: GameRecord, state: GameState, action: Any) -> tuple[GameRecord, GameState, Step]:
+        after = apply(state, action)
+        new_events = ev.events_for(state, action, after)
+        deal_shown = record.deal
+        if after.is_over:
+            new_events.append(ev.seeds_revealed(server_seed, ""))
+            deal_shown = {**deal_shown, "server_seed": server_seed.hex(), "client_seed": ""}
+        appended = ev.chain(record.head_hash, record.version + 1, new_events)
+        log.extend(appended)
+        record = replace(record, updated_at=record.updated_at + timedelta(seconds=4), deal=deal_shown,
+                         version=appended[-1].seq, status=after.status.value, score=after.cards_on_foundations,
+                         head_hash=appended[-1].hash)
+        return record, after, Step(game_document(record, after), [event.to_dict() for event in appended])
+
+    record, state, dealt = act(record, state, Deal())
+    while not any(isinstance(action, Move) for action in legal_actions(state)):
+        record, state, _ = act(record, state, Deal())
+    move = next(action for action in legal_actions(state) if isinstance(action, Move))
+    record, state, moved = act(record, state, move)
+    record, state, resigned = act(record, state, Resign())
+    return created, dealt, moved, resigned, log
+
+
+def game() -> dict[str, Any]:
+    """The game just created."""
+    return _played()[0].game
+
+
+def created_game() -> dict[str, Any]:
+    return {**game(), "player_token": PLAYER_TOKEN}
+
+
+def dealt() -> dict[str, Any]:
+    step = _played()[1]
+    return {"game": step.game, "events": step.events}
+
+
+def moved() -> dict[str, Any]:
+    step = _played()[2]
+    return {"game": step.game, "events": step.events}
+
+
+def resigned() -> dict[str, Any]:
+    step = _played()[3]
+    return {"game": step.game, "events": step.events}
+
+
+def move_request() -> dict[str, Any]:
+    """The move of `moved()`, as the legal action the game listed before it."""
+    event = _played()[2].events[0]
+    return {"kind": "move", "card": event["data"]["card"], "from": event["data"]["from"], "to": event["data"]["to"]}
+
+
+def game_list() -> dict[str, Any]:
+    cursor = "MjAyNi0xMS0yMVQyMzo0MjoxNy4wODIyNzArMDA6MDB8NjVlZWU1YjAtMDNiNS00OWU5LWIxZTItODYzZDJlODA4NGNk"
+    return {"games": [moved()["game"]], "next": f"/games?limit=1&cursor={cursor}", "next_cursor": cursor}
+
+
+def event_list() -> dict[str, Any]:
+    events = [event.to_dict() for event in _played()[4][:3]]
+    return {"events": events, "next": f"/games/{GAME_ID}/events?after=3&limit=3", "next_after": 3}
+
+
+def state_at() -> dict[str, Any]:
+    step = _played()[1]
+    return {"game_id": str(GAME_ID), "seq": step.events[-1]["seq"], "event_hash": step.events[-1]["hash"],
+            "state": step.game["state"], "legal_actions": step.game["legal_actions"]}
+
+
+def replay() -> dict[str, Any]:
+    return export(_played()[3].game, _played()[4])
+
+
+def verdict() -> dict[str, Any]:
+    return verify(replay()).to_dict()
+
+
+def stream() -> str:
+    """The start of a game's event stream: the game, then its events as they commit."""
+    return game_message(to_json(game())) + "".join(event_message(event) for event in dealt()["events"])
+
+
+def feed() -> str:
+    """The start of the multi-game feed on one game."""
+    return game_message(to_json(game())) + "".join(feed_message(str(GAME_ID), event) for event in dealt()["events"])
+
+
+def sealed_deal() -> dict[str, Any]:
+    return {"id": SEALED_DEAL_ID, "commitment": "9c1e5bd2" + "0" * 56, "created_at": CREATED_AT.isoformat(),
+            "game_id": None}
+
+
+PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
+    "bad-request": ("the body is not JSON: Expecting value at line 1, column 1", {}),
+    "unauthorized": ("this action needs the game's player token: Authorization: Bearer <player_token>", {}),
+    "forbidden": ("this token does not open this game", {}),
+    "game-not-found": (f"no game {GAME_ID}", {}),
+    "sealed-deal-not-found": (f"no sealed deal {SEALED_DEAL_ID}", {}),
+    "event-not-found": ("game 65eee5b0-03b5-49e9-b1e2-863d2e8084cd has no event 99", {}),
+    "not-found": ("The requested URL was not found on the server.", {}),
+    "request-timeout": ("the body did not arrive within 10 seconds", {}),
+    "illegal-action": ("7S cannot go to F3: no 7 in F2", {"rule": "osmosis"}),
+    "game-over": ("the game is over (lost): no further action is accepted", {}),
+    "sealed-deal-used": (f"sealed deal {SEALED_DEAL_ID} has already made a game", {}),
+    "version-conflict": ("the game is at version 7, not 5", {}),
+    "payload-too-large": ("the body is over 4 MiB", {}),
+    "unsupported-media-type": ("send the body as JSON, with Content-Type: application/json", {}),
+    "validation-failed": ("the request has invalid fields: see errors", {"errors": {"card": ["not a card code"]}}),
+    "invalid-rules": ("with no reserve piles there is nothing to lay face down: reserve_face_down must be 0", {}),
+    "invalid-input": ("Last-Event-ID must be the id of an event this stream sent: its seq, a whole number", {}),
+    "invalid-cursor": ("the cursor is not one this server gave", {}),
+    "idempotency-key-reused": ("this Idempotency-Key was used for another request", {}),
+    "rate-limited": ("too many requests: 120 per 1 minute", {}),
+    "service-unavailable": ("the database is unreachable; try again shortly", {}),
+    "not-ready": ("the database schema is not at the latest migration yet", {}),
+}
+
+
+def problem_example(status: int, code: str) -> dict[str, Any]:
+    detail, extra = PROBLEM_DETAILS[code]
+    return {"type": f"urn:osmosis:problem:{code}", "title": HTTPStatus(status).phrase, "status": status,
+            "detail": detail, "code": code, **extra}
