@@ -13,22 +13,19 @@ from ..repository import VersionConflict
 from ..rules import Action, Card, Deal, InvalidInput, Move, Place, Redeal, Resign
 from ..service import Result, Unauthorized
 from . import examples
-from .common import Blueprint, game_service, request_idempotency, written
+from .common import etag, game_service, request_idempotency, written
 from .contract import answers, header, parameter
+from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema, move_from_request
 
-blp = Blueprint("actions", __name__, url_prefix="/games",
-                description="Acting on a game: needs its player token")
+# On the games blueprint: generated SDKs group operations by tag, and these have always been in "games".
+__all__ = ["Actions", "Draw", "Moves", "Resignation", "blp"]
 
 ETAG_HEADER = {"ETag": header("ETag")}
 WRITTEN_HEADERS = {**ETAG_HEADER, "Idempotent-Replayed": header("IdempotentReplayed")}
 WRITE_ERRORS = (400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 503)
 ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-failed", "invalid-input",
                 "idempotency-key-reused")
-
-
-def etag(version: int) -> str:
-    return f'"{version}"'
 
 
 def _bearer_token() -> str:

@@ -47,6 +47,11 @@ def _documentation_only(decorator: Callable[[View], View]) -> Callable[[View], V
     return attach
 
 
+def etag(version: int) -> str:
+    """A game's entity tag: its version."""
+    return f'"{version}"'
+
+
 def game_service() -> GameService:
     found: GameService = current_app.extensions["osmosis.service"]
     return found

@@ -1,4 +1,5 @@
-"""Games: create, list and read them, read their move logs, replay and verify them, follow them live."""
+"""Games: create, list and read them, read their move logs, replay and verify them, follow them live.
+Acting on them is in actions.py, on this blueprint."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ from ..documents import to_json
 from ..rules import InvalidInput, Rules, preset
 from ..service import MAX_SEQ
 from . import examples, streams
-from .actions import etag
-from .common import Blueprint, event_stream, game_service, live_hub, request_idempotency, written
+from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency, written
 from .contract import answers, header, parameter, ref
 from .pusher import CAN_HAND_OVER
 from .schemas import (

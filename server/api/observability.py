@@ -34,8 +34,8 @@ from ..config import Settings
 REQUEST_ID_HEADER = "X-Request-ID"
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
-ACTION_ENDPOINTS = {"actions.Actions": "actions", "actions.Moves": "moves", "actions.Draw": "draw",
-                    "actions.Resignation": "resignation"}
+ACTION_ENDPOINTS = {"games.Actions": "actions", "games.Moves": "moves", "games.Draw": "draw",
+                    "games.Resignation": "resignation"}
 
 REQUESTS = Counter("osmosis_http_requests_total", "HTTP requests", ["route", "method", "status"])
 LATENCY = Histogram("osmosis_http_request_duration_seconds", "HTTP request latency", ["route", "method"],

@@ -57,18 +57,22 @@ def _version(description: str) -> fields.Integer:
 
 
 class RulesInputSchema(ma.Schema):
-    """Custom rules: a parameter left out takes the `osmosis` value."""
+    """Custom rules: a parameter left out takes its `osmosis` value, named in its description. (No `default`
+    keyword: TypeScript generators make a property with a default required.)"""
 
-    reserve_piles = fields.Integer(strict=True, validate=validate.OneOf([4, 0]), load_default=4)
-    reserve_face_down = fields.Integer(strict=True, validate=validate.OneOf([3, 0]), load_default=3)
-    draw = fields.Integer(strict=True, validate=validate.OneOf([3, 1]), load_default=3)
+    reserve_piles = fields.Integer(strict=True, validate=validate.OneOf([4, 0]), metadata={"description": "Default 4."})
+    reserve_face_down = fields.Integer(strict=True, validate=validate.OneOf([3, 0]),
+                                       metadata={"description": "Default 3."})
+    draw = fields.Integer(strict=True, validate=validate.OneOf([3, 1]), metadata={"description": "Default 3."})
     max_passes = fields.Integer(
-        strict=True, allow_none=True, validate=validate.Range(min=1), load_default=None,
-        metadata={"description": "Passes through the stock allowed; null for unlimited."},
+        strict=True, allow_none=True, validate=validate.Range(min=1),
+        metadata={"description": "Passes through the stock allowed; null for unlimited. Default null."},
     )
-    waste_access = fields.String(validate=validate.OneOf([m.value for m in WasteAccess]), load_default="top")
-    start_rule = fields.String(validate=validate.OneOf([m.value for m in StartRule]), load_default="base_rank")
-    free_cells = fields.Integer(strict=True, validate=validate.OneOf([0, 1]), load_default=0)
+    waste_access = fields.String(validate=validate.OneOf([m.value for m in WasteAccess]),
+                                 metadata={"description": "Default top."})
+    start_rule = fields.String(validate=validate.OneOf([m.value for m in StartRule]),
+                               metadata={"description": "Default base_rank."})
+    free_cells = fields.Integer(strict=True, validate=validate.OneOf([0, 1]), metadata={"description": "Default 0."})
 
 
 class RulesSchema(ma.Schema):
@@ -195,7 +199,8 @@ class ActionField(fields.Field[dict[str, Any]]):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ma.ValidationError('an action is an object like {"kind": "deal"}')
-        schema = ACTION_SCHEMAS.get(value.get("kind"))  # type: ignore[arg-type]
+        kind = value.get("kind")
+        schema = ACTION_SCHEMAS.get(kind) if isinstance(kind, str) else None
         if schema is None:
             raise ma.ValidationError({"kind": ["must be one of: " + ", ".join(ACTION_SCHEMAS)]})
         loaded: dict[str, Any] = schema.load(value)

@@ -47,54 +47,95 @@ def test_the_generated_python_client_has_readable_stable_names(python_sdk):
     modules = {path.stem for path in (package / "api" / "games").glob("*.py")}
     models = {path.stem for path in (package / "models").glob("*.py")}
 
-    assert {"create_game", "get_game", "list_games", "play_move", "draw_cards", "resign_game", "list_game_events",
-            "get_game_state_at", "get_game_replay", "get_game_verification"} <= modules
-    assert {"game", "created_game", "move", "legal_action", "public_state", "event", "problem"} <= models
+    assert {"create_game", "get_game", "list_games", "take_action", "play_move", "draw_cards", "resign_game",
+            "list_game_events", "get_game_state_at", "get_game_replay", "get_game_verification"} <= modules
+    assert {"game", "created_game", "move", "move_action", "deal_action", "redeal_action", "resign_action",
+            "action_submission", "card_played_event", "cards_dealt_data", "public_state", "problem",
+            "problem_code", "rules_input"} <= models
 
 
-def test_the_generated_python_client_plays_complete_games_to_won_and_lost(python_sdk, live_server):
+def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_without_casts(python_sdk):
+    bot = Path(__file__).parent / "play_with_python_sdk.py"
+    source = bot.read_text()
+
+    assert "cast(" not in source and "type: ignore" not in source and "Any" not in source
+    # follow-imports=silent: the bot is held to --strict; the generated package is read for its types only.
+    checked = subprocess.run([BIN / "mypy", "--strict", "--follow-imports=silent", "--no-incremental", bot],
+                             capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(python_sdk)})
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_python_bot_plays_complete_games_to_won_and_lost_and_resigns_custom_rules(python_sdk, live_server):
     variant = "osmosis-draw-one"
     won = next(n for n in range(100) if first_move_policy(variant, n) == "won")
     lost = next(n for n in range(100) if first_move_policy(variant, n) == "lost")
 
     result = run([sys.executable, Path(__file__).parent / "play_with_python_sdk.py", live_server, variant,
                   str(won), str(lost)], env={**os.environ, "PYTHONPATH": str(python_sdk)})
-    games = [json.loads(line) for line in result.stdout.splitlines()]
+    *games, custom = [json.loads(line) for line in result.stdout.splitlines()]
 
     assert [game["status"] for game in games] == ["won", "lost"]
     assert games[0]["score"] == 52
     assert all(game["events"] == game["version"] and game["last_event"] == "seeds_revealed" for game in games)
+    assert custom == {"draw": 1, "max_passes": 3, "status": "resigned", "score": custom["score"], "version": 3,
+                      "events": 3, "last_event": "seeds_revealed", "variant": None}
 
 
 @pytest.fixture(scope="module")
-def typescript_client():
-    """Types from openapi-typescript, the client type-checked by tsc and compiled for node."""
+def typescript_bot():
+    """Types from openapi-typescript, the bot type-checked by tsc --strict and compiled for node."""
     npm = shutil.which("npm")
     assert npm, "npm is missing: scripts/install-system-packages installs it"
     shutil.rmtree(TYPESCRIPT / "generated", ignore_errors=True)
     run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=TYPESCRIPT)
-    run([npm, "run", "--silent", "generate"], cwd=TYPESCRIPT)
+    generated = run([npm, "run", "--silent", "generate"], cwd=TYPESCRIPT)
+    assert "warn" not in (generated.stdout + generated.stderr).lower(), generated.stdout + generated.stderr
     run([npm, "run", "--silent", "build"], cwd=TYPESCRIPT)
-    return TYPESCRIPT / "dist" / "client.js"
+    return TYPESCRIPT / "dist" / "bot.js"
 
 
-def test_the_typescript_types_have_the_operation_and_schema_names(typescript_client):
+def test_the_typescript_types_have_the_operation_and_schema_names(typescript_bot):
     types = (TYPESCRIPT / "generated" / "api.d.ts").read_text()
 
-    for name in ("createGame", "playMove", "drawCards", "resignGame", "getGameStateAt", "streamGameEvents"):
+    for name in ("createGame", "takeAction", "playMove", "drawCards", "resignGame", "getGameStateAt",
+                 "streamGameEvents"):
         assert f"    {name}: {{" in types
-    for schema in ("Game", "CreatedGame", "LegalAction", "PublicState", "Problem", "Event"):
-        assert f"        {schema}: {{" in types
+    for schema in ("Game", "CreatedGame", "LegalAction", "Action", "MoveAction", "PublicState", "Problem", "Event",
+                   "CardPlayedEvent", "RulesInput"):
+        assert f"        {schema}: " in types
+    assert 'LegalAction: components["schemas"]["MoveAction"] | components["schemas"]["DealAction"]' in types
+    assert 'CreatedGame: components["schemas"]["Game"] & {' in types
 
 
-def test_a_typescript_client_typed_from_the_spec_plays_a_short_game_with_node(typescript_client, live_server):
+def test_the_typescript_bot_uses_no_assertions(typescript_bot):
+    source = (TYPESCRIPT / "bot.ts").read_text()
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("//"))
+
+    assert " as " not in code and "<any>" not in code and "any" not in code.replace("many", "")
+    assert "!." not in code and "!)" not in code and "![" not in code and "!;" not in code and "!," not in code
+
+
+def test_the_typescript_bot_on_openapi_fetch_plays_and_posts_legal_actions_as_listed(typescript_bot, live_server):
     node = shutil.which("node")
 
-    result = run([node, typescript_client, live_server])
-    summary = json.loads(result.stdout)
+    summary = json.loads(run([node, typescript_bot, live_server]).stdout)
 
     assert summary["variants"] == 8
-    assert summary["status"] in ("won", "lost", "resigned")
-    assert summary["events"] == summary["version"] > 2
-    assert "cards_dealt" in summary["actions"]
-    assert summary["refused"].startswith("409 game-over")
+    assert summary["drawOne"]["status"] in ("won", "lost")
+    assert summary["drawOne"]["events"] == summary["drawOne"]["version"] > 2
+    assert any(line.startswith("dealt ") for line in summary["drawOne"]["log"])
+    assert summary["drawOne"]["refused"] == "409 game-over"
+    assert summary["custom"]["rules"] == {"reserve_piles": 4, "reserve_face_down": 3, "draw": 1, "max_passes": 3,
+                                          "waste_access": "top", "start_rule": "base_rank", "free_cells": 0}
+    assert summary["custom"]["status"] == "resigned" and summary["custom"]["refused"] == "409 game-over"
+
+
+def test_redocly_lints_the_document_with_its_recommended_rules_without_a_problem(typescript_bot):
+    npm = shutil.which("npm")
+
+    result = subprocess.run([npm, "run", "--silent", "lint"], cwd=TYPESCRIPT, capture_output=True, text=True,
+                            timeout=300)
+    report = json.loads(result.stdout)
+
+    assert result.returncode == 0, result.stderr
+    assert report["totals"] == {"errors": 0, "warnings": 0, "ignored": 0}, report["problems"]
