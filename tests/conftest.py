@@ -4,7 +4,9 @@ Each backend gets a fresh database, migrated to head, for the session; tests cre
 (random UUIDs), so they never see each other's rows.
 """
 
+import json
 import os
+import re
 import socket
 import uuid
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from flask import request, request_finished
 from psycopg import sql
 
 from server import embedded, migrate
@@ -25,6 +28,36 @@ from tests.processes import start_gunicorn, stop
 PROJECT = Path(__file__).resolve().parents[1]
 EMBEDDED_DATA_DIR = PROJECT / "var" / "test"
 BACKENDS = ["embedded", *(["external"] if os.environ.get("DATABASE_URL") else [])]
+
+ANSWERED: set[tuple[str, str, int]] = set()
+"""(OpenAPI path, method, status) of every response an app answered in this run."""
+
+
+@request_finished.connect
+def _record_status(sender, response, **extra):
+    if request.url_rule is not None:
+        path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", request.url_rule.rule)
+        ANSWERED.add((path, request.method.lower(), response.status_code))
+
+
+def undeclared_statuses(answered):
+    """The statuses answered that the OpenAPI document does not declare for their operation."""
+    paths = json.loads((PROJECT / "openapi" / "openapi.json").read_text())["paths"]
+    return sorted((path, method, status) for path, method, status in answered
+                  if method in paths.get(path, {}) and str(status) not in paths[path][method]["responses"])
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if undeclared_statuses(ANSWERED) and session.exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    undeclared = undeclared_statuses(ANSWERED)
+    if undeclared:
+        terminalreporter.section("statuses the OpenAPI document does not declare")
+        for path, method, status in undeclared:
+            terminalreporter.write_line(f"{method.upper()} {path} answered {status}")
 
 
 def _with_database(url: str, database: str) -> str:

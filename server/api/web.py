@@ -6,7 +6,11 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
+from ..config import shipped
+
 STATIC = Path(__file__).parent / "web"
+GUIDES = shipped("docs")
+"""The guides the OpenAPI document points to (externalDocs)."""
 
 blp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/app")
 
@@ -14,3 +18,8 @@ blp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/ap
 @blp.get("/")
 def index() -> Response:
     return send_from_directory(STATIC, "index.html")
+
+
+@blp.get("/docs/<name>.md")
+def guide(name: str) -> Response:
+    return send_from_directory(GUIDES, f"{name}.md", mimetype="text/markdown")

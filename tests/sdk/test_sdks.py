@@ -77,8 +77,9 @@ def test_the_python_bot_plays_complete_games_to_won_and_lost_and_resigns_custom_
     assert [game["status"] for game in games] == ["won", "lost"]
     assert games[0]["score"] == 52
     assert all(game["events"] == game["version"] and game["last_event"] == "seeds_revealed" for game in games)
+    # Custom rules equal to a preset are that preset.
     assert custom == {"draw": 1, "max_passes": 3, "status": "resigned", "score": custom["score"], "version": 3,
-                      "events": 3, "last_event": "seeds_revealed", "variant": None}
+                      "events": 3, "last_event": "seeds_revealed", "variant": "osmosis-three-passes"}
 
 
 @pytest.fixture(scope="module")

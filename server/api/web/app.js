@@ -163,9 +163,13 @@ function renderGame() {
   location.hash = `game=${game.id}`;
 }
 
-async function act(path, body) {
+// Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
+// the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
+async function act(action) {
+  if (!action) return;
   try {
-    const result = await api(`/games/${game.id}/${path}`, { method: "POST", body: body ?? {}, auth: true });
+    const body = { action, expected_version: game.version };
+    const result = await api(`/games/${game.id}/actions`, { method: "POST", body, auth: true });
     game = result.game;
     cellMode = false;
     if (game.status === "playing") say(describe(result.events[0]));
@@ -173,13 +177,23 @@ async function act(path, body) {
     const first = document.querySelector("#board .playable");
     if (first && document.activeElement === document.body) first.focus();
   } catch (error) {
-    say(error.message, "error");
+    if (error.problem?.code === "version-conflict") {
+      game = await api(`/games/${game.id}`);
+      renderGame();
+      say("The game moved on in another tab or window: this is where it is now.", "error");
+    } else {
+      say(error.message, "error");
+    }
   }
 }
 
 function playCard(code) {
   const move = chosenMove(movesByCard(game.legal_actions).get(code));
-  if (move) act("moves", { card: code, to: move.to });
+  if (move) act(move);
+}
+
+function stockAction() {
+  return game.legal_actions.find((action) => action.kind === "deal" || action.kind === "redeal");
 }
 
 async function newGame(event) {
@@ -318,8 +332,8 @@ async function start() {
 
   $("new-game").addEventListener("submit", newGame);
   $("open-replay").addEventListener("submit", (event) => { event.preventDefault(); openReplay($("replay-id").value.trim()); });
-  $("draw").addEventListener("click", () => act("draw"));
-  $("resign").addEventListener("click", () => act("resign"));
+  $("draw").addEventListener("click", () => act(stockAction()));
+  $("resign").addEventListener("click", () => act({ kind: "resign" }));
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => openReplay(game.id));
   $("again").addEventListener("click", () => { show("start"); location.hash = ""; });
@@ -331,7 +345,7 @@ async function start() {
   $("follow").addEventListener("change", () => ($("follow").checked ? follow() : stopFollowing()));
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
-    if (event.key === "d" && !$("draw").disabled) act("draw");
+    if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
     if (event.key === "r") openReplay(game.id);
   });
