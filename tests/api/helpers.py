@@ -1,6 +1,8 @@
 """What the API tests do again and again: create a game, act on it, play it; race requests; forge exports."""
 
+import json
 import threading
+from pathlib import Path
 
 from server.events import chain_hash
 
@@ -87,3 +89,28 @@ def sse_messages(chunks):
             fields = dict(line.split(": ", 1) for line in message.splitlines() if not line.startswith(":"))
             if fields:
                 yield fields
+
+
+OPENAPI = Path(__file__).parents[2] / "openapi" / "openapi.json"
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+def committed_document():
+    return json.loads(OPENAPI.read_text())
+
+
+def operations(document):
+    """(path, method, operation) of every operation of an OpenAPI document."""
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield path, method, operation
+
+
+def resolve(document, node):
+    """The node a $ref names (after every $ref in a row), or the node itself."""
+    while "$ref" in node:
+        reference, node = node["$ref"], document
+        for name in reference.split("/")[1:]:
+            node = node[name]
+    return node

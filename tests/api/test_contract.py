@@ -2,7 +2,6 @@
 problem, the game list's filters and cursors in the body. (tests/conftest.py checks after the run that every
 status the tests saw an operation answer is declared for it.)"""
 
-import json
 import re
 from pathlib import Path
 
@@ -12,32 +11,15 @@ from openapi_schema_validator import OAS30Validator
 from server.api import examples
 from server.api.errors import every_code
 from server.rules import RULES_THAT_REFUSE
-from tests.api.helpers import create
+from tests.api.helpers import committed_document, create, operations, resolve
 
 PROJECT = Path(__file__).parents[2]
-OPENAPI = PROJECT / "openapi" / "openapi.json"
-METHODS = {"get", "post", "put", "patch", "delete"}
 VOLATILE = {"id", "game_id", "created_at", "updated_at", "head_hash", "hash", "player_token", "event_hash"}
 
 
 @pytest.fixture(scope="module")
 def document():
-    return json.loads(OPENAPI.read_text())
-
-
-def operations(document):
-    for path, item in document["paths"].items():
-        for method, operation in item.items():
-            if method in METHODS:
-                yield path, method, operation
-
-
-def resolve(document, node):
-    while "$ref" in node:
-        reference, node = node["$ref"], document
-        for name in reference.split("/")[1:]:
-            node = node[name]
-    return node
+    return committed_document()
 
 
 def validate(document, schema, value):

@@ -1,39 +1,20 @@
 """The committed OpenAPI document is the contract: it matches the app, validates, and is well formed."""
 
-import json
-from pathlib import Path
-
 import pytest
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
 from server.api import openapi_document
-
-OPENAPI = Path(__file__).parents[2] / "openapi" / "openapi.json"
-METHODS = {"get", "post", "put", "patch", "delete"}
+from tests.api.helpers import committed_document, operations, resolve
 
 
 @pytest.fixture(scope="module")
 def document():
-    return json.loads(OPENAPI.read_text())
-
-
-def operations(document):
-    for path, item in document["paths"].items():
-        for method, operation in item.items():
-            if method in METHODS:
-                yield path, method, operation
-
-
-def resolve(document, node):
-    while "$ref" in node:
-        name = node["$ref"].split("/")
-        node = document[name[1]][name[2]][name[3]]
-    return node
+    return committed_document()
 
 
 def test_the_committed_document_is_what_the_app_generates():
-    assert openapi_document() == json.loads(OPENAPI.read_text()), (
+    assert openapi_document() == committed_document(), (
         "openapi/openapi.json is stale: run `osmosis openapi --output openapi/openapi.json`"
     )
 
