@@ -24,7 +24,7 @@ def installed_wheel(tmp_path_factory):
     sources = tmp_path_factory.mktemp("sources")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(PROJECT / name, sources)
-    for name in ("server", "migrations", "deploy"):
+    for name in ("server", "migrations", "deploy", "docs"):
         shutil.copytree(PROJECT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
     built = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", built, sources],
@@ -72,6 +72,12 @@ def test_the_license_is_an_spdx_expression_that_setuptools_supports():
     requires = project["build-system"]["requires"]
     assert any(req.replace(" ", "").startswith("setuptools>=") and
                tuple(map(int, req.split(">=")[1].split(".")[:1])) >= (77,) for req in requires), requires
+
+
+def test_the_wheel_carries_the_guides_the_openapi_document_points_to(installed_wheel):
+    guides = {path.name for path in (installed_wheel / "server" / "docs").iterdir()}
+
+    assert guides == {path.name for path in (PROJECT / "docs").glob("*.md")}
 
 
 def test_the_wheel_declares_its_license_in_the_metadata(installed_wheel):
