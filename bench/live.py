@@ -23,7 +23,6 @@ import os
 import random
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,8 @@ import psycopg
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+
+from load import free_port, start_gunicorn  # noqa: E402
 
 from bench.load import CpuMeter  # noqa: E402
 from server import embedded, migrate  # noqa: E402
@@ -221,25 +222,6 @@ def server_rss_kb(pid: int) -> int:
     return total
 
 
-def start_gunicorn(database_url: str, port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--bind", f"{HOST}:{port}"],
-        env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", "RATE_LIMIT": "",
-             "PYTHONPATH": str(PROJECT)},
-        cwd=PROJECT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection((HOST, port), timeout=1):
-                return process
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("gunicorn did not start")
-
-
 def prepare_database(server_url: str) -> str:
     parts = urlsplit(server_url)
     with psycopg.connect(server_url, autocommit=True) as conn:
@@ -379,8 +361,8 @@ def main() -> None:
     data_dir = PROJECT / "var" / "bench"
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
-    port = int(os.environ.get("BENCH_PORT", "0")) or _free_port()
-    server = start_gunicorn(url, port)
+    port = int(os.environ.get("BENCH_PORT", "0")) or free_port()
+    server = start_gunicorn("server.api:create_app()", url, port, worker_class=None)
     try:
         asyncio.run(run(args, port, server))
     finally:
@@ -388,12 +370,6 @@ def main() -> None:
         server.wait(timeout=60)
         if not os.environ.get("DATABASE_URL"):
             embedded.stop(data_dir)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 if __name__ == "__main__":

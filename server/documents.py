@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from typing import Any
+from uuid import UUID
 
 from .repository import GameRecord, SealedDeal
 from .rules import GameState, action_to_dict, legal_actions, public_view
@@ -57,6 +58,11 @@ def sealed_deal_view(deal: SealedDeal) -> dict[str, Any]:
         "created_at": deal.created_at.isoformat(),
         "game_id": str(deal.game_id) if deal.game_id else None,
     }
+
+
+def position_after(game_id: UUID, event_seq: int, event_hash: str, state: GameState) -> dict[str, Any]:
+    """The position after an event, as time travel shows it."""
+    return {"game_id": str(game_id), "seq": event_seq, "event_hash": event_hash, **projection(state)}
 
 
 def projection(state: GameState) -> dict[str, Any]:

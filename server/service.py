@@ -18,7 +18,7 @@ from uuid import UUID, uuid4
 
 from . import events as ev
 from .cursors import decode_cursor, encode_cursor
-from .documents import game_document, game_view, projection, rendered, sealed_deal_view, to_json
+from .documents import game_document, game_view, position_after, rendered, sealed_deal_view, to_json
 from .idempotency import Idempotency, key_hash, replayed_text, stored_response, with_player_token
 from .recent_games import Known, RecentGames
 from .replay import Verdict, export, verify, verify_log
@@ -185,7 +185,7 @@ class GameService:
             start = opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules))
             events = travel.events
         state = ev.fold(start, events, upto=seq)
-        return {"game_id": str(game_id), "seq": seq, "event_hash": event.hash, **projection(state)}
+        return position_after(game_id, seq, event.hash, state)
 
     def replay(self, game_id: UUID) -> dict[str, Any]:
         """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""

@@ -14,16 +14,13 @@ from ..rules import Action, Card, Deal, InvalidInput, Move, Place, Redeal, Resig
 from ..service import Result, Unauthorized
 from . import examples
 from .common import etag, game_service, request_idempotency, written
-from .contract import answers, header, parameter
+from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema, move_from_request
 
 # On the games blueprint: generated SDKs group operations by tag, and these have always been in "games".
 __all__ = ["Actions", "Draw", "Moves", "Resignation", "blp"]
 
-ETAG_HEADER = {"ETag": header("ETag")}
-WRITTEN_HEADERS = {**ETAG_HEADER, "Idempotent-Replayed": header("IdempotentReplayed")}
-WRITE_ERRORS = (400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 503)
 ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-failed", "invalid-input",
                 "idempotency-key-reused")
 
@@ -84,7 +81,7 @@ def _write_doc(operation_id: str) -> Any:
 
 
 def _written_action(example: dict[str, Any]) -> Any:
-    return blp.response(200, ActionResultSchema, headers=WRITTEN_HEADERS, example=example)
+    return blp.response(200, ActionResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=example)
 
 
 def action_of(data: dict[str, Any]) -> Action:
@@ -103,7 +100,7 @@ class Actions(MethodView):
         "deal": {"value": {"action": {"kind": "deal"}}},
         "resign": {"value": {"action": {"kind": "resign"}}}})
     @_written_action(examples.moved())
-    @answers(*WRITE_ERRORS, only=ACTION_CODES)
+    @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Take an action: one of the game's legal_actions, as it lists it, or resign
 
@@ -123,7 +120,7 @@ class Moves(MethodView):
     @_write_doc("playMove")
     @blp.arguments(MoveSchema(), example={"card": "7S"})
     @_written_action(examples.moved())
-    @answers(*WRITE_ERRORS, only=ACTION_CODES)
+    @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Play a card to its foundation, or to the free cell with "to": "cell\"
 
@@ -141,7 +138,7 @@ class Draw(MethodView):
     @_write_doc("drawCards")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
     @_written_action(examples.dealt())
-    @answers(*WRITE_ERRORS, only=ACTION_CODES)
+    @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty
 
@@ -157,7 +154,7 @@ class Resignation(MethodView):
     @_write_doc("resignGame")
     @blp.arguments(ActionRequestSchema(), required=False, example={})
     @_written_action(examples.resigned())
-    @answers(*WRITE_ERRORS, only=ACTION_CODES)
+    @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Give up the game: it ends as resigned and its seeds are revealed
 

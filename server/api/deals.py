@@ -10,7 +10,7 @@ from flask.views import MethodView
 
 from . import examples
 from .common import Blueprint, game_service, request_idempotency, written
-from .contract import answers, header, parameter
+from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
 from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
@@ -21,9 +21,9 @@ replays_blp = Blueprint("replays", __name__, url_prefix="/replays", description=
 @deals_blp.route("")
 class SealedDeals(MethodView):
     @deals_blp.doc(operationId="createSealedDeal", parameters=[parameter("IdempotencyKey")], security=[])
-    @deals_blp.response(201, SealedDealSchema, headers={"Location": header("Location")},
+    @deals_blp.response(201, SealedDealSchema, headers={"Location": header("Location"), **REPLAYED_HEADER},
                         example=examples.sealed_deal())
-    @answers(400, 408, 413, 415, 422, 429, 503, only=("validation-failed", "idempotency-key-reused"))
+    @answers(*READ_ERRORS, *BODY_ERRORS, only=("validation-failed", "idempotency-key-reused"))
     def post(self) -> Response:
         """Seal a deal: a secret server seed, shown only as its commitment until its game is over
 
@@ -38,7 +38,7 @@ class SealedDeals(MethodView):
 class SealedDealResource(MethodView):
     @deals_blp.doc(operationId="getSealedDeal", security=[])
     @deals_blp.response(200, SealedDealSchema, example=examples.sealed_deal())
-    @answers(404, 422, 429, 503, only=("sealed-deal-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("sealed-deal-not-found", "validation-failed"))
     def get(self, deal_id: UUID) -> dict[str, Any]:
         """Read a sealed deal: its commitment and the game made from it, if any
 

@@ -15,9 +15,10 @@ from typing import Any
 from uuid import UUID
 
 from .. import events as ev
-from ..documents import game_document, to_json
+from ..cursors import encode_cursor
+from ..documents import game_document, position_after, sealed_deal_view, to_json
 from ..replay import export, verify
-from ..repository import GameRecord
+from ..repository import GameRecord, SealedDeal
 from ..rules import (
     Deal,
     GameState,
@@ -46,6 +47,8 @@ CREATED_AT = datetime(2026, 11, 21, 23, 42, 17, 82270, tzinfo=UTC)
 class Step:
     """A game as it stood after an action, and the events that action appended."""
 
+    record: GameRecord
+    state: GameState
     game: dict[str, Any]
     events: list[dict[str, Any]]
 
@@ -63,7 +66,7 @@ def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
                         variant=rules.preset_name, deal=deal, commitment=commit, version=1,
                         status=state.status.value, score=state.cards_on_foundations, head_hash=log[-1].hash,
                         document="")
-    created = Step(game_document(record, state), [log[0].to_dict()])
+    created = Step(record, state, game_document(record, state), [log[0].to_dict()])
 
     def act(record: GameRecord, state: GameState, action: Any) -> tuple[GameRecord, GameState, Step]:
         after = apply(state, action)
@@ -77,7 +80,7 @@ def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
         record = replace(record, updated_at=record.updated_at + timedelta(seconds=4), deal=deal_shown,
                          version=appended[-1].seq, status=after.status.value, score=after.cards_on_foundations,
                          head_hash=appended[-1].hash)
-        return record, after, Step(game_document(record, after), [event.to_dict() for event in appended])
+        return record, after, Step(record, after, game_document(record, after), [event.to_dict() for event in appended])
 
     record, state, dealt = act(record, state, Deal())
     while not any(isinstance(action, Move) for action in legal_actions(state)):
@@ -119,7 +122,7 @@ def move_request() -> dict[str, Any]:
 
 
 def game_list() -> dict[str, Any]:
-    cursor = "MjAyNi0xMS0yMVQyMzo0MjoxNy4wODIyNzArMDA6MDB8NjVlZWU1YjAtMDNiNS00OWU5LWIxZTItODYzZDJlODA4NGNk"
+    cursor = encode_cursor(_played()[2].record)
     return {"games": [moved()["game"]], "next": f"/games?limit=1&cursor={cursor}", "next_cursor": cursor}
 
 
@@ -130,8 +133,7 @@ def event_list() -> dict[str, Any]:
 
 def state_at() -> dict[str, Any]:
     step = _played()[1]
-    return {"game_id": str(GAME_ID), "seq": step.events[-1]["seq"], "event_hash": step.events[-1]["hash"],
-            "state": step.game["state"], "legal_actions": step.game["legal_actions"]}
+    return position_after(GAME_ID, step.events[-1]["seq"], step.events[-1]["hash"], step.state)
 
 
 def replay() -> dict[str, Any]:
@@ -153,8 +155,9 @@ def feed() -> str:
 
 
 def sealed_deal() -> dict[str, Any]:
-    return {"id": SEALED_DEAL_ID, "commitment": "9c1e5bd2" + "0" * 56, "created_at": CREATED_AT.isoformat(),
-            "game_id": None}
+    """A sealed deal not used yet (its seed, which the server never shows, made up for the example)."""
+    seed = bytes(range(32))
+    return sealed_deal_view(SealedDeal(UUID(SEALED_DEAL_ID), CREATED_AT, seed, commitment(seed), None))
 
 
 PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {

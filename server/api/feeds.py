@@ -10,7 +10,7 @@ from flask.views import MethodView
 from ..repository import GameNotFound
 from . import examples, streams
 from .common import Blueprint, event_stream, game_service, live_hub
-from .contract import answers
+from .contract import READ_ERRORS, answers
 from .schemas import FeedQuerySchema
 
 blp = Blueprint("live", __name__, url_prefix="/events", description="Live feeds of many games on one connection")
@@ -34,7 +34,7 @@ class Feed(MethodView):
         "content": {"text/event-stream": {"schema": {"type": "string"}, "example": examples.feed()}}}})
     @blp.arguments(FeedQuerySchema(), location="query")
     @blp.response(200, content_type="text/event-stream", description=FEED_DESCRIPTION)
-    @answers(422, 429, 503, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, args: dict[str, Any]) -> Response:
         """Follow many games live: the events of the games named, or of every game, as server-sent events
 

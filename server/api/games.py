@@ -15,7 +15,17 @@ from ..rules import InvalidInput, Rules, preset
 from ..service import MAX_SEQ
 from . import examples, streams
 from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency, written
-from .contract import answers, header, parameter, ref
+from .contract import (
+    BODY_ERRORS,
+    ETAG_HEADER,
+    LINK_HEADER,
+    READ_ERRORS,
+    REPLAYED_HEADER,
+    answers,
+    header,
+    parameter,
+    ref,
+)
 from .pusher import CAN_HAND_OVER
 from .schemas import (
     CreateGameSchema,
@@ -35,10 +45,6 @@ blp = Blueprint("games", __name__, url_prefix="/games", description="Games and t
 # Every @blp.arguments takes a schema instance, not its class: given a class, webargs builds a new schema
 # on every request.
 
-ETAG_HEADER = {"ETag": header("ETag")}
-LINK_HEADER = {"Link": header("Link")}
-READ = (422, 429, 503)
-BODY = (400, 408, 413, 415)
 
 
 def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -64,9 +70,9 @@ class Games(MethodView):
         "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
         "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}}})
     @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
-        "Location": header("Location"), **ETAG_HEADER, "Idempotent-Replayed": header("IdempotentReplayed")})
-    @answers(*READ, *BODY, 404, 409, only=("sealed-deal-not-found", "sealed-deal-used", "validation-failed",
-                                          "invalid-rules", "idempotency-key-reused"))
+        "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
+    @answers(*READ_ERRORS, *BODY_ERRORS, 404, 409, only=(
+        "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused"))
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
@@ -85,7 +91,7 @@ class Games(MethodView):
     @blp.doc(operationId="listGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
     @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
-    @answers(*READ, only=("validation-failed", "invalid-cursor"))
+    @answers(*READ_ERRORS, only=("validation-failed", "invalid-cursor"))
     def get(self, args: dict[str, Any]) -> Response:
         """List games, newest first, optionally by status and variant
 
@@ -107,7 +113,7 @@ class Game(MethodView):
     @blp.doc(operationId="getGame", parameters=[parameter("IfNoneMatch")], security=[])
     @blp.response(200, GameSchema, headers=ETAG_HEADER, example=examples.game())
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match", headers=ETAG_HEADER)
-    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> Response:
         """Read a game: public view, legal actions, version and chain head
 
@@ -127,7 +133,7 @@ class Events(MethodView):
     @blp.doc(operationId="listGameEvents", security=[])
     @blp.arguments(EventQuerySchema(), location="query")
     @blp.response(200, EventListSchema, headers=LINK_HEADER, example=examples.event_list())
-    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Read the move log: events with seq > after, oldest first; with wait, a long poll
 
@@ -149,7 +155,7 @@ class StateAt(MethodView):
         "in": "path", "name": "seq", "required": True, "schema": {"type": "integer", "minimum": 1},
         "description": "An event's seq, from 1 to the game's version."}])
     @blp.response(200, StateAtSchema, example=examples.state_at())
-    @answers(*READ, 404, only=("game-not-found", "event-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "event-not-found", "validation-failed"))
     def get(self, game_id: UUID, seq: int) -> Response:
         """Time travel: the public view and legal actions right after event seq
 
@@ -163,7 +169,7 @@ class StateAt(MethodView):
 class Replay(MethodView):
     @blp.doc(operationId="getGameReplay", security=[])
     @blp.response(200, ReplaySchema, example=examples.replay())
-    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Export the game as an osmosis-replay/1 document, for offline verification
 
@@ -177,7 +183,7 @@ class Replay(MethodView):
 class Verification(MethodView):
     @blp.doc(operationId="getGameVerification", security=[])
     @blp.response(200, VerdictSchema, example=examples.verdict())
-    @answers(*READ, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection
 
@@ -214,7 +220,7 @@ class EventStream(MethodView):
     @blp.arguments(EventStreamQuerySchema(), location="query")
     @blp.arguments(EventStreamHeadersSchema(), location="headers")
     @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
-    @answers(*READ, 404, only=("game-not-found", "validation-failed", "invalid-input"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed", "invalid-input"))
     def get(self, args: dict[str, Any], headers: dict[str, Any], game_id: UUID) -> Response:
         """Follow a game live: the game, then its events as server-sent events, from a seq on
 

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from ..documents import to_json
 from ..events import SEEDS_REVEALED
-from ..live import Change, Hub
+from ..live import Change, Hub, Subscription
 from ..service import GameService
 
 RETRY = "retry: 2000\n\n"
@@ -48,21 +48,18 @@ def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> It
         _, document = service.get_game(game_id)
         messages, position, ended = from_log(service, game_id, after, event_message)
         yield RETRY + game_message(document) + "".join(messages)
-        deadline = time.monotonic() + STREAM_SECONDS
-        while not ended:
-            changes = subscription.wait(min(KEEP_ALIVE_SECONDS, max(0.0, deadline - time.monotonic())))
-            if subscription.stopped:
-                yield SHUTDOWN
-                return
-            if not changes:
-                if time.monotonic() >= deadline:
-                    return
-                yield KEEP_ALIVE
+        if ended:
+            return
+        for changes in _waited(subscription):
+            if isinstance(changes, str):
+                yield changes
                 continue
             catch_up, subscription.overflowed = subscription.overflowed, False
             messages, position, ended = _follow(service, str(game_id), changes, position, event_message, catch_up)
             if messages:
                 yield "".join(messages)
+            if ended:
+                return
 
 
 def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, variant: str | None) -> Iterator[str]:
@@ -77,16 +74,9 @@ def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, var
             opening.append(game_message(document))
             positions[str(game_id)] = version
         yield "".join(opening)
-        deadline = time.monotonic() + STREAM_SECONDS
-        while True:
-            changes = subscription.wait(min(KEEP_ALIVE_SECONDS, max(0.0, deadline - time.monotonic())))
-            if subscription.stopped:
-                yield SHUTDOWN
-                return
-            if not changes:
-                if time.monotonic() >= deadline:
-                    return
-                yield KEEP_ALIVE
+        for changes in _waited(subscription):
+            if isinstance(changes, str):
+                yield changes
                 continue
             if keys is None:
                 if subscription.overflowed:
@@ -105,6 +95,23 @@ def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, var
                 messages += found
             if messages:
                 yield "".join(messages)
+
+
+def _waited(subscription: Subscription) -> Iterator[list[Change] | str]:
+    """What a stream waits for: each batch of changes as it comes, a keep-alive while none does, and the
+    shutdown message if the server stops; ends after STREAM_SECONDS."""
+    deadline = time.monotonic() + STREAM_SECONDS
+    while True:
+        changes = subscription.wait(min(KEEP_ALIVE_SECONDS, max(0.0, deadline - time.monotonic())))
+        if subscription.stopped:
+            yield SHUTDOWN
+            return
+        if changes:
+            yield changes
+        elif time.monotonic() >= deadline:
+            return
+        else:
+            yield KEEP_ALIVE
 
 
 def wait_for_events(service: GameService, hub: Hub, game_id: UUID, after: int, limit: int,

@@ -1,5 +1,7 @@
 """Every SQL statement of the server. Each names exactly one game, or one sealed deal (docs/scaling.md)."""
 
+import itertools
+
 _GAME_COLUMNS = """
     id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash,
     document::text AS document
@@ -91,10 +93,8 @@ def _games_page(conditions: tuple[str, ...]) -> str:
 
 SELECT_GAMES_PAGE = {
     conditions: _games_page(conditions)
-    for conditions in (
-        tuple(name for name, on in zip(_GAME_FILTERS, flags, strict=True) if on)
-        for flags in ((b, s, v) for b in (False, True) for s in (False, True) for v in (False, True))
-    )
+    for size in range(len(_GAME_FILTERS) + 1)
+    for conditions in itertools.combinations(_GAME_FILTERS, size)
 }
 """A page of games, newest first, by the filters it has (a subset of _GAME_FILTERS, in their order)."""
 

@@ -2,6 +2,7 @@
 problem, the game list's filters and cursors in the body. (tests/conftest.py checks after the run that every
 status the tests saw an operation answer is declared for it.)"""
 
+import json
 import re
 from pathlib import Path
 
@@ -49,6 +50,11 @@ def test_every_response_has_an_example_and_every_example_validates_against_its_s
                 for value in values:
                     if media_type == "text/event-stream":
                         assert value.startswith("event: game\ndata: {")
+                        for message in value.strip().split("\n\n"):
+                            lines = dict(line.split(": ", 1) for line in message.split("\n"))
+                            schema = "Game" if lines.get("event") == "game" else "Event"
+                            validate(document, document["components"]["schemas"][schema], json.loads(lines["data"]))
+                            checked += 1
                     else:
                         validate(document, resolve(document, media["schema"]), value)
                         checked += 1
@@ -106,6 +112,15 @@ def test_every_example_problem_code_is_one_its_status_can_give(document):
     for name, response in document["components"]["responses"].items():
         for code, example in response["content"]["application/problem+json"].get("examples", {}).items():
             assert example["value"]["code"] == code and code in every_code(), name
+
+
+def test_the_run_wide_check_reports_a_status_its_operation_does_not_declare():
+    from tests.conftest import undeclared_statuses
+
+    answered = {("/games/{game_id}", "get", 418), ("/games/{game_id}", "get", 304),
+                ("/games/{game_id}/actions", "post", 412), ("/not/in/the/document", "get", 418)}
+
+    assert undeclared_statuses(answered) == [("/games/{game_id}", "get", 418)]
 
 
 def test_a_state_at_seq_0_is_not_promised(document):
