@@ -1,0 +1,389 @@
+"""The exact search: a depth-first search over positions with a table of the positions already seen.
+
+Why it is exact and still small (docs/solver.md proves each point, and tests/solver checks them against a
+brute force over the engine's own legal actions):
+
+- Which suit starts each foundation is decided once, as a plan: when a card that could start the next
+  foundation becomes playable from a reserve or the cell, the search branches into "this suit starts it,
+  now" and "this suit never starts it". Starting it later gains nothing, because:
+- with the suits of the foundations fixed, a play from a reserve pile or the free cell to a foundation
+  never hurts (the position after it has every option the position before had, and more), so it is made
+  at once, without branching; under draw one, so is a play from the waste.
+- what remains to choose is whether to play the waste's top card under draw three (it changes how the
+  stock falls into threes on the next pass), the moves to the free cell, and when to deal.
+
+A position seen before is never searched again: it either led nowhere already, or it is on the path
+being searched (a cycle, which cannot be part of a shortest win). So "unwinnable" is said only after
+every position reachable under the plan's rules was searched, and `budget` counts positions, not
+seconds, so that the same input gives the same verdict on every machine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..rules import FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
+from ..rules.cards import DECK
+from .plans import viable_plans
+
+ALL_HOME = (1 << 52) - 1
+_WASTE = Place.WASTE
+_CELL = Place.CELL
+NO_CARD = -1
+FIRST_ATTEMPT = 10_000
+"""Positions the first attempt may search (see Searcher.run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """The outcome of one search: `won` is True (a win was found, `witness` plays it), False (no win exists:
+    every position was searched) or None (the budget ran out first)."""
+
+    won: bool | None
+    witness: tuple[Action, ...]
+    nodes: int
+
+
+class _Position:
+    """A position as the search keeps it: bit masks and small integers, copied for every child.
+
+    The talon is the stock and the waste as one cycle (the waste, bottom to top, then the stock): cards
+    only ever leave it, so a pass deals it in this order and `dealt` cards of it are on the waste.
+    """
+
+    __slots__ = ("cell", "dealt", "excluded", "foundation_of", "home", "live", "pass_number", "piles", "played",
+                 "ranks", "suits", "talon")
+
+    home: int
+    ranks: list[int]
+    suits: list[int]
+    foundation_of: list[int]
+    excluded: int
+    piles: list[int]
+    talon: tuple[int, ...]
+    dealt: int
+    cell: int
+    pass_number: int
+    played: bool
+    live: int
+
+    def copy(self) -> _Position:
+        other = _Position.__new__(_Position)
+        other.home = self.home
+        other.ranks = self.ranks[:]
+        other.suits = self.suits[:]
+        other.foundation_of = self.foundation_of[:]
+        other.excluded = self.excluded
+        other.piles = self.piles[:]
+        other.talon = self.talon
+        other.dealt = self.dealt
+        other.cell = self.cell
+        other.pass_number = self.pass_number
+        other.played = self.played
+        other.live = self.live
+        return other
+
+
+class Searcher:
+    """One search from one full-information position; `run(budget)` does it."""
+
+    def __init__(self, state: GameState) -> None:
+        rules = state.rules
+        self.draw = rules.draw
+        self.max_passes = rules.max_passes
+        self.group = rules.waste_access is WasteAccess.GROUP
+        self.has_cell = rules.free_cells > 0
+        self.rank_above = rules.start_rule is StartRule.RANK_ABOVE
+        self.base_rank = state.foundations[0][0].rank - 1
+        self.reserves = [tuple(card.index for card in pile) for pile in state.reserves]
+        self.start = self._position(state)
+        self.plans = viable_plans(state)
+        self._next_suits_cache: dict[tuple[int, int, int, int], int] = {}
+
+    def _position(self, state: GameState) -> _Position:
+        position = _Position()
+        position.home = 0
+        position.ranks = [0, 0, 0, 0]
+        position.suits = [-1, -1, -1, -1]
+        position.foundation_of = [-1, -1, -1, -1]
+        for k, foundation in enumerate(state.foundations):
+            if foundation:
+                suit = foundation[0].index // 13
+                position.suits[k] = suit
+                position.foundation_of[suit] = k
+            for card in foundation:
+                position.home |= 1 << card.index
+                position.ranks[k] |= 1 << (card.index % 13)
+        position.excluded = 0
+        position.piles = [len(pile) for pile in state.reserves]
+        position.talon = tuple(card.index for card in state.waste + state.stock)
+        position.dealt = len(state.waste)
+        position.cell = state.cell.index if state.cell is not None else NO_CARD
+        position.pass_number = state.pass_number
+        position.played = state.played_this_pass
+        position.live = state.live_waste
+        return position
+
+    # --- the rules, on the search's positions ------------------------------------------------------
+
+    def _started(self, position: _Position) -> int:
+        suits = position.suits
+        return 4 if suits[3] >= 0 else 3 if suits[2] >= 0 else 2 if suits[1] >= 0 else 1
+
+    def _starts_next(self, position: _Position, card: int) -> bool:
+        """Whether `card`, of a suit no foundation has, may start the next empty foundation."""
+        started = self._started(position)
+        if started == 4:
+            return False
+        if self.rank_above:
+            return bool(position.ranks[started - 1] >> (card % 13) & 1)
+        return card % 13 == self.base_rank
+
+    def _accepting(self, position: _Position, card: int) -> int:
+        """The started foundation that takes `card` now, or -1."""
+        k = position.foundation_of[card // 13]
+        if k == 0:
+            return 0
+        if k > 0 and position.ranks[k - 1] >> (card % 13) & 1:
+            return k
+        return -1
+
+    def _waste_top(self, position: _Position) -> int:
+        if position.dealt and (not self.group or position.live):
+            return position.talon[position.dealt - 1]
+        return NO_CARD
+
+    def _sources(self, position: _Position) -> Iterator[tuple[Place, int]]:
+        """The cards that may leave their place now, as legal_actions orders them."""
+        for p, count in enumerate(position.piles):
+            if count:
+                yield RESERVES[p], self.reserves[p][count - 1]
+        top = self._waste_top(position)
+        if top != NO_CARD:
+            yield _WASTE, top
+        if position.cell != NO_CARD:
+            yield _CELL, position.cell
+
+    def _play(self, position: _Position, source: Place, card: int, k: int) -> Move:
+        """Play `card` from `source` to foundation k (starting it if empty), in place; the engine's move."""
+        if position.suits[k] < 0:
+            suit = card // 13
+            position.suits[k] = suit
+            position.foundation_of[suit] = k
+            position.excluded = 0
+        position.home |= 1 << card
+        position.ranks[k] |= 1 << (card % 13)
+        self._take(position, source)
+        position.played = True
+        return Move(DECK[card], source, FOUNDATIONS[k])
+
+    def _take(self, position: _Position, source: Place) -> None:
+        if source is _WASTE:
+            dealt = position.dealt
+            position.talon = position.talon[: dealt - 1] + position.talon[dealt:]
+            position.dealt = dealt - 1
+            if position.live:
+                position.live -= 1
+        elif source is _CELL:
+            position.cell = NO_CARD
+        else:
+            position.piles[RESERVES.index(source)] -= 1
+
+    def _settle(self, position: _Position, actions: list[Action]) -> tuple[Place, int] | None:
+        """Make every play that never hurts; return the first card whose suit the plan must decide on
+        (it could start the next foundation), or None."""
+        while True:
+            if position.home == ALL_HOME:
+                return None
+            for source, card in self._sources(position):
+                if source is _WASTE and self.draw > 1 and position.dealt < len(position.talon):
+                    continue
+                k = self._accepting(position, card)
+                suit = card // 13
+                if k < 0 and position.foundation_of[suit] < 0 and self._starts_next(position, card):
+                    allowed = self._next_suits(position)
+                    if not allowed >> suit & 1:
+                        continue
+                    if allowed != 1 << suit:
+                        return source, card
+                    k = self._started(position)
+                if k >= 0:
+                    actions.append(self._play(position, source, card, k))
+                    break
+            else:
+                return None
+
+    def _next_suits(self, position: _Position) -> int:
+        """The suits the next empty foundation may still take under a viable plan, as a bit mask."""
+        suits = position.suits
+        key = (suits[1], suits[2], suits[3], position.excluded)
+        mask = self._next_suits_cache.get(key)
+        if mask is None:
+            started = self._started(position)
+            mask = 0
+            for plan in self.plans:
+                if started < 4 and plan[:started] == tuple(suits[:started]) \
+                        and not position.excluded >> plan[started] & 1:
+                    mask |= 1 << plan[started]
+            self._next_suits_cache[key] = mask
+        return mask
+
+    def _lost(self, position: _Position) -> bool:
+        """Whether the engine ends the game here as lost (engine.settle), whatever the plan."""
+        if position.dealt < len(position.talon):
+            return False
+        sources = list(self._sources(position))
+        if self.has_cell and position.cell == NO_CARD and sources:
+            return False
+        for _, card in sources:
+            if self._playable(position, card):
+                return False
+        return not (self._can_redeal(position) and position.played)
+
+    def _can_redeal(self, position: _Position) -> bool:
+        return position.dealt > 0 and (self.max_passes is None or position.pass_number < self.max_passes)
+
+    def _key(self, position: _Position) -> int:
+        suits = position.suits
+        key = (position.home
+               | (position.cell + 1) << 52
+               | position.dealt << 58
+               | position.played << 64
+               | (suits[1] + 1) << 65 | (suits[2] + 1) << 68 | (suits[3] + 1) << 71
+               | position.excluded << 74)
+        if self.group:
+            key |= position.live << 78
+        if self.max_passes is not None:
+            key |= position.pass_number << 80
+        return key
+
+    # --- the choices ---------------------------------------------------------------------------------
+
+    def _children(self, position: _Position, decision: tuple[Place, int] | None
+                  ) -> Iterator[tuple[_Position, list[Action]]]:
+        """Each choice at a settled position: the position after it (settled too) and the engine's actions."""
+        if decision is not None:
+            source, card = decision
+            suit = card // 13
+            child = position.copy()
+            actions: list[Action] = [self._play(child, source, card, self._started(child))]
+            yield child, actions
+            child = position.copy()
+            child.excluded |= 1 << suit
+            if self._next_suits(child):
+                yield child, []
+            return
+        top = self._waste_top(position)
+        if top != NO_CARD and self.draw > 1:
+            k = self._accepting(position, top)
+            suit = top // 13
+            if k < 0 and position.foundation_of[suit] < 0 and self._next_suits(position) >> suit & 1 \
+                    and self._starts_next(position, top):
+                k = self._started(position)
+            if k >= 0:
+                child = position.copy()
+                yield child, [self._play(child, _WASTE, top, k)]
+        if position.dealt < len(position.talon):
+            child = position.copy()
+            yield child, self._deal_on(child)
+        elif self._can_redeal(position):
+            child = position.copy()
+            child.dealt = 0
+            child.live = 0
+            child.pass_number += 1
+            child.played = False
+            yield child, [Redeal()]
+        if self.has_cell and position.cell == NO_CARD:
+            for source, card in self._sources(position):
+                child = position.copy()
+                self._take(child, source)
+                child.cell = card
+                child.played = True
+                yield child, [Move(DECK[card], source, _CELL)]
+
+    def _deal_on(self, position: _Position) -> list[Action]:
+        """Deal, and go on dealing while dealing is the only choice: the stock is not empty, the waste's
+        top card cannot be played and no card can go to the cell. The positions passed through are not
+        searched on their own, since each has one way on."""
+        deals: list[Action] = []
+        talon = len(position.talon)
+        cell_free = self.has_cell and position.cell == NO_CARD
+        while True:
+            count = min(self.draw, talon - position.dealt)
+            position.dealt += count
+            position.live = count
+            deals.append(Deal())
+            if position.dealt == talon or cell_free or self._playable(position, position.talon[position.dealt - 1]):
+                return deals
+
+    def _playable(self, position: _Position, card: int) -> bool:
+        """Whether `card` has a foundation now, under the engine's rules (whatever the plan)."""
+        return self._accepting(position, card) >= 0 or (
+            position.foundation_of[card // 13] < 0 and self._starts_next(position, card))
+
+    def run(self, budget: int) -> Search:
+        """Search with at most `budget` positions in all.
+
+        Deep searches that start wrong stay wrong for long, so the search restarts a few times first: in
+        the natural order (plays before deals), then in orders shuffled by a fixed seed, each attempt
+        with twice the positions of the one before, for a quarter of the budget in all; the last attempt,
+        in the natural order, has all that is left. Any attempt that ends decides: a win is a win, and an
+        attempt that searched every position proves there is none.
+        """
+        spent = 0
+        allowance = FIRST_ATTEMPT
+        attempt = 0
+        while spent + allowance <= budget // 4:
+            found = self._attempt(allowance, random.Random(attempt) if attempt else None)
+            spent += found.nodes
+            if found.won is not None:
+                return Search(found.won, found.witness, spent)
+            allowance *= 2
+            attempt += 1
+        found = self._attempt(budget - spent, None)
+        return Search(found.won, found.witness, spent + found.nodes)
+
+    def _attempt(self, budget: int, shuffle: random.Random | None) -> Search:
+        root = self.start.copy()
+        actions: list[Action] = []
+        decision = self._settle(root, actions)
+        if root.home == ALL_HOME:
+            return Search(True, tuple(actions), 1)
+        seen = {self._key(root)}
+        if not self.plans or self._lost(root):
+            return Search(False, (), 1)
+        path: list[list[Action]] = [actions]
+        stack = [self._ordered(root, decision, shuffle)]
+        nodes = 1
+        while stack:
+            for child, actions in stack[-1]:
+                decision = self._settle(child, actions)
+                if child.home == ALL_HOME:
+                    path.append(actions)
+                    return Search(True, tuple(action for step in path for action in step), nodes + 1)
+                key = self._key(child)
+                if key in seen:
+                    continue
+                nodes += 1
+                if nodes > budget:
+                    return Search(None, (), budget)
+                seen.add(key)
+                if self._lost(child):
+                    continue
+                path.append(actions)
+                stack.append(self._ordered(child, decision, shuffle))
+                break
+            else:
+                stack.pop()
+                path.pop()
+        return Search(False, (), nodes)
+
+    def _ordered(self, position: _Position, decision: tuple[Place, int] | None, shuffle: random.Random | None
+                 ) -> Iterator[tuple[_Position, list[Action]]]:
+        if shuffle is None:
+            return self._children(position, decision)
+        children = list(self._children(position, decision))
+        shuffle.shuffle(children)
+        return iter(children)
