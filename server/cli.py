@@ -1,10 +1,9 @@
-"""The `osmosis` command: deal, simulate (and, for the server, serve and verify)."""
+"""The `osmosis` command: deal, simulate, solve (and, for the server, serve and verify)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import signal
@@ -30,6 +29,8 @@ from .rules import (
     shuffled_deck,
 )
 from .rules.policies import play_greedy, play_random
+from .solver_commands import add_commands as add_solver_commands
+from .stats import wilson_interval
 
 GUNICORN_CONFIG = shipped("deploy") / "gunicorn.conf.py"
 
@@ -87,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     openapi = commands.add_parser("openapi", help="print the OpenAPI document (openapi/openapi.json)")
     openapi.add_argument("--output", type=Path, help="write it to this file instead")
     openapi.set_defaults(run=_openapi)
+    add_solver_commands(commands)
     return parser
 
 
@@ -225,15 +227,6 @@ def _openapi(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
-
-
-def wilson_interval(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% by default)."""
-    rate = wins / games
-    denominator = 1 + z * z / games
-    centre = (rate + z * z / (2 * games)) / denominator
-    margin = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / denominator
-    return max(0.0, centre - margin), min(1.0, centre + margin)
 
 
 class _Progress:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main, wilson_interval
+from server.cli import main
+from server.stats import wilson_interval
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "deal-vectors.json").read_text())
 
