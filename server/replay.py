@@ -21,14 +21,12 @@ from .rules import (
     RulesError,
     commitment,
     deal_number_seed,
-    layout,
-    opening,
     parse_server_seed,
     public_view,
-    shuffled_deck,
     to_text,
 )
 from .rules.deal import MAX_DEAL_NUMBER
+from .solver.winnable import check_winnable, game_opening
 
 REPLAY_FORMAT = "osmosis-replay/1"
 FIELDS = ("format", "game_id", "variant", "rules", "deal_algorithm", "deal", "commitment", "status", "head_hash",
@@ -234,8 +232,11 @@ def _check_created(created: Event, rules: Rules, commit: str, game_id: str) -> N
 
 def _check_deal(seq: int, deal: Any) -> None:
     """How the deal is made: a public number, a fresh secret, or a sealed deal; and nothing else."""
-    if not isinstance(deal, dict) or deal.get("kind") not in _DEAL_FIELDS or set(deal) != _DEAL_FIELDS[deal["kind"]]:
+    if not isinstance(deal, dict) or deal.get("kind") not in _DEAL_FIELDS \
+            or set(deal) - {"winnable"} != _DEAL_FIELDS[deal["kind"]]:
         raise ReplayError(seq, "game_created's deal is not one of the three kinds of deal the format gives")
+    if "winnable" in deal and not isinstance(deal["winnable"], dict):
+        raise ReplayError(seq, "game_created's deal.winnable is not an object")
     if deal["kind"] == "number" and not (_is_int(deal["deal_number"]) and 0 <= deal["deal_number"] <= MAX_DEAL_NUMBER):
         raise ReplayError(seq, "game_created's deal number is not a whole number from 0 to 2^53 - 1")
     if deal["kind"] == "sealed" and not isinstance(deal["sealed_deal_id"], str):
@@ -276,7 +277,11 @@ def _checked_opening(created: Event, rules: Rules, commit: str, server_seed: byt
     if deal["kind"] == "random" and client_seed != "":
         raise ReplayError(created.seq, "a random deal has no client seed")
     try:
-        start = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
+        if "winnable" in deal:
+            wrong = check_winnable(rules, server_seed, client_seed, deal["winnable"])
+            if wrong is not None:
+                raise ReplayError(created.seq, f"the deal is not the seeds' winnable deal: {wrong}")
+        start = game_opening(rules, server_seed, client_seed, deal)
     except UnicodeEncodeError:
         raise ReplayError(created.seq, "the client seed is not Unicode text (a lone surrogate)") from None
     if public_view(start) != created.data.get("opening"):

@@ -114,6 +114,7 @@ class TimeTravel:
 
     secret: GameSecret
     rules: dict[str, Any]
+    deal: dict[str, Any]
     snapshot: tuple[int, str] | None
     events: list[Event]
 
@@ -186,6 +187,14 @@ class Store(Protocol):
         ...
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
+
+    def load_analysis(self, game_id: UUID, solver: str, budget: int) -> str | None:
+        """The analysis stored for the game by this solver and budget, as JSON text."""
+        ...
+
+    def save_analysis(self, game_id: UUID, solver: str, budget: int, version: int, analysis: str) -> None:
+        """Keep the analysis of the game at `version` (a finished game's last), unless one is kept already."""
+        ...
 
     def find_token_and_response(self, game_id: UUID, scope: str,
                                 key_hash: str) -> tuple[str, StoredResponse | None]:

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from uuid import UUID, uuid4
 
 from . import events as ev
+from .computing import computed
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_document, game_view, position_after, rendered, sealed_deal_view, to_json
 from .idempotency import Idempotency, key_hash, replayed_text, stored_response, with_player_token
@@ -54,6 +55,7 @@ from .rules import (
     to_text,
 )
 from .rules.engine import can_redeal
+from .solver.winnable import first_winnable, game_opening
 
 MAX_SEQ = 2**31 - 1
 """The largest seq a log can hold."""
@@ -182,7 +184,7 @@ class GameService:
         else:
             rules = Rules.from_mapping(travel.rules)
             secret = travel.secret
-            start = opening(rules, layout(shuffled_deck(secret.server_seed, secret.client_seed), rules))
+            start = game_opening(rules, secret.server_seed, secret.client_seed, travel.deal)
             events = travel.events
         state = ev.fold(start, events, upto=seq)
         return position_after(game_id, seq, event.hash, state)
@@ -243,8 +245,10 @@ class GameService:
         idempotency: Idempotency | None = None,
         sealed_deal_id: UUID | None = None,
         client_seed: str = "",
+        winnable: bool = False,
     ) -> Result:
-        """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed."""
+        """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed;
+        `winnable`: the first of the seeds' candidate deals the solver proves winnable (solver.winnable)."""
         scope = "games"
         if idempotency is not None and (stored := self._replay(scope, idempotency)) is not None:
             return stored
@@ -258,7 +262,11 @@ class GameService:
             server_seed, deal = deal_number_seed(deal_number), {"kind": "number", "deal_number": deal_number}
         else:
             server_seed, deal = self._new_server_seed(), {"kind": "random"}
-        state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
+        if winnable:
+            chosen = computed(lambda: first_winnable(rules, server_seed, client_seed))
+            state, deal = chosen.opening, {**deal, "winnable": chosen.record}
+        else:
+            state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
         commit = commitment(server_seed)
         game_id = self._new_id()
         events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state)])

@@ -17,7 +17,8 @@ from ..config import ConfigError, Settings
 from ..live import Hub
 from ..service import GameService
 from ..store import PostgresStore, open_pool
-from . import actions, boundary, contract, deals, errors, feeds, meta, observability, pusher, web
+from . import boundary, contract, deals, errors, feeds, meta, observability, pusher, web
+from .analysis import blp as games_with_actions_and_analysis  # analysis.py imports actions.py's routes too
 
 API_TITLE = "Osmosis game server"
 API_VERSION = importlib.metadata.version("osmosis-server")
@@ -93,7 +94,8 @@ def _app_and_api() -> tuple[Flask, Api]:
     )
     api.register_blueprint(meta.variants_blp)
     api.register_blueprint(meta.health_blp)
-    api.register_blueprint(actions.blp)  # the games blueprint, once actions.py has added its routes to it
+    # The games blueprint, once actions.py and analysis.py have added their routes to it.
+    api.register_blueprint(games_with_actions_and_analysis)
     api.register_blueprint(deals.deals_blp)
     api.register_blueprint(deals.replays_blp)
     api.register_blueprint(feeds.blp)

@@ -10,11 +10,13 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from ..analyses import GameNotOver
 from ..cursors import InvalidCursor
 from ..idempotency import IdempotencyKeyReused
 from ..repository import GameNotFound, SealedDealNotFound, SealedDealUsed, StoreUnavailable, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
 from ..service import EventNotFound, Forbidden, Unauthorized
+from ..solver.winnable import NoWinnableDeal
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
@@ -27,6 +29,8 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),
     (GameOver, HTTPStatus.CONFLICT, "game-over"),
     (IllegalAction, HTTPStatus.CONFLICT, "illegal-action"),
+    (GameNotOver, HTTPStatus.CONFLICT, "game-not-over"),
+    (NoWinnableDeal, HTTPStatus.UNPROCESSABLE_ENTITY, "no-winnable-deal"),
     (InvalidRules, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-rules"),
     (InvalidInput, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-input"),
     (InvalidCursor, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-cursor"),

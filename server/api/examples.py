@@ -15,6 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from .. import events as ev
+from ..analyses import steps_of
 from ..cursors import encode_cursor
 from ..documents import game_document, position_after, sealed_deal_view, to_json
 from ..replay import export, verify
@@ -33,6 +34,7 @@ from ..rules import (
     shuffled_deck,
 )
 from ..rules import opening as opening_of
+from ..solver.analysis import analyse
 from .streams import event_message, feed_message, game_message
 
 VARIANT = "osmosis"
@@ -89,6 +91,14 @@ def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
     record, state, moved = act(record, state, move)
     record, state, resigned = act(record, state, Resign())
     return created, dealt, moved, resigned, log
+
+
+@functools.cache
+def analysis() -> dict[str, Any]:
+    """The analysis of the resigned game."""
+    created = _played()[0]
+    steps = list(steps_of(created.state, _played()[4]))
+    return {"game_id": str(GAME_ID), **analyse(steps)}
 
 
 def game() -> dict[str, Any]:
@@ -172,6 +182,9 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "illegal-action": ("7S cannot go to F3: no 7 in F2", {"rule": "osmosis"}),
     "game-over": ("the game is over (lost): no further action is accepted", {}),
     "sealed-deal-used": (f"sealed deal {SEALED_DEAL_ID} has already made a game", {}),
+    "game-not-over": (f"game {GAME_ID} is still being played: it is analysed once it is over", {}),
+    "no-winnable-deal": ("none of the first 100 deals of these seeds is proven winnable within 10000 positions under "
+                         "these rules: choose other rules, or deal without 'winnable'", {}),
     "version-conflict": ("the game is at version 7, not 5", {}),
     "payload-too-large": ("the body is over 4 MiB", {}),
     "unsupported-media-type": ("send the body as JSON, with Content-Type: application/json", {}),

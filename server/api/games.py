@@ -68,23 +68,27 @@ class Games(MethodView):
     @blp.arguments(CreateGameSchema(), required=False, examples={
         "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
         "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
-        "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}}})
+        "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}},
+        "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}}})
     @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
         "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
     @answers(*READ_ERRORS, *BODY_ERRORS, 404, 409, only=(
-        "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused"))
+        "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused",
+        "no-winnable-deal"))
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
         With no body (or `{}`): the `osmosis` preset and a fresh secret deal. `variant` names a preset
         (`listVariants`); `rules` gives custom rules instead, a parameter left out taking the `osmosis`
         value. `deal_number` makes a public deal anyone can replay; `sealed_deal_id` with `client_seed` deals
-        from a sealed deal (`createSealedDeal`) and your own seed. The answer carries `player_token`, this
-        once: keep it, it is the only key to the game's actions.
+        from a sealed deal (`createSealedDeal`) and your own seed. `winnable: true` deals the first of the
+        seeds' candidate deals the solver proves winnable, and records which in `deal.winnable`. The answer
+        carries `player_token`, this once: keep it, it is the only key to the game's actions.
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
-                                            args.get("sealed_deal_id"), args.get("client_seed", ""))
+                                            args.get("sealed_deal_id"), args.get("client_seed", ""),
+                                            args.get("winnable", False))
         game = result.body
         return written(result, {"Location": f"/games/{game['id']}", "ETag": etag(game["version"])})
 

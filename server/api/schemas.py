@@ -47,6 +47,15 @@ def kind(value: str) -> fields.String:
     return fields.String(required=True, validate=validate.OneOf([value]))
 
 
+class StrictBoolean(fields.Boolean):
+    """Only JSON's true and false: marshmallow's Boolean also takes "yes" or 1, which a client may not mean."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 def component(name: str, **kwargs: Any) -> fields.Raw:
     """A value the contract describes as a component of its own (a tagged union): sent as the service made it."""
     return fields.Raw(metadata={"component": name}, **kwargs)
@@ -120,6 +129,11 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "Your own seed for a sealed deal: the server committed to its seed before "
                                  "seeing it. Any text up to 256 characters.", "example": "my lucky seed"},
     )
+
+    winnable = StrictBoolean(metadata={
+        "description": "Deal only a deal the solver proves winnable: the first of a fixed sequence of candidates "
+                       "from the same seeds (so the deal stays provably fair, and any verifier re-derives it). Works "
+                       "with a deal number, a sealed deal or a fresh seed. Default false."})
 
     @ma.validates_schema
     def _one_way_to_deal(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -207,6 +221,14 @@ class ActionField(fields.Field[dict[str, Any]]):
         return loaded
 
 
+class WinnableRecordSchema(ma.Schema):
+    candidate = fields.Integer(required=True, metadata={
+        "description": "The index of the deal dealt among the seeds' candidates; every earlier one was not proven "
+                       "winnable within the budget."})
+    solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
+    budget = fields.Integer(required=True, metadata={"description": "Positions searched per candidate at most."})
+
+
 class DealInfoSchema(ma.Schema):
     kind = fields.String(
         required=True, validate=validate.OneOf(["number", "random", "sealed"]),
@@ -217,6 +239,9 @@ class DealInfoSchema(ma.Schema):
     sealed_deal_id = fields.String()
     server_seed = fields.String(metadata={"description": "Revealed when the game is over."})
     client_seed = fields.String(metadata={"description": "Revealed when the game is over."})
+    winnable = fields.Nested(WinnableRecordSchema, metadata={
+        "description": "Present when the game asked for a winnable deal: which candidate of the seeds was dealt, "
+                       "and by which solver and budget it was chosen (docs/rules.md, \"Winnable deals\")."})
 
 
 class GameSchema(ma.Schema):

@@ -46,6 +46,13 @@ def candidate_opening(rules: Rules, server_seed: bytes, client_seed: str, candid
     return opening(rules, layout(shuffled_deck(server_seed, candidate_client_seed(client_seed, candidate)), rules))
 
 
+def game_opening(rules: Rules, server_seed: bytes, client_seed: str, deal: Mapping[str, Any]) -> GameState:
+    """The opening of a game from its seeds and its `deal` record: its winnable candidate, if it has one."""
+    winnable = deal.get("winnable")
+    candidate = winnable["candidate"] if isinstance(winnable, Mapping) else 0
+    return candidate_opening(rules, server_seed, client_seed, candidate)
+
+
 def first_winnable(rules: Rules, server_seed: bytes, client_seed: str) -> WinnableDeal:
     for candidate in range(MAX_CANDIDATES):
         state = candidate_opening(rules, server_seed, client_seed, candidate)

@@ -188,7 +188,8 @@ class PostgresStore:
             # Up to the end of the step `seq` is in: an action appends at most two events after its own.
             rows = conn.execute(sql.SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
                                                 "limit": None}).fetchall()
-        return TimeTravel(_secret(found), found["rules"], (latest["seq"], latest["state"]) if latest else None,
+        return TimeTravel(_secret(found), found["rules"], found["deal"],
+                          (latest["seq"], latest["state"]) if latest else None,
                           [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
 
     def load_snapshots(self, game_id: UUID) -> dict[int, str]:
@@ -255,6 +256,17 @@ class PostgresStore:
             except psycopg.OperationalError:
                 log.warning("lost the connection that listens for changes; connecting again", exc_info=True)
                 stopped.wait(1.0)
+
+    def load_analysis(self, game_id: UUID, solver: str, budget: int) -> str | None:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(
+                sql.SELECT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget}).fetchone()
+        return None if row is None else str(row[0])
+
+    def save_analysis(self, game_id: UUID, solver: str, budget: int, version: int, analysis: str) -> None:
+        with self._connection() as conn:
+            conn.execute(sql.INSERT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget,
+                                               "version": version, "analysis": analysis})
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:

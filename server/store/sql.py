@@ -151,3 +151,15 @@ CHANGES_CHANNEL = "osmosis_changes"
 # start to its end), and with synchronous_commit off on its connection, so that the lock is not held
 # through a WAL flush.
 PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
+
+SELECT_ANALYSIS = """
+    SELECT analysis::text FROM game_analyses
+    WHERE game_id = %(game_id)s AND solver = %(solver)s AND budget = %(budget)s
+"""
+
+# Two requests may analyse the same game at once: both compute the same analysis, the first one stays.
+INSERT_ANALYSIS = """
+    INSERT INTO game_analyses (game_id, solver, budget, version, analysis)
+    VALUES (%(game_id)s, %(solver)s, %(budget)s, %(version)s, %(analysis)s)
+    ON CONFLICT (game_id, solver, budget) DO NOTHING
+"""

@@ -1,0 +1,36 @@
+"""A finished game's analysis by the solver: was the deal winnable, and where was it lost."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from flask import Response
+from flask.views import MethodView
+
+from ..analyses import Analyses
+from . import actions, examples
+from .common import game_service
+from .contract import READ_ERRORS, answers
+from .games import blp
+from .solver_schemas import AnalysisSchema
+
+__all__ = ["Analysis", "actions", "blp"]
+"""`blp` is the games blueprint with the routes of actions.py and of this module."""
+
+
+@blp.route("/<uuid:game_id>/analysis")
+class Analysis(MethodView):
+    @blp.doc(operationId="getGameAnalysis", security=[])
+    @blp.response(200, AnalysisSchema, example=examples.analysis())
+    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "validation-failed"))
+    def get(self, game_id: UUID) -> Response:
+        """Analyse a finished game: was the deal winnable, and where was it lost
+
+        The solver searches with every card known, so a game still being played has no analysis (409
+        `game-not-over`): it would tell about hidden cards. For a lost or resigned game whose deal was
+        winnable, `last_winnable` is the last position that could still be won (with a win from there) and
+        `lost_by` the action after which it could not. Each search is bounded (`budget` positions), so the
+        first read takes at most a few seconds; the analysis is then kept, and later reads are one query.
+        """
+        text = Analyses(game_service().store).analysis(game_id)
+        return Response(text, mimetype="application/json")
