@@ -63,3 +63,11 @@ def test_the_live_benchmark_reports_delivery_throughput_health_and_memory(embedd
                    "server memory per follower", "slow clients cut off after"):
         assert figure in printed
     assert "n=0" not in printed.split("delivery, answer to follower")[1].splitlines()[0]
+
+
+def test_the_solver_benchmark_reports_each_preset():
+    printed = run_bench("solver.py", "--deals", "3", "--budget", "2000")
+    for name in ("osmosis", "osmosis-draw-one", "bridesmaids", "peek-till-dawn"):
+        line = next(line for line in printed.splitlines() if line.startswith(f"{name} "))
+        assert line.count("%") == 4, line
+    assert "budget 2,000 positions" in printed

@@ -1,0 +1,61 @@
+"""Solver speed per preset: time per deal (median, p95), positions per second, share decided.
+
+Run: .venv/bin/python bench/solver.py [--deals N] [--budget NODES] [--variant NAME ...]
+One process, one core. Prints figures and asserts nothing: these machines are shared and noisy, so
+compare figures measured side by side in one run. The goals (issue "A solver"): every draw-one deal
+decided, median <= 20 ms; draw-three presets at least 97% decided within 2 s each.
+"""
+
+import argparse
+import statistics
+import time
+
+from server.rules import PRESETS, deal_number_seed, layout, opening, shuffled_deck
+from server.solver import DEFAULT_BUDGET, Verdict, solve
+
+
+def measure(name: str, deals: int, budget: int) -> dict[str, float]:
+    rules = PRESETS[name]
+    seconds: list[float] = []
+    nodes = 0
+    verdicts = dict.fromkeys(Verdict, 0)
+    within_two_seconds = 0
+    for number in range(deals):
+        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        started = time.perf_counter()
+        solution = solve(state, budget)
+        elapsed = time.perf_counter() - started
+        seconds.append(elapsed)
+        nodes += solution.nodes
+        verdicts[solution.verdict] += 1
+        within_two_seconds += solution.verdict is not Verdict.UNKNOWN and elapsed <= 2.0
+    seconds.sort()
+    return {
+        "median_ms": 1000 * statistics.median(seconds),
+        "p95_ms": 1000 * seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))],
+        "nodes_per_second": nodes / sum(seconds),
+        "decided": 1 - verdicts[Verdict.UNKNOWN] / deals,
+        "decided_within_2s": within_two_seconds / deals,
+        "winnable": verdicts[Verdict.WINNABLE] / deals,
+        "unwinnable": verdicts[Verdict.UNWINNABLE] / deals,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    parser.add_argument("--variant", action="append", choices=list(PRESETS))
+    args = parser.parse_args()
+    print(f"deals 0..{args.deals - 1} per preset, budget {args.budget:,} positions")
+    print(f"{'preset':<22}{'median ms':>10}{'p95 ms':>10}{'pos/s':>10}{'decided':>9}{'<=2 s':>8}"
+          f"{'winnable':>10}{'unwinnable':>11}")
+    for name in args.variant or list(PRESETS):
+        figures = measure(name, args.deals, args.budget)
+        print(f"{name:<22}{figures['median_ms']:>10.1f}{figures['p95_ms']:>10.0f}{figures['nodes_per_second']:>10,.0f}"
+              f"{figures['decided']:>9.1%}{figures['decided_within_2s']:>8.1%}{figures['winnable']:>10.1%}"
+              f"{figures['unwinnable']:>11.1%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
