@@ -149,3 +149,12 @@ def test_winnable_is_a_boolean_and_the_other_fields_still_apply(client):
         assert (response.status_code, response.get_json()["code"]) == (422, "validation-failed"), bad
     response = client.post("/games", json={"winnable": True, "rules": {"draw": 2}})
     assert response.status_code == 422
+
+
+def test_rules_with_no_provable_candidate_get_a_clear_422_and_no_game(client, monkeypatch, db):
+    monkeypatch.setattr("server.solver.winnable.MAX_CANDIDATES", 0)
+    before = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    response = client.post("/games", json={"deal_number": 5, "winnable": True})
+    assert (response.status_code, response.get_json()["code"]) == (422, "no-winnable-deal")
+    assert "without 'winnable'" in response.get_json()["detail"]
+    assert db.execute("SELECT count(*) FROM games").fetchone()[0] == before
