@@ -7,6 +7,7 @@ import subprocess
 import time
 
 import pytest
+import redis
 
 from server.api import create_app
 from server.config import Settings
@@ -98,6 +99,7 @@ def redis_url():
 
 
 def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(store, redis_url):
+    redis.Redis.from_url(redis_url).flushdb()  # the counts of this test's run under the other backend
     settings = Settings(rate_limit="5 per minute", rate_limit_storage_uri=redis_url)
     workers = [create_app(settings, service=GameService(store)).test_client() for _ in range(2)]
 
