@@ -19,7 +19,7 @@ from . import SOLVER_VERSION, Solution, Verdict, solve
 WINNABLE_BUDGET = 10_000
 """Positions the solver may search per candidate: the same for every game, so that anyone can check."""
 MAX_CANDIDATES = 100
-"""Candidates tried before giving up; no preset comes near it (docs/win-rates.md)."""
+"""Candidates tried before giving up; no preset comes near it (docs/performance.md, "The solver")."""
 
 
 @dataclass(frozen=True, slots=True)
