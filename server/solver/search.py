@@ -201,12 +201,8 @@ class Searcher:
                 if source is _WASTE and self.draw > 1 and position.dealt < len(position.talon):
                     continue
                 k = self._accepting(position, card)
-                suit = card // 13
-                if k < 0 and position.foundation_of[suit] < 0 and self._starts_next(position, card):
-                    allowed = self._next_suits(position)
-                    if not allowed >> suit & 1:
-                        continue
-                    if allowed != 1 << suit:
+                if k < 0 and self._may_start(position, card):
+                    if self._next_suits(position) != 1 << (card // 13):
                         return source, card
                     k = self._started(position)
                 if k >= 0:
@@ -214,6 +210,12 @@ class Searcher:
                     break
             else:
                 return None
+
+    def _may_start(self, position: _Position, card: int) -> bool:
+        """Whether `card` may start the next empty foundation, under the rules and a viable plan."""
+        suit = card // 13
+        return position.foundation_of[suit] < 0 and self._starts_next(position, card) \
+            and bool(self._next_suits(position) >> suit & 1)
 
     def _next_suits(self, position: _Position) -> int:
         """The suits the next empty foundation may still take under a viable plan, as a bit mask."""
@@ -278,9 +280,7 @@ class Searcher:
         top = self._waste_top(position)
         if top != NO_CARD and self.draw > 1:
             k = self._accepting(position, top)
-            suit = top // 13
-            if k < 0 and position.foundation_of[suit] < 0 and self._next_suits(position) >> suit & 1 \
-                    and self._starts_next(position, top):
+            if k < 0 and self._may_start(position, top):
                 k = self._started(position)
             if k >= 0:
                 child = position.copy()
@@ -360,15 +360,15 @@ class Searcher:
         while stack:
             for child, actions in stack[-1]:
                 decision = self._settle(child, actions)
-                if child.home == ALL_HOME:
-                    path.append(actions)
-                    return Search(True, tuple(action for step in path for action in step), nodes + 1)
                 key = self._key(child)
                 if key in seen:
                     continue
                 nodes += 1
                 if nodes > budget:
                     return Search(None, (), budget)
+                if child.home == ALL_HOME:
+                    path.append(actions)
+                    return Search(True, tuple(action for step in path for action in step), nodes)
                 seen.add(key)
                 if self._lost(child):
                     continue

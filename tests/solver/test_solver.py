@@ -153,17 +153,24 @@ def test_the_budget_counts_positions_and_the_answer_repeats():
     assert solve(state, 2_000) == first
 
 
+def test_a_win_counts_within_the_budget_it_is_found_in():
+    state = dealt(PRESETS["osmosis"], 3)
+    found = solve(state, 1_000)
+    assert found.verdict is Verdict.WINNABLE and 1 < found.nodes < 1_000
+    assert solve(state, found.nodes) == dataclasses.replace(found, budget=found.nodes)
+    short = solve(state, found.nodes - 1)
+    assert (short.verdict, short.nodes) == (Verdict.UNKNOWN, found.nodes - 1)
+
+
 def test_finished_games_and_bad_budgets():
-    state = dealt(PRESETS["osmosis-draw-one"], 3)
-    won = play_greedy(state) if play_greedy(state).status == "won" else None
-    lost = next(play_greedy(dealt(PRESETS["osmosis"], n)) for n in range(50)
-                if play_greedy(dealt(PRESETS["osmosis"], n)).status == "lost")
-    assert solve(lost).verdict is Verdict.UNWINNABLE
-    if won is not None:
-        assert solve(won).verdict is Verdict.WINNABLE
+    rules = PRESETS["osmosis-draw-one"]
+    won = next(final for final in (play_greedy(dealt(rules, n)) for n in range(50)) if final.status == "won")
+    lost = next(final for final in (play_greedy(dealt(rules, n)) for n in range(50)) if final.status == "lost")
+    assert (solve(won).verdict, solve(won).nodes) == (Verdict.WINNABLE, 0)
+    assert (solve(lost).verdict, solve(lost).nodes) == (Verdict.UNWINNABLE, 0)
     for budget in (0, -1, True, 1.5, MAX_BUDGET + 1):
         with pytest.raises(ValueError, match="budget"):
-            solve(state, budget)
+            solve(dealt(rules, 3), budget)
 
 
 def test_witnesses_name_every_source_and_target():
