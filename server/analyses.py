@@ -7,12 +7,12 @@ would tell the player about cards still hidden.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from uuid import UUID
 
 from . import events as ev
 from .computing import computed
+from .documents import to_json
 from .repository import Store
 from .rules import GameState, Rules, Status
 from .solver import SOLVER_VERSION
@@ -30,19 +30,20 @@ class Analyses:
 
     def analysis(self, game_id: UUID) -> str:
         """The analysis of a finished game as JSON text; raises GameNotFound, GameNotOver."""
-        game, secret = self._store.load_for_action(game_id)
-        if game.status == Status.PLAYING:
-            raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
+        # The kept analysis first: only a finished game has one, so a second read is this one query.
         stored = self._store.load_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET)
         if stored is not None:
             return stored
+        game, secret = self._store.load_for_action(game_id)
+        if game.status == Status.PLAYING:
+            raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
         events = self._store.load_events(game_id, 0, None)
         rules = Rules.from_mapping(game.rules)
         start = game_opening(rules, secret.server_seed, secret.client_seed, game.deal)
         steps = list(steps_of(start, events))
         analysis = computed(lambda: analyse(steps))
-        text = json.dumps({"game_id": str(game_id), **analysis}, separators=(",", ":"))
-        self._store.save_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET, game.version, text)
+        text = to_json({"game_id": str(game_id), **analysis})
+        self._store.save_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET, text)
         return text
 
 

@@ -192,8 +192,8 @@ class Store(Protocol):
         """The analysis stored for the game by this solver and budget, as JSON text."""
         ...
 
-    def save_analysis(self, game_id: UUID, solver: str, budget: int, version: int, analysis: str) -> None:
-        """Keep the analysis of the game at `version` (a finished game's last), unless one is kept already."""
+    def save_analysis(self, game_id: UUID, solver: str, budget: int, analysis: str) -> None:
+        """Keep the analysis of the (finished) game, unless one is kept already."""
         ...
 
     def find_token_and_response(self, game_id: UUID, scope: str,

@@ -87,9 +87,9 @@ def _solve(args: argparse.Namespace) -> int:
     if args.winnable:
         chosen = first_winnable(rules, server_seed, client_seed)
         deal["winnable"] = chosen.record
-        start = candidate_opening(rules, server_seed, client_seed, chosen.candidate)
+        start = chosen.opening
     else:
-        start = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
+        start = candidate_opening(rules, server_seed, client_seed, 0)
     started = time.perf_counter()
     solution = solve(start, args.budget)
     elapsed = time.perf_counter() - started

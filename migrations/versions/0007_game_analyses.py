@@ -20,7 +20,6 @@ def upgrade() -> None:
         game_id uuid NOT NULL REFERENCES games (id) ON DELETE CASCADE,
         solver text NOT NULL,
         budget integer NOT NULL,
-        version integer NOT NULL,
         analysis jsonb NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (game_id, solver, budget)

@@ -263,10 +263,10 @@ class PostgresStore:
                 sql.SELECT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget}).fetchone()
         return None if row is None else str(row[0])
 
-    def save_analysis(self, game_id: UUID, solver: str, budget: int, version: int, analysis: str) -> None:
+    def save_analysis(self, game_id: UUID, solver: str, budget: int, analysis: str) -> None:
         with self._connection() as conn:
             conn.execute(sql.INSERT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget,
-                                               "version": version, "analysis": analysis})
+                                               "analysis": analysis})
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:

@@ -159,7 +159,7 @@ SELECT_ANALYSIS = """
 
 # Two requests may analyse the same game at once: both compute the same analysis, the first one stays.
 INSERT_ANALYSIS = """
-    INSERT INTO game_analyses (game_id, solver, budget, version, analysis)
-    VALUES (%(game_id)s, %(solver)s, %(budget)s, %(version)s, %(analysis)s)
+    INSERT INTO game_analyses (game_id, solver, budget, analysis)
+    VALUES (%(game_id)s, %(solver)s, %(budget)s, %(analysis)s)
     ON CONFLICT (game_id, solver, budget) DO NOTHING
 """

@@ -4,9 +4,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
+from server.analyses import Analyses
 from server.events import Event, fold
 from server.replay import verify
 from server.rules import Card, Move, Place, apply, deal_number_seed, parse_action, preset
@@ -124,8 +126,8 @@ def test_winnable_sealed_and_random_deals_verify_offline_and_a_forged_candidate_
     for body in ({"sealed_deal_id": sealed, "client_seed": "carol"}, {}):
         game, token = create(client, winnable=True, **body)
         assert game["deal"]["winnable"]["solver"] == SOLVER_VERSION
-        witness_game = client.get(f"/games/{game['id']}").get_json()
-        assert "server_seed" not in witness_game["deal"]
+        read_back = client.get(f"/games/{game['id']}").get_json()
+        assert "server_seed" not in read_back["deal"]
         game = client.post(f"/games/{game['id']}/resign", headers=token).get_json()["game"]
         export = client.get(f"/games/{game['id']}/replay").get_json()
         assert verify(export).valid and verify(export).complete
@@ -158,3 +160,26 @@ def test_rules_with_no_provable_candidate_get_a_clear_422_and_no_game(client, mo
     assert (response.status_code, response.get_json()["code"]) == (422, "no-winnable-deal")
     assert "without 'winnable'" in response.get_json()["detail"]
     assert db.execute("SELECT count(*) FROM games").fetchone()[0] == before
+
+
+class CallRecordingStore:
+    """The real store, recording which of its methods were called."""
+
+    def __init__(self, store):
+        self._store = store
+        self.calls = []
+
+    def __getattr__(self, name):
+        self.calls.append(name)
+        return getattr(self._store, name)
+
+
+def test_a_kept_analysis_is_read_back_with_one_query(client, store):
+    game, token = create(client, deal_number=3)
+    client.post(f"/games/{game['id']}/resign", headers=token)
+    recording = CallRecordingStore(store)
+    first = Analyses(recording).analysis(UUID(game["id"]))
+    assert "save_analysis" in recording.calls
+    recording.calls.clear()
+    assert json.loads(Analyses(recording).analysis(UUID(game["id"]))) == json.loads(first)
+    assert recording.calls == ["load_analysis"]
