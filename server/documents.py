@@ -34,6 +34,8 @@ def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
         "score": record.score,
         "head_hash": record.head_hash,
         **projection(state),
+        # Last, where migration 0008 appended it to the documents it found.
+        "hints": record.hints,
     }
 
 

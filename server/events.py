@@ -26,7 +26,9 @@ from .rules import (
     Resign,
     Rules,
     RulesError,
+    action_to_dict,
     apply,
+    legal_actions,
     public_view,
 )
 from .rules.actions import FOUNDATIONS, RESERVES
@@ -41,6 +43,7 @@ GAME_WON = "game_won"
 GAME_LOST = "game_lost"
 GAME_RESIGNED = "game_resigned"
 SEEDS_REVEALED = "seeds_revealed"
+HINT_GIVEN = "hint_given"
 
 EVENT_KINDS = (
     GAME_CREATED,
@@ -52,6 +55,7 @@ EVENT_KINDS = (
     GAME_LOST,
     GAME_RESIGNED,
     SEEDS_REVEALED,
+    HINT_GIVEN,
 )
 
 
@@ -129,6 +133,12 @@ def seeds_revealed(server_seed: bytes, client_seed: str) -> NewEvent:
     return NewEvent(SEEDS_REVEALED, {"server_seed": server_seed.hex(), "client_seed": client_seed})
 
 
+def hint_given(hint: dict[str, Any]) -> NewEvent:
+    """A hint the player asked for (solver.hints): made from what the log already shows, so it shows no
+    more, and logged so that a replay shows the game was assisted."""
+    return NewEvent(HINT_GIVEN, hint)
+
+
 def events_for(before: GameState, action: Action, after: GameState) -> list[NewEvent]:
     """What became public through `action`: the action's own event, then the end of the game if it came."""
     events: list[NewEvent]
@@ -196,6 +206,7 @@ def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Even
     of the game, and the position after each of them is the position after the whole action: the game
     never showed a position between them. So an action's events are checked together before the first
     of them is given, and a caller that stops at an event inside a step must have passed the rest of it.
+    A hint_given is a step of its own that leaves the position as it was.
 
     Every recorded action is applied by the engine and what it makes public must equal what the log
     says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
@@ -211,6 +222,11 @@ def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Even
         if event.kind == SEEDS_REVEALED:
             if not state.is_over:
                 raise ReplayError(event.seq, "the seeds are revealed while the game is still on")
+            yield event, state
+            position += 1
+            continue
+        if event.kind == HINT_GIVEN:
+            _check_hint(event, state)
             yield event, state
             position += 1
             continue
@@ -232,6 +248,15 @@ def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Even
         for got in recorded:
             yield got, state
         position += len(expected)
+
+
+def _check_hint(event: Event, state: GameState) -> None:
+    """A hint comes while the game is on and recommends one of its legal actions, or none."""
+    if state.is_over:
+        raise ReplayError(event.seq, "a hint is given while the game is over")
+    recommended = event.data.get("action") if isinstance(event.data, dict) else None
+    if recommended is not None and recommended not in [action_to_dict(action) for action in legal_actions(state)]:
+        raise ReplayError(event.seq, "the hint recommends an action that is not legal here")
 
 
 def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:

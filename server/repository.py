@@ -56,6 +56,8 @@ class GameRecord:
     status: str
     score: int
     head_hash: str
+    hints: int
+    """How many hints the player asked for (hint_given events)."""
     document: str
     """The game as every response shows it, as JSON text: the fields above, the public view and the legal
     actions. Rendered once when the game changes; a read sends it as it is."""

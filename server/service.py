@@ -1,4 +1,5 @@
-"""The use cases: create a game, act on it, read it, list games and events. No HTTP and no SQL here.
+"""The use cases that write: create a game, act on it, ask for a hint (the reads are in queries.py). No HTTP
+and no SQL here.
 
 Every result is JSON-ready data, so that the very bytes of a first response can be stored for an
 idempotent retry and the HTTP layer only has to send them.
@@ -10,7 +11,7 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -18,11 +19,10 @@ from uuid import UUID, uuid4
 
 from . import events as ev
 from .computing import computed
-from .cursors import decode_cursor, encode_cursor
-from .documents import game_document, game_view, position_after, rendered, sealed_deal_view, to_json
+from .documents import rendered, sealed_deal_view, to_json
 from .idempotency import Idempotency, key_hash, replayed_text, stored_response, with_player_token
+from .queries import GameQueries
 from .recent_games import Known, RecentGames
-from .replay import Verdict, export, verify, verify_log
 from .repository import (
     Change,
     GameRecord,
@@ -35,8 +35,6 @@ from .repository import (
     VersionConflict,
 )
 from .rules import (
-    PRESET_DESCRIPTIONS,
-    PRESETS,
     Action,
     Deal,
     GameState,
@@ -55,10 +53,9 @@ from .rules import (
     to_text,
 )
 from .rules.engine import can_redeal
-from .solver.winnable import first_winnable, game_opening
+from .solver import hints
+from .solver.winnable import first_winnable
 
-MAX_SEQ = 2**31 - 1
-"""The largest seq a log can hold."""
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
 
@@ -71,8 +68,12 @@ class Forbidden(Exception):
     """The player token does not belong to this game."""
 
 
-class EventNotFound(LookupError):
-    """A seq the game's log does not have."""
+class PositionMoved(VersionConflict):
+    """An action landed while a hint for the position before it was worked out."""
+
+
+HINT_ATTEMPTS = 3
+"""Hints worked out at most for one request, each after an action that landed while the last was."""
 
 
 class ChangeSink(Protocol):
@@ -80,6 +81,10 @@ class ChangeSink(Protocol):
 
     def changed(self, game_id: str, variant: str | None, version: int, events: Sequence[dict[str, Any]]) -> None: ...
 
+
+Stepped = tuple[GameState, list[ev.NewEvent], dict[str, Any]]
+"""What a step makes of a position: the position after it, the events it appends, and what else its
+response says besides the game and the events."""
 
 Versions = frozenset[int] | None
 """The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
@@ -107,7 +112,7 @@ def _new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-class GameService:
+class GameService(GameQueries):
     def __init__(
         self,
         store: Store,
@@ -119,8 +124,8 @@ class GameService:
     ) -> None:
         """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
         their next action needs no read (see RecentGames)."""
+        super().__init__(store)
         self.store = store
-        self._store = store
         self.changes: ChangeSink | None = None
         """Told of every game created and every action that lands here (the live hub)."""
         self._recent = RecentGames(recent_games)
@@ -128,95 +133,6 @@ class GameService:
         self._new_server_seed = new_server_seed
         self._new_token = new_token
         self._new_id = new_id
-
-    # --- reads ------------------------------------------------------------------------------------
-
-    def readiness(self) -> str | None:
-        """None when the database is reachable and migrated to head; otherwise why not."""
-        return self._store.readiness()
-
-    @staticmethod
-    def variants() -> list[dict[str, Any]]:
-        return [
-            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_dict()}
-            for name, rules in PRESETS.items()
-        ]
-
-    def versions(self, game_ids: Collection[UUID]) -> dict[str, int]:
-        """The version of each of these games that exists, by id."""
-        return self._store.read_versions([str(game_id) for game_id in game_ids])
-
-    def get_game(self, game_id: UUID) -> tuple[int, str]:
-        """The game's version, and the game as JSON text, as stored when it last changed."""
-        return self._store.load_document(game_id)
-
-    def list_games(self, limit: int, cursor: str | None, status: str | None = None,
-                   variant: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first, of this status and variant if given; the second value is the cursor of the next
-        page, None on the last page."""
-        before = decode_cursor(cursor) if cursor else None
-        records = self._store.list_games(limit + 1, before, status, variant)
-        page = records[:limit]
-        next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
-        return [game_view(record) for record in page], next_cursor
-
-    def list_events(self, game_id: UUID, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-        """Events with seq > `after`; the second value is the `after` of the next page, if any."""
-        events = self._store.load_events(game_id, after, limit + 1)
-        page = events[:limit]
-        return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
-
-    def state_at(self, game_id: UUID, seq: int) -> dict[str, Any]:
-        """The public view and legal actions right after event `seq`, as the live game showed them; the
-        events one action appends all show the position after that action (events.replayed).
-
-        Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
-        long the game.
-        """
-        travel = self._store.load_time_travel(game_id, seq) if 1 <= seq <= MAX_SEQ else None
-        event = next((event for event in travel.events if event.seq == seq), None) if travel else None
-        if travel is None or event is None:
-            raise EventNotFound(f"game {game_id} has no event {seq}")
-        if travel.snapshot is not None:
-            snapshot_seq, snapshot_text = travel.snapshot
-            start = from_text(snapshot_text)
-            events = [event for event in travel.events if event.seq > snapshot_seq]
-        else:
-            rules = Rules.from_mapping(travel.rules)
-            secret = travel.secret
-            start = game_opening(rules, secret.server_seed, secret.client_seed, travel.deal)
-            events = travel.events
-        state = ev.fold(start, events, upto=seq)
-        return position_after(game_id, seq, event.hash, state)
-
-    def replay(self, game_id: UUID) -> dict[str, Any]:
-        """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
-        game = self._store.load_game(game_id)
-        return export(game_view(game), self._store.load_events(game_id, 0, None, upto=game.version))
-
-    def verification(self, game_id: UUID) -> dict[str, Any]:
-        """Re-check a game from its stored log with the server's own seeds, and its projection and snapshots
-        against it."""
-        game, secret = self._store.load_for_action(game_id)
-        events = self._store.load_events(game_id, 0, None)
-        verdict, final = verify_log(Rules.from_mapping(game.rules), game.commitment, events,
-                                    seeds=(secret.server_seed, secret.client_seed), game_id=str(game.id),
-                                    snapshots=self._store.load_snapshots(game_id))
-        if verdict.valid and final is not None and (
-            game.version != events[-1].seq
-            or game.head_hash != events[-1].hash
-            or game.status != final.status.value
-            or game.score != final.cards_on_foundations
-            or secret.state_text != to_text(final)
-            or json.loads(game.document) != game_document(game, final)
-        ):
-            verdict = Verdict(False, True, len(events), None,
-                              f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
-        return verdict.to_dict()
-
-    @staticmethod
-    def verify_replay(document: dict[str, Any]) -> dict[str, Any]:
-        return verify(document).to_dict()
 
     # --- writes -----------------------------------------------------------------------------------
 
@@ -283,6 +199,7 @@ class GameService:
             status=state.status.value,
             score=state.cards_on_foundations,
             head_hash=events[-1].hash,
+            hints=0,
             document="",
         ), state)
         token = self._new_token()
@@ -318,14 +235,58 @@ class GameService:
                idempotency: Idempotency | None) -> Result:
         return self.act(game_id, token, Resign(), expected_versions, idempotency)
 
-    def _act(
+    def hint(self, game_id: UUID, token: str, expected_versions: Versions,
+             idempotency: Idempotency | None) -> Result:
+        """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
+        scope = f"game:{game_id}"
+        if idempotency is not None:
+            token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
+            _check_token(token, token_hash)
+            if stored is not None:
+                return _replayed(stored, idempotency)
+        for _ in range(HINT_ATTEMPTS - 1):
+            try:
+                return self._hint_once(game_id, token, expected_versions, idempotency)
+            except PositionMoved:
+                continue
+        return self._hint_once(game_id, token, expected_versions, idempotency)
+
+    def _hint_once(self, game_id: UUID, token: str, expected_versions: Versions,
+                   idempotency: Idempotency | None) -> Result:
+        game, secret = self._store.load_for_action(game_id)
+        _check_token(token, secret.token_hash)
+        _check_version(game, expected_versions)
+        state = from_text(secret.state_text)
+        # Worked out before the write, outside any transaction: a search of a second or so must not hold
+        # the game's row. Should an action land meanwhile, the hint is worked out again for its position.
+        given = computed(lambda: hints.hint(state).to_dict())
+
+        def give(current: GameState) -> Stepped:
+            if current != state:
+                raise PositionMoved("the game moved on while its hint was worked out: ask again")
+            return current, [ev.hint_given(given)], {"hint": given}
+
+        return self._step(game_id, token, give, expected_versions, idempotency)
+
+    def _act(self, game_id: UUID, token: str, choose: Callable[[GameState], Action], expected_versions: Versions,
+             idempotency: Idempotency | None) -> Result:
+        def take(state: GameState) -> Stepped:
+            action = choose(state)
+            after = apply(state, action)
+            return after, ev.events_for(state, action, after), {}
+
+        return self._step(game_id, token, take, expected_versions, idempotency)
+
+    def _step(
         self,
         game_id: UUID,
         token: str,
-        choose: Callable[[GameState], Action],
+        step: Callable[[GameState], Stepped],
         expected_versions: Versions,
         idempotency: Idempotency | None,
     ) -> Result:
+        """Append what `step` makes of the game's position: its new position, its events, and what else the
+        response says besides the game and the events."""
         scope = f"game:{game_id}"
         if idempotency is not None:
             # The token first, whether or not the key was used: a stranger learns nothing of the key.
@@ -339,13 +300,9 @@ class GameService:
 
         def decide(game: GameRecord, secret: GameSecret) -> Change:
             _check_token(token, secret.token_hash)
-            if expected_versions is not None and game.version not in expected_versions:
-                stated = " or ".join(str(version) for version in sorted(expected_versions))
-                raise VersionConflict(f"the game is at version {game.version}, not {stated}")
+            _check_version(game, expected_versions)
             state = recent.state if recent is not None and secret is recent.secret else from_text(secret.state_text)
-            action = choose(state)
-            after = apply(state, action)
-            new_events = ev.events_for(state, action, after)
+            after, new_events, extra = step(state)
             deal = game.deal
             if after.is_over:
                 new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
@@ -359,11 +316,13 @@ class GameService:
                 status=after.status.value,
                 score=after.cards_on_foundations,
                 head_hash=appended[-1].hash,
+                hints=game.hints + sum(event.kind == ev.HINT_GIVEN for event in new_events),
             ), after)
             events = [event.to_dict() for event in appended]
-            text = f'{{"game":{updated.document},"events":{to_json(events)}}}'
+            extra_text = "".join(f",{to_json(key)}:{to_json(value)}" for key, value in extra.items())
+            text = f'{{"game":{updated.document},"events":{to_json(events)}{extra_text}}}'
             state_text = to_text(after)
-            decided.append(({"game": shown, "events": events}, text,
+            decided.append(({"game": shown, "events": events, **extra}, text,
                             Known(updated, replace(secret, state_text=state_text), after)))
             return Change(updated, appended, state_text, stored_response(scope, idempotency, 200, text),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
@@ -427,6 +386,12 @@ class GameService:
 def _replayed(stored: StoredResponse, idempotency: Idempotency) -> Result:
     text = replayed_text(stored, idempotency)
     return Result(stored.status, json.loads(text), text, replayed=True)
+
+
+def _check_version(game: GameRecord, expected_versions: Versions) -> None:
+    if expected_versions is not None and game.version not in expected_versions:
+        stated = " or ".join(str(version) for version in sorted(expected_versions))
+        raise VersionConflict(f"the game is at version {game.version}, not {stated}")
 
 
 def _check_token(token: str, token_hash: str) -> None:

@@ -50,3 +50,38 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
         document = json.loads(text)
         assert views[game_id] == {"state": document["state"], "legal_actions": document["legal_actions"]}
         assert json.loads(migrated[game_id]) == document
+
+
+def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
+    try:
+        service = GameService(PostgresStore(pool, head_revision()))
+        plain = service.create_game(preset("osmosis"), deal_number=1).body
+        hinted = service.create_game(preset("osmosis"), deal_number=2).body
+        for _ in range(2):
+            service.hint(UUID(hinted["id"]), hinted["player_token"], None, None)
+    finally:
+        pool.close()
+    rendered = documents(url)
+    as_before = rendered[UUID(plain["id"])].replace(',"hints":0}', "}")
+    assert as_before != rendered[UUID(plain["id"])]
+
+    try:
+        command.downgrade(alembic_config(url), "0007")
+        with psycopg.connect(url) as conn:
+            columns = {row[0] for row in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'games'")}
+            # What the server before 0008 wrote for this game, byte for byte.
+            conn.execute("UPDATE games SET document = %s::json WHERE id = %s", (as_before, plain["id"]))
+        downgraded = documents(url)
+        command.upgrade(alembic_config(url), "head")
+        migrated = documents(url)
+    finally:
+        drop_database(embedded_server_url, url)
+
+    assert "hints" not in columns
+    assert all("hints" not in json.loads(text) for text in downgraded.values())
+    assert migrated[UUID(plain["id"])] == rendered[UUID(plain["id"])]
+    assert json.loads(migrated[UUID(hinted["id"])]) == json.loads(rendered[UUID(hinted["id"])])
+    assert json.loads(rendered[UUID(hinted["id"])])["hints"] == 2

@@ -18,7 +18,7 @@ from ..live import Hub
 from ..service import GameService
 from ..store import PostgresStore, open_pool
 from . import boundary, contract, deals, errors, feeds, meta, observability, pusher, web
-from .analysis import blp as games_with_actions_and_analysis  # analysis.py imports actions.py's routes too
+from .analysis import blp as games_with_actions_and_analysis  # with the routes of actions.py and hints.py
 
 API_TITLE = "Osmosis game server"
 API_VERSION = importlib.metadata.version("osmosis-server")
@@ -94,7 +94,7 @@ def _app_and_api() -> tuple[Flask, Api]:
     )
     api.register_blueprint(meta.variants_blp)
     api.register_blueprint(meta.health_blp)
-    # The games blueprint, once actions.py and analysis.py have added their routes to it.
+    # The games blueprint, once actions.py, hints.py and analysis.py have added their routes to it.
     api.register_blueprint(games_with_actions_and_analysis)
     api.register_blueprint(deals.deals_blp)
     api.register_blueprint(deals.replays_blp)

@@ -25,7 +25,7 @@ ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-fai
                 "idempotency-key-reused")
 
 
-def _bearer_token() -> str:
+def bearer_token() -> str:
     """The player token; checked before anything else in the request, so that no one learns more."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -33,7 +33,7 @@ def _bearer_token() -> str:
     return token.strip()
 
 
-def _expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
+def expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
     """The versions the action may be taken on (None: any), from `expected_version` in the body and the
     If-Match header; when both are given, the body's version must be one the header names."""
     from_body = args.get("expected_version")
@@ -69,13 +69,13 @@ def _versions_named(if_match: str) -> frozenset[int]:
 
 
 
-def _action_response(result: Result) -> Response:
+def action_response(result: Result) -> Response:
     return written(result, {"ETag": etag(result.body["game"]["version"])})
 
 
 
 
-def _write_doc(operation_id: str) -> Any:
+def write_doc(operation_id: str) -> Any:
     return blp.doc(operationId=operation_id, parameters=[parameter("IdempotencyKey"), parameter("IfMatch")],
                    security=[{"playerToken": []}])
 
@@ -94,7 +94,7 @@ def action_of(data: dict[str, Any]) -> Action:
 
 @blp.route("/<uuid:game_id>/actions")
 class Actions(MethodView):
-    @_write_doc("takeAction")
+    @write_doc("takeAction")
     @blp.arguments(ActionSubmissionSchema(), examples={
         "move": {"value": {"action": examples.move_request(), "expected_version": 3}},
         "deal": {"value": {"action": {"kind": "deal"}}},
@@ -110,14 +110,14 @@ class Actions(MethodView):
         If-Match) the action lands only on that version of the game. The answer is the game after the action
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
-        token, idempotency = _bearer_token(), request_idempotency()
-        result = game_service().act(game_id, token, action_of(args["action"]), _expected_versions(args), idempotency)
-        return _action_response(result)
+        token, idempotency = bearer_token(), request_idempotency()
+        result = game_service().act(game_id, token, action_of(args["action"]), expected_versions(args), idempotency)
+        return action_response(result)
 
 
 @blp.route("/<uuid:game_id>/moves")
 class Moves(MethodView):
-    @_write_doc("playMove")
+    @write_doc("playMove")
     @blp.arguments(MoveSchema(), example={"card": "7S"})
     @_written_action(examples.moved())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
@@ -128,14 +128,14 @@ class Moves(MethodView):
         checked (a mismatch is a 409 naming the rule). `takeAction` does the same with a legal action as the
         game lists it.
         """
-        token, idempotency = _bearer_token(), request_idempotency()
-        result = game_service().move(game_id, token, move_from_request(args), _expected_versions(args), idempotency)
-        return _action_response(result)
+        token, idempotency = bearer_token(), request_idempotency()
+        result = game_service().move(game_id, token, move_from_request(args), expected_versions(args), idempotency)
+        return action_response(result)
 
 
 @blp.route("/<uuid:game_id>/draw")
 class Draw(MethodView):
-    @_write_doc("drawCards")
+    @write_doc("drawCards")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
     @_written_action(examples.dealt())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
@@ -145,13 +145,13 @@ class Draw(MethodView):
         The action `deal` (or `redeal` when the stock is empty and a pass is left), whichever the position
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
-        token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().draw(game_id, token, _expected_versions(args), idempotency))
+        token, idempotency = bearer_token(), request_idempotency()
+        return action_response(game_service().draw(game_id, token, expected_versions(args), idempotency))
 
 
 @blp.route("/<uuid:game_id>/resign")
 class Resignation(MethodView):
-    @_write_doc("resignGame")
+    @write_doc("resignGame")
     @blp.arguments(ActionRequestSchema(), required=False, example={})
     @_written_action(examples.resigned())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
@@ -160,5 +160,5 @@ class Resignation(MethodView):
 
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
-        token, idempotency = _bearer_token(), request_idempotency()
-        return _action_response(game_service().resign(game_id, token, _expected_versions(args), idempotency))
+        token, idempotency = bearer_token(), request_idempotency()
+        return action_response(game_service().resign(game_id, token, expected_versions(args), idempotency))

@@ -8,14 +8,14 @@ from flask import Response
 from flask.views import MethodView
 
 from ..analyses import Analyses
-from . import actions, examples
+from . import actions, examples, hints
 from .common import game_service
 from .contract import READ_ERRORS, answers
 from .games import blp
 from .solver_schemas import AnalysisSchema
 
-__all__ = ["Analysis", "actions", "blp"]
-"""`blp` is the games blueprint with the routes of actions.py and of this module."""
+__all__ = ["Analysis", "actions", "blp", "hints"]
+"""`blp` is the games blueprint with the routes of actions.py, hints.py and this module."""
 
 
 @blp.route("/<uuid:game_id>/analysis")

@@ -20,6 +20,7 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import fields
 
 from ..rules import RANK_CODES
+from ..solver import Verdict
 from . import errors
 from .event_schemas import EVENT_SCHEMAS
 from .examples import problem_example
@@ -38,7 +39,12 @@ class _Converter(OpenAPIConverter):
     def field2property(self, field: fields.Field[Any]) -> dict[str, Any]:
         component = field.metadata.get("component")
         if component is not None:
-            return ref(component)
+            # OpenAPI 3.0 ignores whatever stands beside a $ref: a description or null goes around it.
+            described = {"description": field.metadata["description"]} if "description" in field.metadata else {}
+            if field.allow_none:
+                null = {"type": VOCABULARY.get(component, {}).get("type", "object"), "nullable": True}
+                return {**described, "anyOf": [ref(component), null]}
+            return {**described, "allOf": [ref(component)]} if described else ref(component)
         converted: dict[str, Any] = super().field2property(field)
         return converted
 
@@ -60,6 +66,10 @@ VOCABULARY: dict[str, dict[str, Any]] = {
     "Source": {"type": "string", "enum": list(SOURCES), "example": "waste",
                "description": "A place a card is played from: a reserve pile (R1 to R4), the waste's top, the "
                               "free cell."},
+    "SolverVerdict": {"type": "string", "enum": [verdict.value for verdict in Verdict], "example": "winnable",
+                "description": "The solver's verdict on a position with every card known: winnable (a win was "
+                               "found), unwinnable (every reachable position was searched and none is won), "
+                               "unknown (its budget ran out first)."},
     "Target": {"type": "string", "enum": list(TARGETS), "example": "F1",
                "description": "A place a card is played to: a foundation (F1 to F4, in play order) or the "
                               "free cell."},
@@ -88,6 +98,7 @@ EVENTS = {
     "game_lost": "GameLostEvent",
     "game_resigned": "GameResignedEvent",
     "seeds_revealed": "SeedsRevealedEvent",
+    "hint_given": "HintGivenEvent",
 }
 
 UNIONS: dict[str, dict[str, Any]] = {

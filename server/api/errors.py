@@ -13,9 +13,10 @@ from werkzeug.exceptions import HTTPException
 from ..analyses import GameNotOver
 from ..cursors import InvalidCursor
 from ..idempotency import IdempotencyKeyReused
+from ..queries import EventNotFound
 from ..repository import GameNotFound, SealedDealNotFound, SealedDealUsed, StoreUnavailable, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
-from ..service import EventNotFound, Forbidden, Unauthorized
+from ..service import Forbidden, Unauthorized
 from ..solver.winnable import NoWinnableDeal
 
 PROBLEM_JSON = "application/problem+json"

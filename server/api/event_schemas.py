@@ -7,6 +7,7 @@ from marshmallow import fields
 
 from .. import events as ev
 from .schemas import SOURCES, TARGETS, DealInfoSchema, PublicStateSchema, RulesSchema, card, cards, kind, one_of
+from .solver_schemas import HintSchema
 
 
 class GameCreatedDataSchema(ma.Schema):
@@ -74,4 +75,5 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     ev.GAME_LOST: _event(ev.GAME_LOST, GameEndedDataSchema, "No action is left."),
     ev.GAME_RESIGNED: _event(ev.GAME_RESIGNED, GameResignedDataSchema, "The player gave up."),
     ev.SEEDS_REVEALED: _event(ev.SEEDS_REVEALED, SeedsRevealedDataSchema, "The seeds, once the game is over."),
+    ev.HINT_GIVEN: _event(ev.HINT_GIVEN, HintSchema, "A hint the player asked for (it changes no card)."),
 }

@@ -1,8 +1,9 @@
 """The examples of the OpenAPI document: one game played through the functions that make real responses.
 
-Deal 4711 of `osmosis` is dealt, dealt from, played on and resigned by the rules engine; its events are
-chained and its documents rendered as the service does, so every example is what the server would send
-for it (tests/api/test_contract_examples.py compares them with real responses, ids and clocks aside).
+Deal 4711 of `osmosis` is dealt, dealt from, played on, hinted and resigned by the rules engine and the
+solver; its events are chained and its documents rendered as the service does, so every example is what
+the server would send for it (tests/api/test_contract_examples.py compares them with real responses, ids
+and clocks aside).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ..rules import (
     shuffled_deck,
 )
 from ..rules import opening as opening_of
+from ..solver import hints
 from ..solver.analysis import analyse
 from .streams import event_message, feed_message, game_message
 
@@ -56,8 +58,8 @@ class Step:
 
 
 @functools.cache
-def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
-    """Created; then a deal; then the first move the rules allow after deals; then resigned."""
+def _played() -> tuple[Step, Step, Step, Step, Step, list[ev.Event]]:
+    """Created; then a deal; then the first move the rules allow after deals; then a hint; then resigned."""
     rules = preset(VARIANT)
     server_seed = deal_number_seed(DEAL_NUMBER)
     state = opening_of(rules, layout(shuffled_deck(server_seed), rules))
@@ -67,7 +69,7 @@ def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
     record = GameRecord(id=GAME_ID, created_at=CREATED_AT, updated_at=CREATED_AT, rules=rules.to_dict(),
                         variant=rules.preset_name, deal=deal, commitment=commit, version=1,
                         status=state.status.value, score=state.cards_on_foundations, head_hash=log[-1].hash,
-                        document="")
+                        hints=0, document="")
     created = Step(record, state, game_document(record, state), [log[0].to_dict()])
 
     def act(record: GameRecord, state: GameState, action: Any) -> tuple[GameRecord, GameState, Step]:
@@ -84,20 +86,28 @@ def _played() -> tuple[Step, Step, Step, Step, list[ev.Event]]:
                          head_hash=appended[-1].hash)
         return record, after, Step(record, after, game_document(record, after), [event.to_dict() for event in appended])
 
+    def hint(record: GameRecord, state: GameState) -> tuple[GameRecord, Step]:
+        appended = ev.chain(record.head_hash, record.version + 1, [ev.hint_given(hints.hint(state).to_dict())])
+        log.extend(appended)
+        record = replace(record, updated_at=record.updated_at + timedelta(seconds=4), version=appended[-1].seq,
+                         head_hash=appended[-1].hash, hints=record.hints + 1)
+        return record, Step(record, state, game_document(record, state), [event.to_dict() for event in appended])
+
     record, state, dealt = act(record, state, Deal())
     while not any(isinstance(action, Move) for action in legal_actions(state)):
         record, state, _ = act(record, state, Deal())
     move = next(action for action in legal_actions(state) if isinstance(action, Move))
     record, state, moved = act(record, state, move)
+    record, hinted = hint(record, state)
     record, state, resigned = act(record, state, Resign())
-    return created, dealt, moved, resigned, log
+    return created, dealt, moved, hinted, resigned, log
 
 
 @functools.cache
 def analysis() -> dict[str, Any]:
     """The analysis of the resigned game."""
     created = _played()[0]
-    steps = list(steps_of(created.state, _played()[4]))
+    steps = list(steps_of(created.state, _played()[5]))
     return {"game_id": str(GAME_ID), **analyse(steps)}
 
 
@@ -120,8 +130,13 @@ def moved() -> dict[str, Any]:
     return {"game": step.game, "events": step.events}
 
 
-def resigned() -> dict[str, Any]:
+def hinted() -> dict[str, Any]:
     step = _played()[3]
+    return {"game": step.game, "events": step.events, "hint": step.events[0]["data"]}
+
+
+def resigned() -> dict[str, Any]:
+    step = _played()[4]
     return {"game": step.game, "events": step.events}
 
 
@@ -137,7 +152,7 @@ def game_list() -> dict[str, Any]:
 
 
 def event_list() -> dict[str, Any]:
-    events = [event.to_dict() for event in _played()[4][:3]]
+    events = [event.to_dict() for event in _played()[5][:3]]
     return {"events": events, "next": f"/games/{GAME_ID}/events?after=3&limit=3", "next_after": 3}
 
 
@@ -147,7 +162,7 @@ def state_at() -> dict[str, Any]:
 
 
 def replay() -> dict[str, Any]:
-    return export(_played()[3].game, _played()[4])
+    return export(_played()[4].game, _played()[5])
 
 
 def verdict() -> dict[str, Any]:

@@ -11,8 +11,8 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from ..documents import to_json
+from ..queries import MAX_SEQ
 from ..rules import InvalidInput, Rules, preset
-from ..service import MAX_SEQ
 from . import examples, streams
 from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency, written
 from .contract import (

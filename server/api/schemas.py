@@ -56,9 +56,9 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def component(name: str, **kwargs: Any) -> fields.Raw:
+def component(name: str, metadata: dict[str, Any] | None = None, **kwargs: Any) -> fields.Raw:
     """A value the contract describes as a component of its own (a tagged union): sent as the service made it."""
-    return fields.Raw(metadata={"component": name}, **kwargs)
+    return fields.Raw(metadata={**(metadata or {}), "component": name}, **kwargs)
 
 
 def _version(description: str) -> fields.Integer:
@@ -263,6 +263,8 @@ class GameSchema(ma.Schema):
     legal_actions = fields.List(component("LegalAction"), required=True, metadata={
         "description": "Every move, deal and redeal the rules allow now; empty once the game is over. Resigning is "
                        "always allowed while the game is on and is not listed."})
+    hints = fields.Integer(required=True, metadata={
+        "description": "Hints the player asked for (askForHint); each is a hint_given event of the log."})
 
 
 class GameListSchema(ma.Schema):

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..solver import Verdict
-from .schemas import component
+from .schemas import GameSchema, component
 
 VERDICTS = [verdict.value for verdict in Verdict]
 
@@ -47,3 +47,42 @@ class AnalysisSchema(ma.Schema):
         "description": "Every verdict above was decided; false when a search ran out of budget."})
     summary = fields.String(required=True, metadata={
         "example": "winnable until event 37; the deal at event 38 lost it"})
+
+
+class EstimateSchema(ma.Schema):
+    action = component("LegalAction", required=True)
+    wins = fields.Integer(required=True, metadata={
+        "description": "Arrangements of the unseen cards in which the solver won after this action."})
+    # Not a field named `unknown`: on a marshmallow schema that name is the setting for unknown fields.
+    undecided = fields.Integer(required=True, data_key="unknown", attribute="unknown", metadata={
+        "description": "Arrangements the solver could not decide within its budget after this action."})
+    samples = fields.Integer(required=True, metadata={
+        "description": "Arrangements judged: the estimated chance of winning is wins / samples (at least; at most "
+                       "(wins + unknown) / samples)."})
+
+
+class HintSchema(ma.Schema):
+    action = component("LegalAction", required=True, allow_none=True, metadata={
+        "description": "The action recommended, one of the game's legal_actions; null only when nothing is unseen "
+                       "and the solver found no action that wins (verdict unwinnable or unknown)."})
+    basis = fields.String(required=True, validate=validate.OneOf(["exact", "estimate"]), metadata={
+        "description": "exact: every card is known to the player, and the solver searched the position itself; "
+                       "estimate: each legal action was judged on random arrangements of the unseen cards."})
+    verdict = component("SolverVerdict", required=True, allow_none=True, metadata={
+        "description": "The exact search's verdict on the position; null for an estimate."})
+    estimates = fields.List(fields.Nested(EstimateSchema), required=True, metadata={
+        "description": "For an estimate, every legal action, best first (most wins, then most undecided); empty "
+                       "for an exact answer."})
+    samples = fields.Integer(required=True, metadata={"description": "Arrangements judged (1 when exact)."})
+    unseen = fields.Integer(required=True, metadata={
+        "description": "Cards the player has not seen: the stock's in the first pass, and the face-down ones."})
+    nodes = fields.Integer(required=True, metadata={"description": "Positions searched in all."})
+    budget = fields.Integer(required=True, metadata={"description": "Positions the hint could search at most."})
+    solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
+
+
+class HintResultSchema(ma.Schema):
+    game = fields.Nested(GameSchema, required=True, metadata={"description": "The game, its hints counted."})
+    events = fields.List(component("Event"), required=True, metadata={
+        "description": "The hint_given event appended: its data is the hint."})
+    hint = fields.Nested(HintSchema, required=True)

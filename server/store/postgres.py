@@ -358,6 +358,7 @@ def _game_params(game: GameRecord) -> dict[str, Any]:
         "status": game.status,
         "score": game.score,
         "head_hash": game.head_hash,
+        "hints": game.hints,
         "document": game.document,
     }
 
@@ -390,5 +391,6 @@ def _game(row: dict[str, Any]) -> GameRecord:
         status=row["status"],
         score=row["score"],
         head_hash=row["head_hash"],
+        hints=row["hints"],
         document=row["document"],
     )

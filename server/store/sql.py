@@ -3,15 +3,15 @@
 import itertools
 
 _GAME_COLUMNS = """
-    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash,
+    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash, hints,
     document::text AS document
 """
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, document)
+                       head_hash, hints, document)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(document)s)
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s)
 """
 
 INSERT_SECRET = """
@@ -31,7 +31,7 @@ WRITE_CHANGE = """
     WITH moved AS (
         UPDATE games
         SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
-            score = %(score)s, head_hash = %(head_hash)s, document = %(document)s
+            score = %(score)s, head_hash = %(head_hash)s, hints = %(hints)s, document = %(document)s
         WHERE id = %(id)s AND version = %(expected_version)s
         RETURNING id
     ), position AS (

@@ -88,6 +88,9 @@ def test_the_examples_are_what_the_server_answers_for_the_same_game(client):
     while examples.moved()["game"]["version"] - 1 > dealt["game"]["version"]:
         dealt = act({"kind": "deal"})
     assert masked(act(examples.move_request())) == masked(examples.moved())
+    hinted = client.post(f"/games/{game['id']}/hint", headers=token)
+    assert hinted.status_code == 200
+    assert masked(hinted.get_json()) == masked(examples.hinted())
     assert masked(act({"kind": "resign"})) == masked(examples.resigned())
     replay = client.get(f"/games/{game['id']}/replay").get_json()
     assert masked(replay) == masked(examples.replay())

@@ -236,8 +236,21 @@ function describe(event) {
     case "game_lost": return `Lost: ${d.reason}.`;
     case "game_resigned": return "Resigned.";
     case "seeds_revealed": return `Seeds revealed: server ${d.server_seed.slice(0, 16)}…, client "${d.client_seed}".`;
+    case "hint_given": return `Hint asked: ${hintText(d)}.`;
     default: return event.kind;
   }
+}
+
+function actionText(action) {
+  return action.kind === "move" ? `${cardName(action.card)} from ${action.from} to ${action.to}` : action.kind;
+}
+
+function hintText(hint) {
+  if (hint.basis === "exact") {
+    return hint.action ? `${actionText(hint.action)} (it wins)` : `no action wins (${hint.verdict})`;
+  }
+  const best = hint.estimates[0];
+  return `${actionText(hint.action)} (won ${best.wins} of ${best.samples} guesses at the unseen cards)`;
 }
 
 async function loadEvents(id, after) {

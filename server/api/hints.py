@@ -1,0 +1,42 @@
+"""Hints during play: the best action by what the player has seen, logged as an event."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from flask import Response
+from flask.views import MethodView
+
+from . import examples
+from .actions import ACTION_CODES, action_response, bearer_token, expected_versions, write_doc
+from .common import game_service, request_idempotency
+from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers
+from .games import blp
+from .schemas import ActionRequestSchema
+from .solver_schemas import HintResultSchema
+
+__all__ = ["Hint", "blp"]
+
+
+@blp.route("/<uuid:game_id>/hint")
+class Hint(MethodView):
+    @write_doc("askForHint")
+    @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})
+    @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=examples.hinted())
+    @answers(*ACTION_ERRORS, only=tuple(code for code in ACTION_CODES if code != "illegal-action"))
+    def post(self, args: dict[str, Any], game_id: UUID) -> Response:
+        """Ask for a hint: the best action by what the player has seen
+
+        The hint is worked out from the public view and the cards already dealt face up, never from a hidden
+        card: when the player has seen every card (Peek after its first pass, say), the solver's exact best
+        action; otherwise each legal action is judged on random arrangements of the unseen cards, and `hint`
+        gives every action's wins and the sample size. The arrangements are drawn from a generator seeded
+        with what the player has seen, so two deals that look alike to the player get the same hint.
+
+        A hint is appended to the move log as a `hint_given` event (a replay shows that the game was
+        assisted), the game's `hints` counts them, and the version moves on, as after an action. A hint
+        searches a bounded number of positions (`budget`): it takes a second at most.
+        """
+        token, idempotency = bearer_token(), request_idempotency()
+        return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency))

@@ -1,0 +1,146 @@
+"""Hints from what the player has seen, and nothing else (docs/solver.md, "Hints").
+
+The cards the player has not seen are the stock's during the first pass and the face-down reserve
+cards. A hint never reads them: it first replaces them by a canonical arrangement (the unseen cards in
+deck order), so that every deal that looks the same to the player gives the same hint, and takes its
+random arrangements from a generator seeded with that canonical position. When nothing is unseen, the
+solver answers exactly; otherwise each legal action is judged by how many of the arrangements it wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..rules import DECK, Action, Card, GameOver, GameState, action_to_dict, apply, legal_actions, to_text
+from . import SOLVER_VERSION, Verdict, solve
+
+HINT_BUDGET = 100_000
+"""Positions one hint may search over all its solves: a second or so of one core."""
+SAMPLE_BUDGET = 2_000
+"""Positions per solve of one arrangement after one action; a solve that runs out counts as unknown."""
+MAX_SAMPLES = 64
+"""Arrangements judged at most; fewer when the budget cannot pay for another one for every action."""
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """How an action fared over the arrangements: won in `wins`, undecided in `unknown` of them."""
+
+    action: Action
+    wins: int
+    unknown: int
+
+    def to_dict(self, samples: int) -> dict[str, Any]:
+        return {"action": action_to_dict(self.action), "wins": self.wins, "unknown": self.unknown,
+                "samples": samples}
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    action: Action | None
+    """The action recommended; None only when the position is known and no action is known to win."""
+    basis: str
+    """"exact": nothing was unseen, and the solver searched the position itself; "estimate": arrangements
+    of the unseen cards were judged."""
+    verdict: Verdict | None
+    """The exact search's verdict; None for an estimate."""
+    estimates: tuple[Estimate, ...]
+    """For an estimate, every legal action, best first; empty for an exact answer."""
+    samples: int
+    unseen: int
+    """How many cards the player has not seen."""
+    nodes: int
+    budget: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Whole numbers only: the hint is hashed into the move log, and canonical JSON of a fraction
+        would differ between languages."""
+        return {
+            "action": None if self.action is None else action_to_dict(self.action),
+            "basis": self.basis,
+            "verdict": None if self.verdict is None else self.verdict.value,
+            "estimates": [estimate.to_dict(self.samples) for estimate in self.estimates],
+            "samples": self.samples,
+            "unseen": self.unseen,
+            "nodes": self.nodes,
+            "budget": self.budget,
+            "solver": SOLVER_VERSION,
+        }
+
+
+def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
+    """The best action in `state` by what its player has seen; raises GameOver once the game is over."""
+    if state.outcome is not None:
+        raise GameOver(f"the game is over ({state.outcome.status}): there is nothing left to hint")
+    seen = SeenPosition.of(state)
+    if not seen.unseen_cards:
+        solution = solve(seen.canonical, budget)
+        action = solution.witness[0] if solution.verdict is Verdict.WINNABLE else None
+        return Hint(action, "exact", solution.verdict, (), 1, 0, solution.nodes, budget)
+    actions = legal_actions(seen.canonical)
+    wins, unknown = [0] * len(actions), [0] * len(actions)
+    rng = random.Random(seen.fingerprint)
+    nodes = samples = 0
+    # A whole arrangement at a time, and only while the budget can pay for all its solves: every action
+    # is judged on the same arrangements, and the positions searched never exceed the budget.
+    while samples < MAX_SAMPLES and nodes + len(actions) * SAMPLE_BUDGET <= budget:
+        arrangement = seen.arranged(rng)
+        for index, action in enumerate(actions):
+            solution = solve(apply(arrangement, action), SAMPLE_BUDGET)
+            nodes += solution.nodes
+            wins[index] += solution.verdict is Verdict.WINNABLE
+            unknown[index] += solution.verdict is Verdict.UNKNOWN
+        samples += 1
+    estimates = sorted((Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
+                       key=lambda estimate: (-estimate.wins, -estimate.unknown))
+    best = estimates[0].action if estimates else None
+    return Hint(best, "estimate", None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget)
+
+
+@dataclass(frozen=True, slots=True)
+class SeenPosition:
+    """A position as its player knows it: `canonical` holds the unseen cards in deck order in the unseen
+    places (the stock's from its top, then each reserve pile's face-down cards from the bottom)."""
+
+    canonical: GameState
+    unseen_cards: tuple[Card, ...]
+
+    @classmethod
+    def of(cls, state: GameState) -> SeenPosition:
+        seen = set(state.waste) | {card for foundation in state.foundations for card in foundation}
+        seen |= {card for p, pile in enumerate(state.reserves) for card in pile[state.face_down(p):]}
+        if state.cell is not None:
+            seen.add(state.cell)
+        stock_seen = state.pass_number > 1
+        if stock_seen:
+            seen |= set(state.stock)
+        unseen = tuple(card for card in DECK if card not in seen)
+        return cls(_arranged(state, unseen, stock_seen), unseen)
+
+    @property
+    def fingerprint(self) -> int:
+        """Seeds the arrangements: the same for every deal the player cannot tell apart."""
+        return int.from_bytes(hashlib.sha256(to_text(self.canonical).encode()).digest()[:8], "big")
+
+    def arranged(self, rng: random.Random) -> GameState:
+        """One arrangement of the unseen cards, each equally likely."""
+        cards = list(self.unseen_cards)
+        rng.shuffle(cards)
+        return _arranged(self.canonical, tuple(cards), self.canonical.pass_number > 1)
+
+
+def _arranged(state: GameState, unseen: tuple[Card, ...], stock_seen: bool) -> GameState:
+    """`state` with `unseen` dealt, in order, into its unseen places."""
+    rest = list(unseen)
+    stock = state.stock
+    if not stock_seen:
+        stock, rest = tuple(rest[: len(stock)]), rest[len(stock):]
+    reserves = []
+    for p, pile in enumerate(state.reserves):
+        hidden = state.face_down(p)
+        reserves.append(tuple(rest[:hidden]) + pile[hidden:])
+        rest = rest[hidden:]
+    return replace(state, stock=stock, reserves=tuple(reserves))
