@@ -158,6 +158,37 @@ def test_the_replay_viewer_steps_through_a_finished_game_and_shows_its_verdict(p
     expect(position).to_have_text(f"Event {last} of {last}")
 
 
+def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    version = int(page.locator("#table").get_attribute("data-version"))
+    page.click("#ask-hint")
+    expect(page.locator("#status")).to_contain_text("Hint: ")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 1))
+    expect(page.locator("#board .card.hinted, #draw.hinted")).to_have_count(1)
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{live_server}/games/{game_id}", timeout=10) as response:
+        assert json.loads(response.read())["hints"] == 1
+    page.keyboard.press("h")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
+    screenshot(page, "6-hint")
+
+
+def test_the_replay_of_a_resigned_winnable_game_shows_where_it_was_lost(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    page.click("#resign")
+    expect(page.locator("#status")).to_have_text("You resigned.")
+    page.click("#show-replay")
+    analysis = page.locator("#analysis")
+    expect(analysis).to_contain_text("The deal was winnable")
+    expect(analysis).to_contain_text("the resignation at event")
+    page.click("#to-lost-by")
+    expect(page.locator("#event-text")).to_contain_text("This lost the game")
+    page.click("#to-last-winnable")
+    expect(page.locator("#event-text")).to_contain_text("The last position that could still be won")
+    screenshot(page, "7-replay-analysis")
+
+
 def post(url, body=None, token=None):
     request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
                                      headers={"Content-Type": "application/json",

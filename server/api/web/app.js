@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 let game = null;      // the game body last received
 let token = null;     // its player token, kept in localStorage by game id
 let cellMode = false; // the next card clicked goes to the cell
-let replay = null;    // {id, version, seq, events, source}
+let replay = null;    // {id, version, seq, events, source, analysis}
 
 // --- the API -------------------------------------------------------------------------------------
 
@@ -156,7 +156,8 @@ function renderGame() {
   $("draw").firstChild.textContent = game.legal_actions.some((a) => a.kind === "redeal") ? "Redeal " : "Draw ";
   $("cell-mode").hidden = !game.rules.free_cells;
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
-  $("resign").disabled = game.status !== "playing";
+  $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
+  $("draw").classList.remove("hinted");
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
@@ -184,6 +185,24 @@ async function act(action) {
     } else {
       say(error.message, "error");
     }
+  }
+}
+
+// A hint is worked out by the server from what the player has seen, and is logged in the game's record.
+async function askForHint() {
+  $("ask-hint").disabled = true;
+  say("Thinking…");
+  try {
+    const result = await api(`/games/${game.id}/hint`, { method: "POST", body: { expected_version: game.version }, auth: true });
+    game = result.game;
+    renderGame();
+    say(`Hint: ${hintText(result.hint)}.`);
+    const action = result.hint.action;
+    if (action?.kind === "move") document.querySelector(`#board .card[data-card="${action.card}"]`)?.classList.add("hinted");
+    else if (action) $("draw").classList.add("hinted");
+  } catch (error) {
+    say(error.message, "error");
+    $("ask-hint").disabled = game.status !== "playing";
   }
 }
 
@@ -291,19 +310,46 @@ async function step(seq) {
   renderBoard($("replay-board"), past.state, past.legal_actions, false);
   $("position").textContent = `Event ${replay.seq} of ${replay.version}`;
   const event = replay.events[replay.seq - 1];
-  $("event-text").textContent = event ? describe(event) : "";
+  $("event-text").textContent = event ? describe(event) + turningPoint(replay.seq) : "";
   $("first").disabled = $("back").disabled = replay.seq <= 1;
   $("forward").disabled = $("last").disabled = replay.seq >= replay.version;
 }
 
 async function showVerdict() {
+  $("to-last-winnable").hidden = $("to-lost-by").hidden = true;
   if (replay.status === "playing") {
     $("verdict").textContent = "In progress: the verdict comes when the game is over.";
+    $("analysis").textContent = "";
     return;
   }
   const verdict = await api(`/games/${replay.id}/verification`);
   $("verdict").textContent = `Verification: ${verdict.summary}`;
   $("verdict").className = verdict.valid ? "won" : "error";
+  await showAnalysis();
+}
+
+// The solver's analysis, once the game is over: was the deal winnable, and where was it lost.
+async function showAnalysis() {
+  $("analysis").textContent = "Analysing the deal…";
+  try {
+    replay.analysis = await api(`/games/${replay.id}/analysis`);
+  } catch (error) {
+    $("analysis").textContent = `No analysis: ${error.message}`;
+    return;
+  }
+  const { deal, summary, last_winnable: lastWinnable, lost_by: lostBy } = replay.analysis;
+  const verdicts = { winnable: "The deal was winnable", unwinnable: "The deal could not be won", unknown: "Undecided" };
+  $("analysis").textContent = `Solver: ${verdicts[deal.verdict]}: ${summary}.`;
+  $("to-last-winnable").hidden = !lastWinnable;
+  $("to-lost-by").hidden = !lostBy;
+  await step(replay.seq);
+}
+
+function turningPoint(seq) {
+  const analysis = replay.analysis;
+  if (analysis?.lost_by?.seq === seq) return " This lost the game: the position before it could still be won.";
+  if (analysis?.last_winnable?.seq === seq) return " The last position that could still be won.";
+  return "";
 }
 
 function follow() {
@@ -347,6 +393,9 @@ async function start() {
   $("open-replay").addEventListener("submit", (event) => { event.preventDefault(); openReplay($("replay-id").value.trim()); });
   $("draw").addEventListener("click", () => act(stockAction()));
   $("resign").addEventListener("click", () => act({ kind: "resign" }));
+  $("ask-hint").addEventListener("click", askForHint);
+  $("to-last-winnable").addEventListener("click", () => step(replay.analysis.last_winnable.seq));
+  $("to-lost-by").addEventListener("click", () => step(replay.analysis.lost_by.seq));
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => openReplay(game.id));
   $("again").addEventListener("click", () => { show("start"); location.hash = ""; });
@@ -360,6 +409,7 @@ async function start() {
     if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
     if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
+    if (event.key === "h" && !$("ask-hint").disabled) askForHint();
     if (event.key === "r") openReplay(game.id);
   });
 
