@@ -71,3 +71,11 @@ def test_the_solver_benchmark_reports_each_preset():
         line = next(line for line in printed.splitlines() if line.startswith(f"{name} "))
         assert line.count("%") == 4, line
     assert "budget 2,000 positions" in printed
+
+
+def test_the_hint_benchmark_reports_each_preset():
+    printed = run_bench("hints.py", "--deals", "1", "--variant", "peek", "--variant", "osmosis-draw-one")
+    for name in ("peek", "osmosis-draw-one"):
+        line = next(line for line in printed.splitlines() if line.startswith(f"{name} "))
+        assert line.count("%") == 1 and len(line.split()) == 7, line
+    assert "budget 100,000 positions per hint" in printed
