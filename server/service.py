@@ -238,12 +238,8 @@ class GameService(GameQueries):
     def hint(self, game_id: UUID, token: str, expected_versions: Versions,
              idempotency: Idempotency | None) -> Result:
         """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
-        scope = f"game:{game_id}"
-        if idempotency is not None:
-            token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
-            _check_token(token, token_hash)
-            if stored is not None:
-                return _replayed(stored, idempotency)
+        if (first := self._stored_action(game_id, token, idempotency)) is not None:
+            return first
         for _ in range(HINT_ATTEMPTS - 1):
             try:
                 return self._hint_once(game_id, token, expected_versions, idempotency)
@@ -288,13 +284,8 @@ class GameService(GameQueries):
         """Append what `step` makes of the game's position: its new position, its events, and what else the
         response says besides the game and the events."""
         scope = f"game:{game_id}"
-        if idempotency is not None:
-            # The token first, whether or not the key was used: a stranger learns nothing of the key.
-            token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
-            _check_token(token, token_hash)
-            if stored is not None:
-                return _replayed(stored, idempotency)
-
+        if (first := self._stored_action(game_id, token, idempotency)) is not None:
+            return first
         recent = self._recent.take(game_id)
         decided: list[tuple[dict[str, Any], str, Known]] = []
 
@@ -371,6 +362,16 @@ class GameService(GameQueries):
         return self._store.write_if_at(change, known.game.version)
 
     # --- idempotency ------------------------------------------------------------------------------
+
+    def _stored_action(self, game_id: UUID, token: str, idempotency: Idempotency | None) -> Result | None:
+        """The response stored for this key of an action on the game, if any."""
+        if idempotency is None:
+            return None
+        scope = f"game:{game_id}"
+        # The token first, whether or not the key was used: a stranger learns nothing of the key.
+        token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
+        _check_token(token, token_hash)
+        return None if stored is None else _replayed(stored, idempotency)
 
     def _replay(self, scope: str, idempotency: Idempotency) -> Result | None:
         stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
