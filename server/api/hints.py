@@ -36,7 +36,7 @@ class Hint(MethodView):
 
         A hint is appended to the move log as a `hint_given` event (a replay shows that the game was
         assisted), the game's `hints` counts them, and the version moves on, as after an action. A hint
-        searches a bounded number of positions (`budget`): it takes a second at most.
+        searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
         token, idempotency = bearer_token(), request_idempotency()
         return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency))

@@ -18,7 +18,7 @@ from ..rules import DECK, Action, Card, GameOver, GameState, action_to_dict, app
 from . import SOLVER_VERSION, Verdict, solve
 
 HINT_BUDGET = 100_000
-"""Positions one hint may search over all its solves: a second or so of one core."""
+"""Positions one hint may search over all its solves: two seconds at most of one core."""
 SAMPLE_BUDGET = 2_000
 """Positions per solve of one arrangement after one action; a solve that runs out counts as unknown."""
 MAX_SAMPLES = 64
