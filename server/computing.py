@@ -8,18 +8,31 @@ the loop keeps serving between. Without gevent (tests, the command line) the com
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+THREADS = 2
+"""Computations run at once per process; the rest wait their turn. More would not run any faster (they
+share one interpreter lock) and would take more of it from the loop, slowing every other request."""
 
 
 def computed(work: Callable[[], T]) -> T:
     if "gevent" in sys.modules:
-        from gevent import get_hub, monkey
+        from gevent import monkey
 
         if monkey.is_module_patched("threading"):
-            result: T = get_hub().threadpool.apply(work)
+            result: T = _pool().apply(work)
             return result
     return work()
+
+
+@functools.cache
+def _pool() -> Any:
+    """Made on first use, so in the worker process that uses it, after gunicorn forked it."""
+    from gevent.threadpool import ThreadPool
+
+    return ThreadPool(THREADS)
