@@ -10,7 +10,7 @@ import json
 import sys
 
 from osmosis_game_server_client import AuthenticatedClient, Client
-from osmosis_game_server_client.api.games import create_game, get_game, list_game_events, take_action
+from osmosis_game_server_client.api.games import ask_for_hint, create_game, get_game, list_game_events, take_action
 from osmosis_game_server_client.models import (
     ActionResult,
     ActionSubmission,
@@ -19,6 +19,7 @@ from osmosis_game_server_client.models import (
     DealAction,
     Game,
     GameStatus,
+    HintResult,
     MoveAction,
     Problem,
     RedealAction,
@@ -78,12 +79,26 @@ def play(base_url: str, variant: str, deal_number: int) -> dict[str, object]:
     return {"deal_number": deal_number, **summary(player, game)}
 
 
+def hinted(player: AuthenticatedClient, game: Game | CreatedGame) -> HintResult:
+    answer = ask_for_hint.sync(game_id=game.id, client=player)
+    if not isinstance(answer, HintResult):
+        raise Refused(answer)
+    return answer
+
+
 def resign_custom(base_url: str) -> dict[str, object]:
+    """A hint, then the action it recommends, then a resignation."""
     rules = RulesInput(draw=RulesInputDraw.VALUE_1, max_passes=3)
     game = created(Client(base_url=base_url), CreateGame(rules=rules, deal_number=1))
     player = AuthenticatedClient(base_url=base_url, token=game.player_token)
-    resigned = taken(player, game, ResignAction(kind=ResignActionKind.RESIGN))
-    return {"draw": resigned.rules.draw.value, "max_passes": resigned.rules.max_passes, **summary(player, resigned)}
+    hint = hinted(player, game)
+    recommended = hint.hint.action
+    if not isinstance(recommended, DealAction | MoveAction | RedealAction):
+        raise Refused(None)
+    played = taken(player, hint.game, recommended)
+    resigned = taken(player, played, ResignAction(kind=ResignActionKind.RESIGN))
+    return {"draw": resigned.rules.draw.value, "max_passes": resigned.rules.max_passes, "hints": resigned.hints,
+            "hint_basis": hint.hint.basis.value, **summary(player, resigned)}
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ def test_the_generated_python_client_has_readable_stable_names(python_sdk):
     models = {path.stem for path in (package / "models").glob("*.py")}
 
     assert {"create_game", "get_game", "list_games", "take_action", "play_move", "draw_cards", "resign_game",
-            "list_game_events", "get_game_state_at", "get_game_replay", "get_game_verification"} <= modules
+            "ask_for_hint", "list_game_events", "get_game_state_at", "get_game_replay",
+            "get_game_verification"} <= modules
     assert {"game", "created_game", "move", "move_action", "deal_action", "redeal_action", "resign_action",
             "action_submission", "card_played_event", "cards_dealt_data", "public_state", "problem",
             "problem_code", "rules_input"} <= models
@@ -80,8 +81,10 @@ def test_the_python_bot_plays_complete_games_to_won_and_lost_and_resigns_custom_
     assert games[0]["score"] == 52
     assert all(game["events"] == game["version"] and game["last_event"] == "seeds_revealed" for game in games)
     # Custom rules equal to a preset are that preset.
-    assert custom == {"draw": 1, "max_passes": 3, "status": "resigned", "score": custom["score"], "version": 3,
-                      "events": 3, "last_event": "seeds_revealed", "variant": "osmosis-three-passes"}
+    # A hint (an event), the action it recommends (one more), the resignation and the seeds.
+    assert custom == {"draw": 1, "max_passes": 3, "hints": 1, "hint_basis": "estimate", "status": "resigned",
+                      "score": custom["score"], "version": 5, "events": 5, "last_event": "seeds_revealed",
+                      "variant": "osmosis-three-passes"}
 
 
 @pytest.fixture(scope="module")
