@@ -20,6 +20,12 @@ def index() -> Response:
     return send_from_directory(STATIC, "index.html")
 
 
+@blp.get("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for it at this address even when the page names another one."""
+    return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")
+
+
 @blp.get("/docs/<name>.md")
 def guide(name: str) -> Response:
     return send_from_directory(GUIDES, f"{name}.md", mimetype="text/markdown")

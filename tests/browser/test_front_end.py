@@ -124,11 +124,32 @@ def test_cards_have_text_alternatives(page):
     expect(page.locator("#board .card[data-card='6H']")).to_have_attribute("aria-label", "6 of hearts")
 
 
-def test_resigning_and_starting_again(page):
+def test_the_start_page_loads_everything_it_asks_for_its_icon_included(page):
+    failed = []
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    page.goto("/")
+    page.wait_for_load_state("networkidle")
+    assert failed == []
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    for path in (icon, "/favicon.ico"):
+        response = page.request.get(path)
+        assert response.status == 200 and response.headers["content-type"].startswith("image/svg+xml"), path
+        assert response.text().startswith("<svg")
+
+
+def test_resigning_asks_first_and_then_starting_again(page):
     start_game(page, "bridesmaids", 5)
+    version = page.locator("#table").get_attribute("data-version")
 
     page.click("#resign")
+    expect(page.locator("#confirm-resign")).to_be_visible()
+    page.click("#resign-no")
+    expect(page.locator("#confirm-resign")).to_be_hidden()
+    expect(page.locator("#table")).to_have_attribute("data-version", version)
+    page.click("#resign")
+    page.click("#resign-yes")
     expect(page.locator("#status")).to_have_text("You resigned.")
+    expect(page.locator("#confirm-resign")).to_be_hidden()
     page.click("#again")
 
     expect(page.locator("#start")).to_be_visible()
@@ -177,6 +198,7 @@ def test_the_replay_of_a_resigned_winnable_game_shows_where_it_was_lost(page):
     number = a_deal_won_by_clicking("osmosis-draw-one")
     start_game(page, "osmosis-draw-one", number)
     page.click("#resign")
+    page.click("#resign-yes")
     expect(page.locator("#status")).to_have_text("You resigned.")
     page.click("#show-replay")
     analysis = page.locator("#analysis")

@@ -158,6 +158,7 @@ function renderGame() {
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
   $("draw").classList.remove("hinted");
+  if (game.status !== "playing") $("confirm-resign").hidden = true;
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
@@ -392,7 +393,9 @@ async function start() {
   $("new-game").addEventListener("submit", newGame);
   $("open-replay").addEventListener("submit", (event) => { event.preventDefault(); openReplay($("replay-id").value.trim()); });
   $("draw").addEventListener("click", () => act(stockAction()));
-  $("resign").addEventListener("click", () => act({ kind: "resign" }));
+  $("resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("resign-no").focus(); });
+  $("resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; $("resign").focus(); });
+  $("resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; act({ kind: "resign" }); });
   $("ask-hint").addEventListener("click", askForHint);
   $("to-last-winnable").addEventListener("click", () => step(replay.analysis.last_winnable.seq));
   $("to-lost-by").addEventListener("click", () => step(replay.analysis.lost_by.seq));
