@@ -4,6 +4,7 @@ Screenshots are saved under var/screenshots/ for a person to look at.
 """
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 
@@ -209,6 +210,76 @@ def test_the_replay_of_a_resigned_winnable_game_shows_where_it_was_lost(page):
     page.click("#to-last-winnable")
     expect(page.locator("#event-text")).to_contain_text("The last position that could still be won")
     screenshot(page, "7-replay-analysis")
+
+
+def test_your_games_are_listed_to_resume_and_back_and_forward_move_between_pages(page):
+    start_game(page, "peek", 12)
+    page.click("#draw")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    game_id = page.locator("#game-id").inner_text()
+    assert page.url.endswith(f"#game={game_id}")
+
+    page.go_back()
+    expect(page.locator("#start")).to_be_visible()
+    mine = page.locator("#my-games-list li")
+    expect(mine.first).to_contain_text("peek, deal 12: playing")
+    page.go_forward()
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+
+    page.click("#again")
+    expect(page.locator("#start")).to_be_visible()
+    page.click("#my-games-list li a")
+    expect(page.locator("#game-id")).to_have_text(game_id)
+    page.click("#resign")
+    page.click("#resign-yes")
+    page.goto("/")
+    expect(mine.first).to_contain_text("peek, deal 12: resigned")
+    expect(page.locator("#my-games-list li a").first).to_have_text("Replay")
+
+
+def test_a_bad_replay_id_is_explained_on_the_start_page(page):
+    page.goto("/#replay=00000000-0000-4000-8000-000000000000")
+    expect(page.locator("#start-problem")).to_contain_text("no game")
+    expect(page.locator("#start")).to_be_visible()
+
+
+def test_the_replay_steps_by_keys_plays_itself_marks_the_moved_card_and_offers_its_export(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    for _ in range(3):
+        version = page.locator("#table").get_attribute("data-version")
+        page.click("#draw")
+        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+    page.click("#resign")
+    page.click("#resign-yes")
+    page.click("#show-replay")
+    expect(page.locator("#replay")).to_be_visible()
+    position = page.locator("#position")
+    expect(position).to_have_text(re.compile(r"Event \d+ of \d+"))
+    last = int(position.inner_text().split()[-1])
+
+    page.keyboard.press("Home")
+    expect(position).to_have_text(f"Event 1 of {last}")
+    page.keyboard.press("ArrowRight")
+    expect(position).to_have_text(f"Event 2 of {last}")
+    expect(page.locator("#event-text")).to_contain_text("Dealt")
+    expect(page.locator("#replay-board .card.moved")).to_have_count(1)
+    page.keyboard.press("ArrowLeft")
+    expect(position).to_have_text(f"Event 1 of {last}")
+
+    page.select_option("#speed", "fast")
+    page.click("#autoplay")
+    expect(position).to_have_text(f"Event {last} of {last}")
+    expect(page.locator("#autoplay")).to_have_text("Play")
+
+    game_id = page.locator("#replay-game-id").inner_text()
+    assert page.locator("#download").get_attribute("href") == f"/games/{game_id}/replay"
+    with page.expect_download() as download:
+        page.click("#download")
+    exported = json.loads(Path(download.value.path()).read_text())
+    assert exported["format"] == "osmosis-replay/1" and len(exported["events"]) == last
+    page.click("#share")
+    assert page.locator("#share-link").input_value() == f"{live_server}/#replay={game_id}"
 
 
 def post(url, body=None, token=None):
