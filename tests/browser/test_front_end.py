@@ -92,6 +92,37 @@ def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
     screenshot(page, "2-won")
 
 
+def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_deal(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    first_id = page.locator("#game-id").inner_text()
+    play_by_clicks(page)
+    panel = page.locator("#game-over")
+    expect(panel).to_be_visible()
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    expect(page.locator("#game-over-figures")).to_contain_text("52 of 52 cards home")
+    expect(page.locator("#game-over-figures")).to_contain_text(" actions")
+    expect(page.locator("#game-over-analysis")).to_contain_text("Solver: the deal was winnable")
+    screenshot(page, "2-won-panel")
+
+    page.click("#same-deal")
+    expect(page.locator("#game-over")).to_be_hidden()
+    expect(page.locator("#game-id")).not_to_have_text(first_id)
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
+        again = json.loads(response.read())
+    assert (again["variant"], again["deal"]["deal_number"]) == ("osmosis-draw-one", number)
+
+    page.click("#resign")
+    page.click("#resign-yes")
+    expect(page.locator("#game-over-title")).to_have_text("You resigned")
+    page.click("#next-deal")
+    expect(page.locator("#game-over")).to_be_hidden()
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
+        assert json.loads(response.read())["deal"]["deal_number"] == number + 1
+
+
 def test_a_lost_game_says_why(page):
     number = next(n for n in range(200) if click_policy_result("osmosis", n) == "lost")
     start_game(page, "osmosis", number)

@@ -3,7 +3,7 @@
 // Routes are the address's fragment: #game=ID (a table), #replay=ID (a replay), nothing (the start page),
 // so the browser's back and forward buttons move between them.
 
-import { api } from "./api.js";
+import { api, loadEvents } from "./api.js";
 import { describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 
@@ -85,9 +85,60 @@ function renderGame() {
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
   $("draw").classList.remove("hinted");
   if (game.status !== "playing") $("confirm-resign").hidden = true;
+  if (game.status === "playing") $("game-over").hidden = true;
+  else if ($("game-over").hidden || $("game-over").dataset.game !== game.id) showGameOver();
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
+}
+
+const ACTION_EVENTS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt", "game_resigned"]);
+const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
+
+function duration(from, to) {
+  const seconds = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+// The end of a game: what happened and why, the figures, whether the deal could have been won, and
+// where to go next.
+async function showGameOver() {
+  const over = game;
+  $("game-over").hidden = false;
+  $("game-over").dataset.game = over.id;
+  $("game-over-title").textContent = ENDINGS[over.status];
+  const reason = over.state.end_reason;
+  $("game-over-why").textContent = over.status === "resigned" ? "You gave the game up."
+    : `${reason[0].toUpperCase()}${reason.slice(1)}.`;
+  $("same-deal").hidden = over.deal.kind !== "number";
+  $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
+  $("game-over-title").focus();
+  $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
+  $("game-over-analysis").textContent = "Was the deal winnable? Asking the solver…";
+  try {
+    const [events, analysis] = await Promise.all([loadEvents(over.id, 0), api(`/games/${over.id}/analysis`)]);
+    if (game !== over) return;
+    const actions = events.filter((event) => ACTION_EVENTS.has(event.kind)).length;
+    const hints = over.hints ? `, ${over.hints} hint${over.hints === 1 ? "" : "s"}` : "";
+    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${actions} actions${hints}, ` +
+      `${duration(over.created_at, over.updated_at)}.`;
+    $("game-over-analysis").textContent = `Solver: ${analysis.summary}.`;
+  } catch (error) {
+    if (game === over) $("game-over-analysis").textContent = `No analysis: ${error.message}`;
+  }
+}
+
+async function dealAgain(dealNumber) {
+  const body = { rules: game.rules };
+  if (dealNumber !== null) body.deal_number = dealNumber;
+  try {
+    game = await api("/games", { method: "POST", body });
+    token = game.player_token;
+    remember(game);
+    location.hash = `game=${game.id}`;
+  } catch (error) {
+    say(error.message, "error");
+  }
 }
 
 // Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
@@ -223,6 +274,9 @@ async function start() {
   $("ask-hint").addEventListener("click", askForHint);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
+  $("over-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
+  $("same-deal").addEventListener("click", () => dealAgain(game.deal.deal_number));
+  $("next-deal").addEventListener("click", () => dealAgain(game.deal.kind === "number" ? game.deal.deal_number + 1 : null));
   $("again").addEventListener("click", () => { location.hash = ""; });
   $("leave-replay").addEventListener("click", () => { location.hash = ""; });
   wireReplay();
