@@ -213,6 +213,10 @@ def test_the_replay_viewer_steps_through_a_finished_game_and_shows_its_verdict(p
 
 def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
     start_game(page, "osmosis-draw-one", 3)
+    expect(page.locator("#table-about")).to_have_text(
+        "osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
+    page.click("#how-to-play summary")
+    expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
     version = int(page.locator("#table").get_attribute("data-version"))
     page.click("#ask-hint")
     expect(page.locator("#status")).to_contain_text("Hint: ")

@@ -72,8 +72,18 @@ function chosenMove(moves) {
   return cellMode ? toCell || toFoundation : toFoundation || toCell;
 }
 
+let descriptions = {}; // the presets' descriptions, by name
+
+function dealName(deal) {
+  if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
+  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
+}
+
 function renderGame() {
   $("game-id").textContent = game.id;
+  $("table-about").textContent = game.variant
+    ? `${game.variant}, ${dealName(game.deal)}: ${descriptions[game.variant]}`
+    : `Custom rules (draw ${game.rules.draw}), ${dealName(game.deal)}.`;
   $("table").dataset.version = game.version;
   const play = game.status === "playing" ? { chosen: chosenMove, onPlay: playCard } : null;
   renderBoard($("board"), game.state, game.legal_actions, { play, freeCells: game.rules.free_cells > 0 });
@@ -251,6 +261,7 @@ async function route() {
 
 async function start() {
   const { variants } = await api("/variants");
+  descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
   for (const variant of variants) {
     const option = new Option(variant.name, variant.name);
     option.title = variant.description;
