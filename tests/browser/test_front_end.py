@@ -123,6 +123,33 @@ def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_de
         assert json.loads(response.read())["deal"]["deal_number"] == number + 1
 
 
+def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800}, has_touch=True,
+                                  is_mobile=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    expect(page.locator(".keys").first).to_be_hidden()
+    for _ in range(2000):
+        if page.locator("#game-over").is_visible():
+            break
+        version = page.locator("#table").get_attribute("data-version")
+        lit = page.locator("#board .playable")
+        (lit.first if lit.count() else page.locator("#draw")).tap()
+        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    small = page.evaluate("""[...document.querySelectorAll('#table button:not([hidden])')]
+        .filter((b) => b.offsetParent && b.getBoundingClientRect().height < 44).map((b) => b.id)""")
+    assert small == []
+    screenshot(page, "8-phone-won")
+    context.close()
+    assert not errors
+
+
 def test_a_lost_game_says_why(page):
     number = next(n for n in range(200) if click_policy_result("osmosis", n) == "lost")
     start_game(page, "osmosis", number)
