@@ -150,6 +150,19 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
     assert not errors
 
 
+def test_the_theme_follows_the_system(browser, live_server):
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(base_url=live_server, color_scheme=scheme)
+        page = context.new_page()
+        page.goto("/")
+        backgrounds[scheme] = page.evaluate("""[getComputedStyle(document.documentElement).backgroundColor,
+            getComputedStyle(document.querySelector('button')).backgroundColor]""")
+        context.close()
+    assert backgrounds["light"][0] != backgrounds["dark"][0]
+    assert backgrounds["light"][1] != backgrounds["dark"][1]
+
+
 def test_a_lost_game_says_why(page):
     number = next(n for n in range(200) if click_policy_result("osmosis", n) == "lost")
     start_game(page, "osmosis", number)
