@@ -112,7 +112,7 @@ def _solve(args: argparse.Namespace) -> int:
 DRAW_ONE_DEALS = 10_000
 DRAW_THREE_DEALS = 2_000
 CLAIMS = (
-    ("osmosis", "13%", 0.13, "seeds/001 (draw three, reserves face down)"),
+    ("osmosis-strict-waste", "13%", 0.13, "seeds/001 (its rules: draw three, reserves face down, strict waste)"),
     ("peek", "one game in ten or a bit more", 0.10, "seeds/004 (Peek)"),
     ("osmosis-draw-one", "Medium (32%)", 0.32, "Pretty Good Solitaire (draw one)"),
 )

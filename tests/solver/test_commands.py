@@ -62,11 +62,11 @@ def test_solve_refuses_a_bad_seed_without_a_traceback(capsys):
 
 
 def test_win_rates_prints_a_table_with_intervals_and_the_claims(capsys):
-    status, out, _ = run(capsys, "win-rates", "--variant", "osmosis-draw-one", "--variant", "osmosis",
+    status, out, _ = run(capsys, "win-rates", "--variant", "osmosis-draw-one", "--variant", "osmosis-strict-waste",
                          "--deals", "30", "--budget", "5000")
     assert status == 0
     lines = out.splitlines()
     draw_one = next(line for line in lines if line.startswith("| osmosis-draw-one | 30 |"))
     assert draw_one.count("%") >= 6 and "(" in draw_one
     assert any(line.startswith("| Medium (32%) |") for line in lines)
-    assert any(line.startswith("| 13% |") for line in lines)
+    assert any(line.startswith("| 13% |") and "| osmosis-strict-waste |" in line for line in lines)
