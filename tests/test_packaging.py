@@ -59,6 +59,15 @@ def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed
     assert revision == migrate.head_revision()
 
 
+def test_the_wheel_carries_every_module_and_file_of_the_server(installed_wheel):
+    checkout = PROJECT / "server"
+    wanted = {path.relative_to(checkout) for path in checkout.rglob("*")
+              if path.is_file() and "__pycache__" not in path.parts}
+    carried = {path.relative_to(installed_wheel / "server") for path in (installed_wheel / "server").rglob("*")
+               if path.is_file()}
+    assert wanted - carried == set()
+
+
 def test_the_wheel_carries_only_the_gunicorn_settings_of_deploy(installed_wheel):
     assert sorted(path.name for path in (installed_wheel / "server" / "deploy").iterdir()) == ["gunicorn.conf.py"]
 
