@@ -1,6 +1,6 @@
 // The public HTTP API, as the front end calls it.
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(problem) { super(problem.detail || problem.title); this.problem = problem; }
 }
 

@@ -3,7 +3,7 @@
 const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
 const RANKS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 
-export function cardName(code) {
+function cardName(code) {
   return `${RANKS[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
@@ -119,7 +119,7 @@ export function describe(event) {
   }
 }
 
-export function actionText(action) {
+function actionText(action) {
   return action.kind === "move" ? `${cardName(action.card)} from ${action.from} to ${action.to}` : action.kind;
 }
 
