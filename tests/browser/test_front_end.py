@@ -196,6 +196,21 @@ def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_r
     context.close()
 
 
+def test_a_double_click_or_a_held_key_lands_one_action(page):
+    start_game(page, "osmosis-draw-one", 3)
+    page.dblclick("#draw")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    page.wait_for_timeout(300)
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    expect(page.locator("#status")).not_to_have_class("error")
+    page.keyboard.down("d")
+    page.keyboard.down("d")  # the key repeating while held
+    page.keyboard.up("d")
+    expect(page.locator("#table")).to_have_attribute("data-version", "3")
+    page.wait_for_timeout(300)
+    expect(page.locator("#table")).to_have_attribute("data-version", "3")
+
+
 def test_the_theme_follows_the_system(browser, live_server):
     backgrounds = {}
     for scheme in ("light", "dark"):

@@ -14,6 +14,7 @@ const MY_GAMES_SHOWN = 20;
 let game = null;      // the game body last received
 let token = null;     // its player token, kept in localStorage by game id
 let cellMode = false; // the next card clicked goes to the cell
+let inFlight = false; // an action or hint is on its way: a double click or a repeated key sends nothing more
 
 // --- the games this browser created --------------------------------------------------------------
 
@@ -154,7 +155,8 @@ async function dealAgain(dealNumber) {
 // Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
 // the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
 async function act(action) {
-  if (!action) return;
+  if (!action || inFlight) return;
+  inFlight = true;
   try {
     const body = { action, expected_version: game.version };
     const result = await api(`/games/${game.id}/actions`, { method: "POST", body, token });
@@ -172,11 +174,15 @@ async function act(action) {
     } else {
       say(error.message, "error");
     }
+  } finally {
+    inFlight = false;
   }
 }
 
 // A hint is worked out by the server from what the player has seen, and is logged in the game's record.
 async function askForHint() {
+  if (inFlight) return;
+  inFlight = true;
   $("ask-hint").disabled = true;
   say("Thinking…");
   try {
@@ -190,6 +196,8 @@ async function askForHint() {
   } catch (error) {
     say(error.message, "error");
     $("ask-hint").disabled = game.status !== "playing";
+  } finally {
+    inFlight = false;
   }
 }
 
