@@ -7,15 +7,34 @@ function cardName(code) {
   return `${RANKS[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+
+function drawn(name, attributes, ...children) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  element.append(...children);
+  return element;
+}
+
+// A card's face, drawn: its rank and suit in the top-left corner and, upside down, the bottom-right one,
+// and a large pip in the middle. The corner stays readable where cards overlap.
 function cardFace(code) {
-  return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]][0]}`;
+  const rank = code[0] === "T" ? "10" : code[0];
+  const pip = SUITS[code[1]][0];
+  const corner = () => drawn("g", { class: "corner" },
+    drawn("text", { x: 4, y: 16, class: "index" }, rank),
+    drawn("text", { x: 4, y: 30, class: "index-pip" }, pip));
+  return drawn("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
+    corner(),
+    drawn("text", { x: 30, y: 56, class: "pip", "text-anchor": "middle" }, pip),
+    drawn("g", { transform: "rotate(180 30 42)" }, corner()));
 }
 
 function cardElement(code, action, onPlay) {
   const red = code[1] === "D" || code[1] === "H";
   const element = document.createElement(action ? "button" : "span");
   element.className = `card${red ? " red" : ""}`;
-  element.textContent = cardFace(code);
+  element.append(cardFace(code));
   element.dataset.card = code;
   if (action) {
     element.type = "button";
@@ -34,7 +53,7 @@ function backs(count) {
   element.className = "card back";
   element.setAttribute("role", "img");
   element.setAttribute("aria-label", `${count} face-down card${count === 1 ? "" : "s"}`);
-  element.textContent = count > 1 ? `×${count}` : "";
+  element.textContent = `×${count}`; // alike for one card or three: the count is what differs
   return element;
 }
 
