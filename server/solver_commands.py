@@ -12,15 +12,11 @@ from typing import Any
 
 from .rules import (
     PRESETS,
-    GameState,
     Rules,
     RulesError,
     deal_number_seed,
-    layout,
-    opening,
     parse_server_seed,
     preset,
-    shuffled_deck,
 )
 from .rules.policies import play_greedy, play_random
 from .solver import DEFAULT_BUDGET, MAX_BUDGET, SOLVER_VERSION, Verdict, solve
@@ -121,14 +117,11 @@ CLAIMS = (
 def _outcomes(task: tuple[str, int, int]) -> tuple[bool, bool, str]:
     """The random player's result, the greedy one's and the solver's verdict on one deal."""
     name, number, budget = task
-    state = _opening(PRESETS[name], number)
+    state = candidate_opening(PRESETS[name], deal_number_seed(number), "", 0)
     random_won = play_random(state, random.Random(number)).status == "won"
     greedy_won = play_greedy(state).status == "won"
     return random_won, greedy_won, solve(state, budget).verdict.value
 
-
-def _opening(rules: Rules, number: int) -> GameState:
-    return opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
 
 
 def _win_rates(args: argparse.Namespace) -> int:

@@ -64,7 +64,7 @@ async function step(seq) {
   renderBoard($("replay-board"), past.state, past.legal_actions);
   $("position").textContent = `Event ${shown} of ${replay.version}`;
   const event = replay.events[shown - 1];
-  $("event-text").textContent = event ? describe(event) + turningPoint(shown) : "";
+  showEventText();
   for (const card of movedCards(event)) {
     $("replay-board").querySelector(`.card[data-card="${card}"]`)?.classList.add("moved");
   }
@@ -108,7 +108,12 @@ async function showAnalysis() {
   $("analysis").textContent = `Solver: ${verdicts[deal.verdict]}: ${summary}.`;
   $("to-last-winnable").hidden = !lastWinnable;
   $("to-lost-by").hidden = !lostBy;
-  await step(replay.seq);
+  showEventText();
+}
+
+function showEventText() {
+  const event = replay.events[replay.seq - 1];
+  $("event-text").textContent = event ? describe(event) + turningPoint(replay.seq) : "";
 }
 
 function turningPoint(seq) {
