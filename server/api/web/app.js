@@ -300,7 +300,8 @@ async function start() {
   $("leave-replay").addEventListener("click", () => { location.hash = ""; });
   wireReplay();
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
+    // A held key repeats: it acts once, however fast the server answers.
+    if (event.repeat || event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
     if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
     if (event.key === "h" && !$("ask-hint").disabled) askForHint();
