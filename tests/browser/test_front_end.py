@@ -398,7 +398,7 @@ def test_the_replay_steps_by_keys_plays_itself_marks_the_moved_card_and_offers_i
     expect(position).to_have_text(f"Event 1 of {last}")
     page.keyboard.press("ArrowRight")
     expect(position).to_have_text(f"Event 2 of {last}")
-    expect(page.locator("#event-text")).to_contain_text("Dealt")
+    expect(page.locator("#event-text")).to_contain_text("Drew")
     expect(page.locator("#replay-board .card.moved")).to_have_count(1)
     page.keyboard.press("ArrowLeft")
     expect(position).to_have_text(f"Event 1 of {last}")
@@ -436,5 +436,5 @@ def test_the_replay_viewer_follows_a_game_in_progress(page, live_server):
     post(f"{live_server}/games/{game['id']}/draw", token=game["player_token"])
 
     expect(page.locator("#position")).to_have_text("Event 2 of 2", timeout=10000)
-    expect(page.locator("#event-text")).to_contain_text("Dealt ace of spades")
+    expect(page.locator("#event-text")).to_contain_text("Drew ace of spades")
     screenshot(page, "6-following")

@@ -5,16 +5,23 @@
 
 import { api, loadEvents } from "./api.js";
 import { describe, hintText, movesByCard, renderBoard } from "./board.js";
+import { wireDragging } from "./dragging.js";
+import { whyNot } from "./reasons.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
+import { loadSettings, saveSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
 const MY_GAMES_SHOWN = 20;
+const IN_PROGRESS_SHOWN = 10;
+const AUTO_MOVE_DELAY = 250; // milliseconds between auto-moves: slow enough to see each card go
 
 let game = null;      // the game body last received
 let token = null;     // its player token, kept in localStorage by game id
 let cellMode = false; // the next card clicked goes to the cell
 let inFlight = false; // an action or hint is on its way: a double click or a repeated key sends nothing more
+let settings = loadSettings();
+let autoMoveTimer = null;
 
 // --- the games this browser created --------------------------------------------------------------
 
@@ -54,6 +61,32 @@ async function listMyGames() {
   $("my-games-list").replaceChildren(...items);
 }
 
+function dealName(deal) {
+  if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
+  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
+}
+
+// Anybody's games being played now, to watch live.
+async function listGamesInProgress() {
+  let games;
+  try {
+    ({ games } = await api(`/games?status=playing&limit=${IN_PROGRESS_SHOWN}`));
+  } catch (error) {
+    $("in-progress-list").replaceChildren(Object.assign(document.createElement("li"), { textContent: error.message }));
+    return;
+  }
+  $("in-progress-none").hidden = games.length > 0;
+  $("in-progress-list").replaceChildren(...games.map((other) => {
+    const item = document.createElement("li");
+    const watch = document.createElement("a");
+    watch.href = `#watch=${other.id}`;
+    watch.textContent = "Watch";
+    item.append(`${other.variant || "custom rules"}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
+      `${other.version} events `, watch);
+    return item;
+  }));
+}
+
 // --- playing -----------------------------------------------------------------------------------------
 
 function say(text, kind = "") {
@@ -75,19 +108,19 @@ function chosenMove(moves) {
 
 let descriptions = {}; // the presets' descriptions, by name
 
-function dealName(deal) {
-  if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
-  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
-}
-
 function renderGame() {
   $("game-id").textContent = game.id;
   $("table-about").textContent = game.variant
     ? `${game.variant}, ${dealName(game.deal)}: ${descriptions[game.variant]}`
     : `Custom rules (draw ${game.rules.draw}), ${dealName(game.deal)}.`;
   $("table").dataset.version = game.version;
-  const play = game.status === "playing" ? { chosen: chosenMove, onPlay: playCard } : null;
-  renderBoard($("board"), game.state, game.legal_actions, { play, freeCells: game.rules.free_cells > 0 });
+  const play = game.status === "playing"
+    ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(stockAction()), drawAction: stockAction() }
+    : null;
+  renderBoard($("board"), game.state, game.legal_actions,
+    { play, freeCells: game.rules.free_cells > 0, foundationOrder: settings.foundationOrder });
+  $("auto-move").checked = settings.autoMove;
+  $("foundation-order").value = settings.foundationOrder;
   const canDraw = game.legal_actions.some((a) => a.kind === "deal" || a.kind === "redeal");
   $("draw").disabled = !canDraw;
   $("draw").firstChild.textContent = game.legal_actions.some((a) => a.kind === "redeal") ? "Redeal " : "Draw ";
@@ -101,6 +134,33 @@ function renderGame() {
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
+  scheduleAutoMove();
+}
+
+// A card that can go only one place (one foundation, and no cell to choose instead) is played for the
+// player when auto-move is on, one card at a time, each announced.
+function onlyPlaceMove() {
+  for (const moves of movesByCard(game.legal_actions).values()) {
+    if (moves.length === 1 && moves[0].to !== "cell") return moves[0];
+  }
+  return null;
+}
+
+function scheduleAutoMove() {
+  clearTimeout(autoMoveTimer);
+  if (!settings.autoMove || game.status !== "playing") return;
+  const move = onlyPlaceMove();
+  if (!move) return;
+  const version = game.version;
+  autoMoveTimer = setTimeout(() => {
+    if (settings.autoMove && !$("table").hidden && game.version === version) act(move, { auto: true });
+  }, AUTO_MOVE_DELAY);
+}
+
+function changeSettings(changes) {
+  settings = { ...settings, ...changes };
+  saveSettings(settings);
+  renderGame();
 }
 
 const ACTION_EVENTS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt", "game_resigned"]);
@@ -154,7 +214,8 @@ async function dealAgain(dealNumber) {
 
 // Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
 // the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
-async function act(action) {
+// Whatever the server refuses, the table then shows the game as the server has it, with the reason.
+async function act(action, { auto = false } = {}) {
   if (!action || inFlight) return;
   inFlight = true;
   try {
@@ -162,21 +223,39 @@ async function act(action) {
     const result = await api(`/games/${game.id}/actions`, { method: "POST", body, token });
     game = result.game;
     cellMode = false;
-    if (game.status === "playing") say(describe(result.events[0]));
+    if (game.status === "playing") say(`${auto ? "Auto-move: " : ""}${describe(result.events[0])}`);
     renderGame();
     const first = document.querySelector("#board .playable");
     if (first && document.activeElement === document.body) first.focus();
   } catch (error) {
-    if (error.problem?.code === "version-conflict") {
+    const stale = error.problem?.code === "version-conflict";
+    try {
       game = await api(`/games/${game.id}`);
       renderGame();
-      say("The game moved on in another tab or window: this is where it is now.", "error");
-    } else {
-      say(error.message, "error");
+    } catch (reload) {
+      say(`${error.message} (and the game could not be reloaded: ${reload.message})`, "error");
+      return;
     }
+    say(stale ? "The game moved on in another tab or window: this is where it is now."
+      : `The server refused: ${error.message}. This is the game as it stands.`, "error");
   } finally {
     inFlight = false;
   }
+}
+
+// A click on a card that cannot move sends nothing: it says why, in the server's words.
+function explainRefusal(code) {
+  if (inFlight) return;
+  const reason = whyNot(game, code);
+  if (reason) say(reason, "error");
+}
+
+// A card dropped on a place: played there if the rules allow it, else the reason, and nothing is sent.
+function dropCard(code, target) {
+  if (!target || inFlight || game.status !== "playing") return;
+  const move = game.legal_actions.find((a) => a.kind === "move" && a.card === code && a.to === target);
+  if (move) act(move);
+  else say(whyNot(game, code, target), "error");
 }
 
 // A hint is worked out by the server from what the player has seen, and is logged in the game's record.
@@ -238,13 +317,13 @@ async function showTable(id) {
   }
   closeReplay();
   show("table");
-  if (game.version === 1 && game.status === "playing") say("Your move: click a lit card to play it, or draw.");
+  if (game.version === 1 && game.status === "playing") say("Your move: drag a lit card to its place or click it, or click the stock to draw.");
   renderGame();
 }
 
-async function showReplay(id) {
+async function showReplay(id, { live = false } = {}) {
   if (!$("replay").hidden && replayShown(id)) return;
-  const opened = await openReplay(id, { onError: (error) => showStart(`Replay of ${id}: ${error.message}`) });
+  const opened = await openReplay(id, { live, onError: (error) => showStart(`Replay of ${id}: ${error.message}`) });
   if (opened) {
     show("replay");
     $("replay-title").focus(); // off the table's button that opened it, which is hidden now
@@ -255,13 +334,14 @@ async function showStart(problem = "") {
   closeReplay();
   show("start");
   $("start-problem").textContent = problem;
-  await listMyGames();
+  await Promise.all([listMyGames(), listGamesInProgress()]);
 }
 
 async function route() {
   const [kind, id] = location.hash.slice(1).split("=");
   if (kind === "game" && id) await showTable(id);
   else if (kind === "replay" && id) await showReplay(id);
+  else if (kind === "watch" && id) await showReplay(id, { live: true });
   else await showStart();
 }
 
@@ -291,6 +371,10 @@ async function start() {
   $("resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; $("resign").focus(); });
   $("resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; act({ kind: "resign" }); });
   $("ask-hint").addEventListener("click", askForHint);
+  $("auto-move").addEventListener("change", () => changeSettings({ autoMove: $("auto-move").checked }));
+  $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
+  $("refresh-in-progress").addEventListener("click", listGamesInProgress);
+  wireDragging($("board"), dropCard);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
   $("over-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });

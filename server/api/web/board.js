@@ -30,7 +30,8 @@ function cardFace(code) {
     drawn("g", { transform: "rotate(180 30 42)" }, corner()));
 }
 
-function cardElement(code, action, onPlay) {
+// A card to play is a button; any other face-up card is an image, which explains itself when clicked.
+function cardElement(code, action, play) {
   const red = code[1] === "D" || code[1] === "H";
   const element = document.createElement(action ? "button" : "span");
   element.className = `card${red ? " red" : ""}`;
@@ -40,26 +41,46 @@ function cardElement(code, action, onPlay) {
     element.type = "button";
     element.classList.add("playable");
     element.setAttribute("aria-label", `${cardName(code)}: play ${action.to === "cell" ? "to the cell" : "to " + action.to}`);
-    element.addEventListener("click", () => onPlay(code));
+    element.addEventListener("click", () => play.onPlay(code));
   } else {
     element.setAttribute("role", "img");
     element.setAttribute("aria-label", cardName(code));
+    if (play) element.addEventListener("click", () => play.onRefused(code));
   }
   return element;
 }
 
-function backs(count) {
+function cardBack() {
+  const diamonds = [];
+  for (let y = 0; y < 7; y += 1) {
+    for (let x = 0; x < 5; x += 1) {
+      const cx = 10 + x * 10 + (y % 2) * 5;
+      const cy = 12 + y * 10;
+      if (cx < 52) diamonds.push(drawn("path", { d: `M${cx} ${cy - 5}l4 5l-4 5l-4-5z`, class: "lattice" }));
+    }
+  }
+  return drawn("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
+    drawn("rect", { x: 4, y: 4, width: 52, height: 76, rx: 4, class: "frame" }), ...diamonds);
+}
+
+// Face-down cards: one back with their count on it, alike for one card or three.
+function backs(count, label) {
   const element = document.createElement("span");
   element.className = "card back";
   element.setAttribute("role", "img");
-  element.setAttribute("aria-label", `${count} face-down card${count === 1 ? "" : "s"}`);
-  element.textContent = `×${count}`; // alike for one card or three: the count is what differs
+  element.setAttribute("aria-label", label);
+  const badge = document.createElement("span");
+  badge.className = "count";
+  badge.textContent = `×${count}`;
+  element.append(cardBack(), badge);
   return element;
 }
 
-function row(label, children, className) {
+// A labelled place on the table; `target`, where a card may be dropped (F1..F4, cell).
+function row(label, children, className, target = null) {
   const element = document.createElement("div");
   element.className = `row ${className}`;
+  if (target) element.dataset.target = target;
   const name = document.createElement("span");
   name.className = "label";
   name.textContent = label;
@@ -73,6 +94,12 @@ function row(label, children, className) {
   return element;
 }
 
+const RANK_ORDER = "A23456789TJQK";
+
+function byRank(cards) {
+  return [...cards].sort((a, b) => RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
+}
+
 // Moves by card: a card may have a foundation move and a cell move.
 export function movesByCard(actions) {
   const moves = new Map();
@@ -84,50 +111,87 @@ export function movesByCard(actions) {
   return moves;
 }
 
-// `play`, for a board the player acts on: {chosen(moves) -> the move a click makes, onPlay(code)};
-// `freeCells`: whether the rules have a cell (shown even while empty).
-export function renderBoard(container, state, actions, { play = null, freeCells = false } = {}) {
+// `play`, for a board the player acts on: {chosen(moves) -> the move a click makes, onPlay(code),
+// onRefused(code), onDraw(), drawAction}; `freeCells`: whether the rules have a cell (shown even while empty);
+// `foundationOrder`: "played" (as the cards were played) or "rank" (ace to king).
+export function renderBoard(container, state, actions, { play = null, freeCells = false, foundationOrder = "played" } = {}) {
   const moves = play ? movesByCard(actions) : new Map();
-  const card = (code) => cardElement(code, play ? play.chosen(moves.get(code)) : null, play?.onPlay);
+  const card = (code) => cardElement(code, play ? play.chosen(moves.get(code)) : null, play);
   const left = document.createElement("div");
   left.className = "reserves";
   state.reserves.forEach((pile, p) => {
-    const cards = [...(pile.face_down ? [backs(pile.face_down)] : []), ...pile.face_up.map(card)];
-    left.append(row(`R${p + 1}`, cards, "reserve"));
+    const down = pile.face_down ? [backs(pile.face_down, `${pile.face_down} face-down card${pile.face_down === 1 ? "" : "s"}`)] : [];
+    left.append(row(`R${p + 1}`, [...down, ...pile.face_up.map(card)], "reserve"));
   });
   const right = document.createElement("div");
   right.className = "foundations";
   state.foundations.forEach((foundation, k) => {
-    right.append(row(`F${k + 1}`, foundation.cards.map((code) => cardElement(code, null)), "foundation"));
+    const cards = foundationOrder === "rank" ? byRank(foundation.cards) : foundation.cards;
+    right.append(row(`F${k + 1}`, cards.map((code) => cardElement(code, null, null)), "foundation", `F${k + 1}`));
   });
   const talon = document.createElement("div");
   talon.className = "talon";
-  const stock = document.createElement("span");
-  stock.className = "card back stock";
-  stock.setAttribute("role", "img");
-  stock.setAttribute("aria-label", `stock: ${state.stock_count} cards`);
-  stock.textContent = state.stock_count;
-  talon.append(row("Stock", [stock], "stock-row"));
+  talon.append(row("Stock", [stockElement(state, play)], "stock-row"));
   const shown = state.waste.slice(-6);
-  talon.append(row(`Waste (${state.waste.length})`, shown.map((code, i) =>
-    i === shown.length - 1 ? card(code) : cardElement(code, null)), "waste"));
+  talon.append(row(`Waste (${state.waste.length})`, shown.map(card), "waste"));
   if (state.cell !== null || freeCells) {
-    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell"));
+    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell"));
   }
-  const passes = state.passes_left === null ? "unlimited passes" : `${state.passes_left} more pass(es)`;
+  const passes = state.passes_left === null ? "unlimited passes" : `${state.passes_left} more pass${state.passes_left === 1 ? "" : "es"}`;
   const info = document.createElement("p");
   info.className = "info";
   info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.`;
   container.replaceChildren(left, right, talon, info);
 }
 
+// The stock: a back with its count, which draws when clicked; an outlined place once it is empty.
+function stockElement(state, play) {
+  const draw = play?.drawAction;
+  if (state.stock_count === 0 && !draw) {
+    const empty = document.createElement("span");
+    empty.className = "empty stock";
+    empty.textContent = "empty";
+    return empty;
+  }
+  const element = document.createElement(draw ? "button" : "span");
+  element.className = "card back stock";
+  const count = document.createElement("span");
+  count.className = "count";
+  count.textContent = state.stock_count;
+  element.append(state.stock_count ? cardBack() : "", count);
+  if (state.stock_count === 0) element.classList.add("spent");
+  if (draw) {
+    element.type = "button";
+    element.setAttribute("aria-label", `stock: ${state.stock_count} cards; ${draw.kind === "redeal" ? "redeal the waste" : "draw"}`);
+    element.addEventListener("click", play.onDraw);
+  } else {
+    element.setAttribute("role", "img");
+    element.setAttribute("aria-label", `stock: ${state.stock_count} cards`);
+  }
+  return element;
+}
+
+// A place in words: "the waste", "the cell", or its label (R1, F2).
+function placeName(place) {
+  return place === "waste" || place === "cell" ? `the ${place}` : place;
+}
+
+function sentence(text) {
+  return `${text[0].toUpperCase()}${text.slice(1)}`;
+}
+
+// An event in a sentence, as the table announces it and the replay shows it.
 export function describe(event) {
+  return sentence(eventText(event));
+}
+
+function eventText(event) {
   const d = event.data;
   switch (event.kind) {
     case "game_created": return `Dealt ${d.variant || "custom rules"}; base card ${d.opening.foundations[0].cards[0]}.`;
-    case "card_played": return `${cardName(d.card)} from ${d.from} to ${d.to}${d.uncovered ? `, uncovering ${cardName(d.uncovered)}` : ""}.`;
-    case "card_moved_to_cell": return `${cardName(d.card)} from ${d.from} to the cell.`;
-    case "cards_dealt": return `Dealt ${d.cards.map(cardName).join(", ")}.`;
+    case "card_played": return `${cardName(d.card)} from ${placeName(d.from)} to ${d.to}${d.uncovered ? `, uncovering ${cardName(d.uncovered)}` : ""}.`;
+    case "card_moved_to_cell": return `${cardName(d.card)} from ${placeName(d.from)} to the cell.`;
+    case "cards_dealt": return `Drew ${d.cards.map(cardName).join(", ")}.`;
     case "waste_redealt": return `Redealt the waste: pass ${d.pass_number}.`;
     case "game_won": return "Won!";
     case "game_lost": return `Lost: ${d.reason}.`;
@@ -139,7 +203,7 @@ export function describe(event) {
 }
 
 function actionText(action) {
-  return action.kind === "move" ? `${cardName(action.card)} from ${action.from} to ${action.to}` : action.kind;
+  return action.kind === "move" ? `${cardName(action.card)} from ${placeName(action.from)} to ${placeName(action.to)}` : action.kind;
 }
 
 export function hintText(hint) {

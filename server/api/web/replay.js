@@ -17,7 +17,8 @@ function movedCards(event) {
   return [];
 }
 
-export async function openReplay(id, { onError }) {
+// `live`: follow the game as it is played, when it is still on.
+export async function openReplay(id, { onError, live = false }) {
   closeReplay();
   try {
     const current = await api(`/games/${id}`);
@@ -29,6 +30,10 @@ export async function openReplay(id, { onError }) {
   $("replay-game-id").textContent = id;
   $("follow").checked = false;
   $("follow").disabled = replay.status !== "playing";
+  if (live && replay.status === "playing") {
+    $("follow").checked = true;
+    follow();
+  }
   $("download").href = `/games/${id}/replay`;
   $("download").download = `osmosis-${id}.json`;
   $("share-link").value = `${location.origin}${location.pathname}#replay=${id}`;
