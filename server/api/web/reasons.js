@@ -53,17 +53,21 @@ function refusal(game, code, k) {
   return `${code} cannot start ${target}: no ${code[0]} in ${above}`;
 }
 
-// Why `code` cannot go to `target` (F1..F4, "cell"; null: wherever it would go), or null if it may.
+// Why the cell does not take `code` whatever its place, or null.
+function cellRefusal(game, code) {
+  if (!game.rules.free_cells) return `${code} cannot go to the cell: these rules have no free cell`;
+  if (game.state.cell === code) return `${code} is already in the cell`;
+  if (game.state.cell !== null) return `${code} cannot go to the cell: it already holds ${game.state.cell}`;
+  return null;
+}
+
+// Why `code` cannot go to `target` (F1..F4, "cell"; null: whichever foundation), or null if it may; the
+// checks come in the engine's order, so that the first reason found is the one the server gives.
 export function whyNot(game, code, target = null) {
   if (game.status !== "playing") return `the game is over (${game.status}): no further action is accepted`;
-  const unavailable = whyUnavailable(game, code);
-  if (unavailable) return unavailable;
-  const legal = game.legal_actions.some((a) => a.kind === "move" && a.card === code && (target === null || a.to === target));
+  const legal = game.legal_actions.some((a) => a.kind === "move" && a.card === code
+    && (target === null ? a.to !== "cell" : a.to === target));
   if (legal) return null;
-  if (target === "cell") {
-    if (!game.rules.free_cells) return `${code} cannot go to the cell: these rules have no free cell`;
-    if (game.state.cell === code) return `${code} is already in the cell`;
-    return `${code} cannot go to the cell: it already holds ${game.state.cell}`;
-  }
-  return refusal(game, code, target === null ? naturalFoundation(game, code) : Number(target.slice(1)) - 1);
+  return (target === "cell" ? cellRefusal(game, code) : null) ?? whyUnavailable(game, code)
+    ?? refusal(game, code, target === null ? naturalFoundation(game, code) : Number(target.slice(1)) - 1);
 }

@@ -1,0 +1,32 @@
+"""Real Chromium (Debian's, driven by Playwright) on a live server, and pages that fail their test when
+they throw or log an error to the console."""
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from .table import CHROMIUM, FLAGS, SCREENSHOTS, watch_for_errors
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server, request):
+    """A desktop page. A test marked `refused_requests` expects the server to refuse some of the page's
+    requests, which Chromium logs as failed resources: those lines, and only those, are allowed."""
+    context = browser.new_context(base_url=live_server, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors = watch_for_errors(page, refused_requests=request.node.get_closest_marker("refused_requests") is not None)
+    yield page
+    context.close()
+    assert not errors, f"the page threw or logged errors: {errors}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SCREENSHOTS.is_dir():
+        terminalreporter.write_line(f"Screenshots of the front end, for a person to look at: {SCREENSHOTS}")

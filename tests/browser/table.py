@@ -1,0 +1,84 @@
+"""Helpers for the browser tests: starting and playing games through the page, screenshots, and the
+checks every page gets."""
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules.policies import play_first_legal
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
+FAILED_RESOURCE = "Failed to load resource: the server responded with a status of 4"
+
+
+def watch_for_errors(page: Page, refused_requests=False):
+    """The list of what `page` throws or logs as an error, filled as it happens."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def console(message):
+        if message.type == "error" and not (refused_requests and message.text.startswith(FAILED_RESOURCE)):
+            errors.append(message.text)
+
+    page.on("console", console)
+    return errors
+
+
+def click_policy_result(variant, number):
+    rules = preset(variant)
+    return play_first_legal(opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))).status
+
+
+def a_deal_won_by_clicking(variant):
+    return next(n for n in range(200) if click_policy_result(variant, n) == "won")
+
+
+def screenshot(page, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
+
+def start_game(page: Page, variant, number=None):
+    page.goto("/")
+    page.select_option("#variant", variant)
+    if number is not None:
+        page.fill("#deal-number", str(number))
+    page.click("#new-game button[type=submit]")
+    expect(page.locator("#table")).to_be_visible()
+
+
+def play_by_clicks(page: Page, limit=2000):
+    for _ in range(limit):
+        status = page.locator("#status")
+        if "won" in (status.get_attribute("class") or "") or "lost" in (status.get_attribute("class") or ""):
+            return status.inner_text()
+        version = page.locator("#table").get_attribute("data-version")
+        lit = page.locator("#board .playable")
+        if lit.count():
+            lit.first.click()
+        else:
+            page.click("#draw")
+        page.wait_for_function("(version) => document.querySelector('#table').dataset.version !== version",
+                               arg=version)
+    pytest.fail("the game did not end")
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+
+def post(url, body=None, token=None):
+    request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())

@@ -1,0 +1,75 @@
+"""Accessibility: an axe-core scan of every page in both themes, the themes, text alternatives."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from .table import start_game, watch_for_errors
+
+AXE = Path(__file__).parent / "axe"
+
+
+@pytest.fixture(scope="module")
+def axe_script():
+    """axe-core from npm, at the version the lock file names."""
+    npm = shutil.which("npm")
+    assert npm, "npm is missing: scripts/install-system-packages installs it"
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=AXE, check=True, timeout=300)
+    return AXE / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_violations(page, axe_script):
+    page.add_script_tag(path=str(axe_script))
+    violations = page.evaluate("async () => (await axe.run(document)).violations")
+    return [(v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
+            for v in violations if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_replay(
+        browser, live_server, axe_script, scheme):
+    context = browser.new_context(base_url=live_server, color_scheme=scheme)
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    page.goto("/")
+    expect(page.locator("#variant option").first).to_be_attached()
+    assert serious_violations(page, axe_script) == [], "start page"
+
+    start_game(page, "osmosis-ablage", 2)
+    page.click("#draw")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    assert serious_violations(page, axe_script) == [], "table"
+
+    page.click("#resign")
+    page.click("#resign-yes")
+    expect(page.locator("#game-over-analysis")).to_contain_text("Solver")
+    assert serious_violations(page, axe_script) == [], "end of the game"
+
+    page.click("#over-replay")
+    expect(page.locator("#analysis")).to_contain_text("Solver")
+    assert serious_violations(page, axe_script) == [], "replay"
+    context.close()
+    assert not errors
+
+
+def test_the_theme_follows_the_system(browser, live_server):
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(base_url=live_server, color_scheme=scheme)
+        page = context.new_page()
+        page.goto("/")
+        backgrounds[scheme] = page.evaluate("""[getComputedStyle(document.documentElement).backgroundColor,
+            getComputedStyle(document.querySelector('button')).backgroundColor]""")
+        context.close()
+    assert backgrounds["light"][0] != backgrounds["dark"][0]
+    assert backgrounds["light"][1] != backgrounds["dark"][1]
+
+
+def test_cards_have_text_alternatives(page):
+    start_game(page, "osmosis", 0)
+
+    expect(page.locator("#board .reserve .back").first).to_have_attribute("aria-label", "3 face-down cards")
+    expect(page.locator("#board .card[data-card='6H']")).to_have_attribute("aria-label", "6 of hearts")

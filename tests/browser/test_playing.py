@@ -1,0 +1,157 @@
+"""Whole games at the table: by clicks, on a phone by touch, by keyboard; the end of a game; resigning; hints."""
+
+import json
+import urllib.request
+
+from playwright.sync_api import expect
+
+from .table import a_deal_won_by_clicking, click_policy_result, play_by_clicks, screenshot, start_game, watch_for_errors
+
+
+def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    expect(page.locator("#status")).to_contain_text("Your move")
+    screenshot(page, "1-new-game")
+
+    message = play_by_clicks(page)
+
+    assert message == "You won! All 52 cards are on the foundations."
+    expect(page.locator("#board .foundation .card")).to_have_count(52)
+    expect(page.locator("#board .playable")).to_have_count(0)
+    screenshot(page, "2-won")
+
+
+def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_deal(page):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    first_id = page.locator("#game-id").inner_text()
+    play_by_clicks(page)
+    panel = page.locator("#game-over")
+    expect(panel).to_be_visible()
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    expect(page.locator("#game-over-figures")).to_contain_text("52 of 52 cards home")
+    expect(page.locator("#game-over-figures")).to_contain_text(" actions")
+    expect(page.locator("#game-over-analysis")).to_contain_text("Solver: the deal was winnable")
+    screenshot(page, "2-won-panel")
+
+    page.click("#same-deal")
+    expect(page.locator("#game-over")).to_be_hidden()
+    expect(page.locator("#game-id")).not_to_have_text(first_id)
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
+        again = json.loads(response.read())
+    assert (again["variant"], again["deal"]["deal_number"]) == ("osmosis-draw-one", number)
+
+    page.click("#resign")
+    page.click("#resign-yes")
+    expect(page.locator("#game-over-title")).to_have_text("You resigned")
+    page.click("#next-deal")
+    expect(page.locator("#game-over")).to_be_hidden()
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
+        assert json.loads(response.read())["deal"]["deal_number"] == number + 1
+
+
+def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800}, has_touch=True,
+                                  is_mobile=True)
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    expect(page.locator(".keys").first).to_be_hidden()
+    for _ in range(2000):
+        if page.locator("#game-over").is_visible():
+            break
+        version = page.locator("#table").get_attribute("data-version")
+        lit = page.locator("#board .playable")
+        (lit.first if lit.count() else page.locator("#draw")).tap()
+        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    small = page.evaluate("""[...document.querySelectorAll('#table button:not([hidden])')]
+        .filter((b) => b.offsetParent && b.getBoundingClientRect().height < 44).map((b) => b.id)""")
+    assert small == []
+    screenshot(page, "8-phone-won")
+    context.close()
+    assert not errors
+
+
+def test_a_double_click_or_a_held_key_lands_one_action(page):
+    start_game(page, "osmosis-draw-one", 3)
+    page.dblclick("#draw")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    page.wait_for_timeout(300)
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    expect(page.locator("#status")).not_to_have_class("error")
+    page.keyboard.down("d")
+    page.keyboard.down("d")  # the key repeating while held
+    page.keyboard.up("d")
+    expect(page.locator("#table")).to_have_attribute("data-version", "3")
+    page.wait_for_timeout(300)
+    expect(page.locator("#table")).to_have_attribute("data-version", "3")
+
+
+def test_a_lost_game_says_why(page):
+    number = next(n for n in range(200) if click_policy_result("osmosis", n) == "lost")
+    start_game(page, "osmosis", number)
+
+    message = play_by_clicks(page)
+
+    assert message.startswith("Game over: ")
+    screenshot(page, "3-lost")
+
+
+def test_the_keyboard_alone_plays(page):
+    start_game(page, "peek", 1)
+    page.keyboard.press("d")
+    expect(page.locator("#board .stock")).to_have_text("32")
+
+    lit = page.locator("#board .playable")
+    if lit.count() == 0:
+        page.keyboard.press("d")
+    first = page.locator("#board .playable").first
+    card = first.get_attribute("data-card")
+    first.focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator(f"#board .foundation .card[data-card='{card}']")).to_have_count(1)
+
+
+def test_resigning_asks_first_and_then_starting_again(page):
+    start_game(page, "bridesmaids", 5)
+    version = page.locator("#table").get_attribute("data-version")
+
+    page.click("#resign")
+    expect(page.locator("#confirm-resign")).to_be_visible()
+    page.click("#resign-no")
+    expect(page.locator("#confirm-resign")).to_be_hidden()
+    expect(page.locator("#table")).to_have_attribute("data-version", version)
+    page.click("#resign")
+    page.click("#resign-yes")
+    expect(page.locator("#status")).to_have_text("You resigned.")
+    expect(page.locator("#confirm-resign")).to_be_hidden()
+    page.click("#again")
+
+    expect(page.locator("#start")).to_be_visible()
+
+
+def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    expect(page.locator("#table-about")).to_have_text(
+        "osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
+    page.click("#how-to-play summary")
+    expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
+    version = int(page.locator("#table").get_attribute("data-version"))
+    page.click("#ask-hint")
+    expect(page.locator("#status")).to_contain_text("Hint: ")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 1))
+    expect(page.locator("#board .card.hinted, #draw.hinted")).to_have_count(1)
+    game_id = page.locator("#game-id").inner_text()
+    with urllib.request.urlopen(f"{live_server}/games/{game_id}", timeout=10) as response:
+        assert json.loads(response.read())["hints"] == 1
+    page.keyboard.press("h")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
+    screenshot(page, "6-hint")

@@ -1,0 +1,298 @@
+"""Playing by hand: drag and drop by mouse and by touch, refusals explained without asking the server,
+auto-move, the foundations' order, and a stale tab."""
+
+import random
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from server.rules import (
+    FOUNDATIONS,
+    Card,
+    GameOver,
+    IllegalAction,
+    Move,
+    Place,
+    action_to_dict,
+    apply,
+    deal_number_seed,
+    layout,
+    legal_actions,
+    opening,
+    preset,
+    public_view,
+    shuffled_deck,
+)
+from server.rules.variants import PRESETS
+
+from .table import a_deal_won_by_clicking, get, post, screenshot, start_game, watch_for_errors
+
+
+def game_of(page: Page, live_server):
+    return get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
+
+
+def wait_for_next_version(page: Page, version):
+    page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+
+
+def centre(locator):
+    box = locator.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag_with_mouse(page: Page, card, target):
+    page.mouse.move(*centre(card))
+    page.mouse.down()
+    page.mouse.move(*centre(target), steps=6)
+    page.mouse.up()
+
+
+def drag_with_finger(page: Page, touch, card, target):
+    (x0, y0), (x1, y1) = centre(card), centre(target)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for i in range(1, 7):
+        point = {"x": x0 + (x1 - x0) * i / 6, "y": y0 + (y1 - y0) * i / 6}
+        touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def play_by_dragging(page: Page, live_server, drag, limit=2000):
+    """Every card move dragged onto its place, every draw a click on the stock, until the game ends."""
+    for _ in range(limit):
+        game = game_of(page, live_server)
+        if game["status"] != "playing":
+            return game
+        version = page.locator("#table").get_attribute("data-version")
+        move = next((a for a in game["legal_actions"] if a["kind"] == "move"), None)
+        if move:
+            target = page.locator(f"#board [data-target='{move['to']}']")
+            drag(page.locator(f"#board .playable[data-card='{move['card']}']"), target)
+        else:
+            page.locator("#board button.stock").click()
+        wait_for_next_version(page, version)
+    pytest.fail("the game did not end")
+
+
+def test_a_whole_game_is_won_by_drag_and_drop_with_the_mouse(page, live_server):
+    start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
+
+    game = play_by_dragging(page, live_server, lambda card, target: drag_with_mouse(page, card, target))
+
+    assert game["status"] == "won"
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    expect(page.locator("#board .foundation .card")).to_have_count(52)
+
+
+def test_a_whole_game_is_won_on_a_phone_by_dragging_with_a_finger(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    touch = context.new_cdp_session(page)
+    start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
+    screenshot(page, "9-phone-start")
+
+    game = play_by_dragging(page, live_server, lambda card, target: drag_with_finger(page, touch, card, target))
+
+    assert game["status"] == "won"
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    context.close()
+    assert not errors
+
+
+def refusal(state, card, target):
+    """The engine's reason for refusing `card` to `target`, or None when the move is legal."""
+    try:
+        apply(state, Move(Card.parse(card), None, target))
+    except IllegalAction as refused:
+        return str(refused)
+    return None
+
+
+def blocked_card(variant):
+    """A deal number and a face-up card on top of a reserve that has nowhere to go at the opening."""
+    rules = preset(variant)
+    for number in range(100):
+        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        movable = {action.card for action in legal_actions(state) if isinstance(action, Move)}
+        for pile in state.reserves:
+            if pile and pile[-1] not in movable:
+                return number, state, pile[-1].code
+    raise AssertionError("every deal had every reserve top movable")
+
+
+def test_a_refused_click_says_why_in_the_servers_words_and_sends_nothing(page, live_server):
+    number, state, card = blocked_card("osmosis")
+    start_game(page, "osmosis", number)
+    posted = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+
+    page.locator(f"#board .card[data-card='{card}']").click()
+
+    expect(page.locator("#status")).to_have_text(refusal(state, card, None))
+    expect(page.locator("#status")).to_have_class("error")
+    page.wait_for_timeout(300)
+    assert posted == []
+    assert game_of(page, live_server)["version"] == 1
+
+
+def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page, live_server):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    game = game_of(page, live_server)
+    while not any(a["kind"] == "move" for a in game["legal_actions"]):
+        post(f"{live_server}/games/{game['id']}/draw", token=page.evaluate(
+            f"localStorage.getItem('osmosis-token-{game['id']}')"))
+        game = game_of(page, live_server)
+    page.reload()
+    move = next(a for a in game["legal_actions"] if a["kind"] == "move")
+    wrong = next(f for f in ("F1", "F2", "F3", "F4") if f != move["to"])
+    rules = preset("osmosis-draw-one")
+    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    for _ in range(game["version"] - 1):
+        state = apply(state, next(a for a in legal_actions(state) if not isinstance(a, Move)))
+    posted = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+
+    drag_with_mouse(page, page.locator(f"#board .playable[data-card='{move['card']}']"),
+                    page.locator(f"#board [data-target='{wrong}']"))
+
+    expect(page.locator("#status")).to_have_text(refusal(state, move["card"], Place(wrong)))
+    assert posted == []
+    assert game_of(page, live_server)["version"] == game["version"]
+
+
+def positions(variant, deals, steps, seed):
+    """Positions of random games under `variant`, the finished ones included."""
+    rules = preset(variant)
+    chooser = random.Random(seed)
+    for number in deals:
+        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        for _ in range(steps):
+            yield state
+            actions = legal_actions(state)
+            if not actions:
+                break
+            # Card moves first more often than not, so that foundations grow and every rule gets its turn.
+            moves = [a for a in actions if isinstance(a, Move)]
+            state = apply(state, chooser.choice(moves if moves and chooser.random() < 0.7 else actions))
+
+
+def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_preset(page):
+    page.goto("/")
+    cases = []
+    for variant in PRESETS:
+        rules = preset(variant)
+        for state in positions(variant, range(4), 60, seed=variant):
+            view = public_view(state)
+            game = {"status": view["status"], "rules": rules.to_dict(), "state": view,
+                    "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
+            seen = [p["face_up"] for p in view["reserves"]] + [view["waste"], [view["cell"]] if view["cell"] else []]
+            for card in [code for place in seen for code in place]:
+                for target in (None, *FOUNDATIONS, Place.CELL):
+                    try:
+                        expected = refusal(state, card, target)
+                    except GameOver as over:
+                        expected = str(over)
+                    cases.append({"game": game, "card": card, "target": target and target.value,
+                                  "expected": expected})
+    assert len(cases) > 5000 and sum(case["expected"] is None for case in cases) > 300
+
+    differing = page.evaluate("""async (cases) => {
+        const { whyNot } = await import("/app/reasons.js");
+        return cases.map((c) => ({ ...c, got: whyNot(c.game, c.card, c.target) }))
+            .filter((c) => c.got !== c.expected).map(({ card, target, expected, got }) => ({ card, target, expected, got }));
+    }""", cases)
+
+    assert differing == []
+
+
+def settle(page: Page):
+    """Waits until the table's version has stood still for longer than an auto-move takes to start."""
+    version = None
+    while version != page.locator("#table").get_attribute("data-version"):
+        version = page.locator("#table").get_attribute("data-version")
+        page.wait_for_timeout(700)
+
+
+def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page, live_server):
+    start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
+    expect(page.locator("#auto-move")).not_to_be_checked()
+    while page.locator("#board .playable").count() == 0:
+        version = page.locator("#table").get_attribute("data-version")
+        page.locator("#board button.stock").click()
+        wait_for_next_version(page, version)
+    lit = page.locator("#board .playable").count()
+    settle(page)
+    expect(page.locator("#board .playable")).to_have_count(lit)  # off: nothing moves by itself
+
+    page.check("#auto-move")
+
+    settle(page)
+    expect(page.locator("#board .playable")).to_have_count(0)
+    expect(page.locator("#status")).to_contain_text("Auto-move: ")
+    for _ in range(10):
+        version = page.locator("#table").get_attribute("data-version")
+        page.locator("#board button.stock").click()
+        wait_for_next_version(page, version)
+        settle(page)
+        expect(page.locator("#board .playable")).to_have_count(0)
+    assert game_of(page, live_server)["score"] > 1
+    page.reload()
+    expect(page.locator("#auto-move")).to_be_checked()
+    page.uncheck("#auto-move")
+    page.reload()
+    expect(page.locator("#auto-move")).not_to_be_checked()
+
+
+def test_auto_move_leaves_a_card_that_could_also_go_to_the_cell(page):
+    page.goto("/")
+    page.evaluate("localStorage.setItem('osmosis-settings', JSON.stringify({autoMove: true}))")
+    start_game(page, "osmosis-ablage", 2)
+    settle(page)
+    # Every top card may go to the empty cell: two places, so none is played for the player.
+    expect(page.locator("#board .playable").first).to_be_visible()
+    expect(page.locator("#table")).to_have_attribute("data-version", "1")
+
+
+def test_the_foundations_show_in_play_order_or_by_rank_as_chosen_and_remembered(page, live_server):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    game_id = page.locator("#game-id").inner_text()
+    token = page.evaluate(f"localStorage.getItem('osmosis-token-{game_id}')")
+    game = game_of(page, live_server)
+    while len(game["state"]["foundations"][0]["cards"]) < 5 and game["status"] == "playing":
+        action = next((a for a in game["legal_actions"] if a["kind"] == "move"), game["legal_actions"][0])
+        game = post(f"{live_server}/games/{game_id}/actions", {"action": action}, token=token)["game"]
+    page.reload()
+    played = game["state"]["foundations"][0]["cards"]
+    shown = page.locator("#board [data-target='F1'] .card")
+    expect(shown).to_have_count(len(played))
+    assert [shown.nth(i).get_attribute("data-card") for i in range(len(played))] == played
+
+    page.select_option("#foundation-order", "rank")
+
+    by_rank = sorted(played, key=lambda card: "A23456789TJQK".index(card[0]))
+    assert by_rank != played, "the deal should play the first foundation out of rank order"
+    assert [shown.nth(i).get_attribute("data-card") for i in range(len(played))] == by_rank
+    page.reload()
+    expect(page.locator("#foundation-order")).to_have_value("rank")
+    assert [shown.nth(i).get_attribute("data-card") for i in range(len(played))] == by_rank
+    screenshot(page, "10-foundations-by-rank")
+
+
+@pytest.mark.refused_requests
+def test_a_stale_tab_explains_and_shows_the_game_as_it_now_is(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    game_id = page.locator("#game-id").inner_text()
+    token = page.evaluate(f"localStorage.getItem('osmosis-token-{game_id}')")
+    post(f"{live_server}/games/{game_id}/draw", token=token)  # another tab draws
+    post(f"{live_server}/games/{game_id}/draw", token=token)
+
+    page.locator("#board button.stock").click()
+
+    expect(page.locator("#status")).to_have_text("The game moved on in another tab or window: this is where it is now.")
+    expect(page.locator("#table")).to_have_attribute("data-version", "3")
+    expect(page.locator("#board .stock")).to_have_text(str(game_of(page, live_server)["state"]["stock_count"]))
