@@ -155,3 +155,15 @@ def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_ser
     page.keyboard.press("h")
     expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
     screenshot(page, "6-hint")
+
+
+def test_under_strict_waste_the_table_says_and_shows_which_waste_cards_are_live(page):
+    start_game(page, "osmosis-strict-waste", 4)
+    for version in ("2", "3"):
+        page.click("#draw")
+        expect(page.locator("#table")).to_have_attribute("data-version", version)
+    expect(page.locator("#board .waste .card")).to_have_count(6)
+    expect(page.locator("#board .info")).to_contain_text("Live waste: 3 cards of the latest deal.")
+    expect(page.locator("#board .waste .card.dead")).to_have_count(3)
+    expect(page.locator("#board .waste .card:not(.dead)").last).to_have_attribute(
+        "data-card", page.locator("#board .waste .card").last.get_attribute("data-card"))

@@ -118,7 +118,7 @@ function renderGame() {
     ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(stockAction()), drawAction: stockAction() }
     : null;
   renderBoard($("board"), game.state, game.legal_actions,
-    { play, freeCells: game.rules.free_cells > 0, foundationOrder: settings.foundationOrder });
+    { play, freeCells: game.rules.free_cells > 0, foundationOrder: settings.foundationOrder, groupWaste: game.rules.waste_access === "group" });
   $("auto-move").checked = settings.autoMove;
   $("foundation-order").value = settings.foundationOrder;
   const canDraw = game.legal_actions.some((a) => a.kind === "deal" || a.kind === "redeal");

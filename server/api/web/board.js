@@ -113,8 +113,10 @@ export function movesByCard(actions) {
 
 // `play`, for a board the player acts on: {chosen(moves) -> the move a click makes, onPlay(code),
 // onRefused(code), onDraw(), drawAction}; `freeCells`: whether the rules have a cell (shown even while empty);
-// `foundationOrder`: "played" (as the cards were played) or "rank" (ace to king).
-export function renderBoard(container, state, actions, { play = null, freeCells = false, foundationOrder = "played" } = {}) {
+// `foundationOrder`: "played" (as the cards were played) or "rank" (ace to king); `groupWaste`: only the
+// latest deal's cards of the waste may be played (strict waste), so the rest are shown dimmed.
+export function renderBoard(container, state, actions,
+  { play = null, freeCells = false, foundationOrder = "played", groupWaste = false } = {}) {
   const moves = play ? movesByCard(actions) : new Map();
   const card = (code) => cardElement(code, play ? play.chosen(moves.get(code)) : null, play);
   const left = document.createElement("div");
@@ -133,14 +135,17 @@ export function renderBoard(container, state, actions, { play = null, freeCells 
   talon.className = "talon";
   talon.append(row("Stock", [stockElement(state, play)], "stock-row"));
   const shown = state.waste.slice(-6);
-  talon.append(row(`Waste (${state.waste.length})`, shown.map(card), "waste"));
+  const waste = shown.map(card);
+  if (groupWaste) waste.slice(0, waste.length - state.live_waste).forEach((element) => element.classList.add("dead"));
+  talon.append(row(`Waste (${state.waste.length})`, waste, "waste"));
   if (state.cell !== null || freeCells) {
     talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell"));
   }
   const passes = state.passes_left === null ? "unlimited passes" : `${state.passes_left} more pass${state.passes_left === 1 ? "" : "es"}`;
   const info = document.createElement("p");
   info.className = "info";
-  info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.`;
+  const live = groupWaste ? ` Live waste: ${state.live_waste} card${state.live_waste === 1 ? "" : "s"} of the latest deal.` : "";
+  info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.${live}`;
   container.replaceChildren(left, right, talon, info);
 }
 
