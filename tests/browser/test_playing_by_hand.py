@@ -203,7 +203,8 @@ def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_pre
     differing = page.evaluate("""async (cases) => {
         const { whyNot } = await import("/app/reasons.js");
         return cases.map((c) => ({ ...c, got: whyNot(c.game, c.card, c.target) }))
-            .filter((c) => c.got !== c.expected).map(({ card, target, expected, got }) => ({ card, target, expected, got }));
+            .filter((c) => c.got !== c.expected)
+            .map(({ card, target, expected, got }) => ({ card, target, expected, got }));
     }""", cases)
 
     assert differing == []
