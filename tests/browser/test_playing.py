@@ -3,6 +3,7 @@
 import json
 import urllib.request
 
+import pytest
 from playwright.sync_api import expect
 
 from .table import a_deal_won_by_clicking, click_policy_result, play_by_clicks, screenshot, start_game, watch_for_errors
@@ -104,20 +105,30 @@ def test_a_lost_game_says_why(page):
     screenshot(page, "3-lost")
 
 
-def test_the_keyboard_alone_plays(page):
-    start_game(page, "peek", 1)
+def test_the_keyboard_alone_plays_a_whole_game(page):
+    start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     page.keyboard.press("d")
-    expect(page.locator("#board .stock")).to_have_text("32")
+    expect(page.locator("#board .stock")).to_have_text("34")
+    on_a_lit_card = "document.activeElement?.classList.contains('playable')"
 
-    lit = page.locator("#board .playable")
-    if lit.count() == 0:
-        page.keyboard.press("d")
-    first = page.locator("#board .playable").first
-    card = first.get_attribute("data-card")
-    first.focus()
-    page.keyboard.press("Enter")
+    for _ in range(2000):
+        if page.locator("#game-over").is_visible():
+            break
+        version = page.locator("#table").get_attribute("data-version")
+        if page.locator("#board .playable").count():
+            for _ in range(60):
+                if page.evaluate(on_a_lit_card):
+                    break
+                page.keyboard.press("Tab")
+            else:
+                pytest.fail("Tab never reached the lit card")
+            page.keyboard.press("Enter")
+        else:
+            page.keyboard.press("d")
+        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
 
-    expect(page.locator(f"#board .foundation .card[data-card='{card}']")).to_have_count(1)
+    expect(page.locator("#game-over-title")).to_have_text("You won!")
+    expect(page.locator("#game-over-title")).to_be_focused()
 
 
 def test_resigning_asks_first_and_then_starting_again(page):
