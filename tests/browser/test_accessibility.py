@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .table import start_game, watch_for_errors
+from .table import post, start_game, watch_for_errors
 
 AXE = Path(__file__).parent / "axe"
 
@@ -34,8 +34,10 @@ def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_r
     context = browser.new_context(base_url=live_server, color_scheme=scheme)
     page = context.new_page()
     errors = watch_for_errors(page)
+    post(f"{live_server}/games", {"variant": "peek", "deal_number": 1})  # so that a game is listed to watch
     page.goto("/")
     expect(page.locator("#variant option").first).to_be_attached()
+    expect(page.locator("#in-progress-list a").first).to_be_visible()
     assert serious_violations(page, axe_script) == [], "start page"
 
     start_game(page, "osmosis-ablage", 2)

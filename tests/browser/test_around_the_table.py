@@ -152,7 +152,7 @@ def test_the_replay_viewer_follows_a_game_in_progress(page, live_server):
 def test_a_game_being_played_is_listed_on_the_start_page_and_watched_live(page, live_server):
     game = post(f"{live_server}/games", {"variant": "peek", "deal_number": 77})
     page.goto("/")
-    listed = page.locator("#in-progress-list li", has_text="peek, deal 77: 1 of 52 home, 1 events")
+    listed = page.locator("#in-progress-list li", has_text="peek, deal 77: 1 of 52 home, 1 event ")
     expect(listed.first).to_be_visible()
     screenshot(page, "0-start")
 

@@ -62,9 +62,11 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
     number = a_deal_won_by_clicking("osmosis-draw-one")
     start_game(page, "osmosis-draw-one", number)
     expect(page.locator(".keys").first).to_be_hidden()
-    for _ in range(2000):
+    for step in range(2000):
         if page.locator("#game-over").is_visible():
             break
+        if step == 40:
+            screenshot(page, "8-phone-mid-game")
         version = page.locator("#table").get_attribute("data-version")
         lit = page.locator("#board .playable")
         (lit.first if lit.count() else page.locator("#draw")).tap()
@@ -72,10 +74,16 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
     expect(page.locator("#game-over-title")).to_have_text("You won!")
     widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], widths
-    small = page.evaluate("""[...document.querySelectorAll('#table button:not([hidden])')]
-        .filter((b) => b.offsetParent && b.getBoundingClientRect().height < 44).map((b) => b.id)""")
+    small = page.evaluate("""[...document.querySelectorAll('#table button:not([hidden]), #table .settings label')]
+        .filter((b) => b.offsetParent && b.getBoundingClientRect().height < 44).map((b) => b.id || b.textContent)""")
     assert small == []
     screenshot(page, "8-phone-won")
+    page.locator("#over-replay").tap()
+    expect(page.locator("#verdict")).to_contain_text("VALID")
+    screenshot(page, "8-phone-replay")
+    page.goto("/")
+    expect(page.locator("#my-games-list li").first).to_contain_text("won")
+    screenshot(page, "8-phone-start-page")
     context.close()
     assert not errors
 

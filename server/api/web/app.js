@@ -1,19 +1,17 @@
-// The reference front end. It knows no rules: what is playable comes from the game's legal_actions,
-// and everything it does goes through the public HTTP API, as any third party's front end would.
-// Routes are the address's fragment: #game=ID (a table), #replay=ID (a replay), nothing (the start page),
-// so the browser's back and forward buttons move between them.
+// The reference front end. What is playable comes from the game's legal_actions alone (reasons.js only
+// words a refusal), and everything it does goes through the public HTTP API, as any third party's front
+// end would. Routes are the address's fragment: #game=ID (a table), #replay=ID (a replay), #watch=ID (a
+// replay following the game live), nothing (the start page), so back and forward move between them.
 
 import { api, loadEvents } from "./api.js";
 import { describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { wireDragging } from "./dragging.js";
 import { whyNot } from "./reasons.js";
+import { dealName, listGamesInProgress, listMyGames, remember, tokenOf } from "./lists.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
-const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
-const MY_GAMES_SHOWN = 20;
-const IN_PROGRESS_SHOWN = 10;
 const AUTO_MOVE_DELAY = 250; // milliseconds between auto-moves: slow enough to see each card go
 
 let game = null;      // the game body last received
@@ -22,70 +20,6 @@ let cellMode = false; // the next card clicked goes to the cell
 let inFlight = false; // an action or hint is on its way: a double click or a repeated key sends nothing more
 let settings = loadSettings();
 let autoMoveTimer = null;
-
-// --- the games this browser created --------------------------------------------------------------
-
-function tokenOf(id) {
-  return localStorage.getItem(`osmosis-token-${id}`);
-}
-
-function myGameIds() {
-  const kept = JSON.parse(localStorage.getItem(MY_GAMES) || "[]");
-  return kept.filter((id) => tokenOf(id) !== null);
-}
-
-function remember(created) {
-  localStorage.setItem(`osmosis-token-${created.id}`, created.player_token);
-  localStorage.setItem(MY_GAMES, JSON.stringify([created.id, ...myGameIds().filter((id) => id !== created.id)]));
-}
-
-async function listMyGames() {
-  const ids = myGameIds().slice(0, MY_GAMES_SHOWN);
-  $("my-games").hidden = ids.length === 0;
-  const items = await Promise.all(ids.map(async (id) => {
-    const item = document.createElement("li");
-    try {
-      const mine = await api(`/games/${id}`);
-      const deal = mine.deal.kind === "number" ? `deal ${mine.deal.deal_number}` : `a ${mine.deal.kind} deal`;
-      const text = document.createElement("span");
-      text.textContent = `${mine.variant || "custom rules"}, ${deal}: ${mine.status}, ${mine.score} of 52 home`;
-      const open = document.createElement("a");
-      open.href = mine.status === "playing" ? `#game=${id}` : `#replay=${id}`;
-      open.textContent = mine.status === "playing" ? "Resume" : "Replay";
-      item.append(text, " ", open);
-    } catch (error) {
-      item.textContent = `${id}: ${error.message}`;
-    }
-    return item;
-  }));
-  $("my-games-list").replaceChildren(...items);
-}
-
-function dealName(deal) {
-  if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
-  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
-}
-
-// Anybody's games being played now, to watch live.
-async function listGamesInProgress() {
-  let games;
-  try {
-    ({ games } = await api(`/games?status=playing&limit=${IN_PROGRESS_SHOWN}`));
-  } catch (error) {
-    $("in-progress-list").replaceChildren(Object.assign(document.createElement("li"), { textContent: error.message }));
-    return;
-  }
-  $("in-progress-none").hidden = games.length > 0;
-  $("in-progress-list").replaceChildren(...games.map((other) => {
-    const item = document.createElement("li");
-    const watch = document.createElement("a");
-    watch.href = `#watch=${other.id}`;
-    watch.textContent = "Watch";
-    item.append(`${other.variant || "custom rules"}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
-      `${other.version} events `, watch);
-    return item;
-  }));
-}
 
 // --- playing -----------------------------------------------------------------------------------------
 

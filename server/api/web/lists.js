@@ -1,0 +1,71 @@
+// The start page's lists: the games this browser created (their player tokens are kept in localStorage),
+// and anybody's games being played now, to watch.
+
+import { api } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
+const MY_GAMES_SHOWN = 20;
+const IN_PROGRESS_SHOWN = 10;
+
+export function tokenOf(id) {
+  return localStorage.getItem(`osmosis-token-${id}`);
+}
+
+function myGameIds() {
+  const kept = JSON.parse(localStorage.getItem(MY_GAMES) || "[]");
+  return kept.filter((id) => tokenOf(id) !== null);
+}
+
+export function remember(created) {
+  localStorage.setItem(`osmosis-token-${created.id}`, created.player_token);
+  localStorage.setItem(MY_GAMES, JSON.stringify([created.id, ...myGameIds().filter((id) => id !== created.id)]));
+}
+
+export async function listMyGames() {
+  const ids = myGameIds().slice(0, MY_GAMES_SHOWN);
+  $("my-games").hidden = ids.length === 0;
+  const items = await Promise.all(ids.map(async (id) => {
+    const item = document.createElement("li");
+    try {
+      const mine = await api(`/games/${id}`);
+      const deal = mine.deal.kind === "number" ? `deal ${mine.deal.deal_number}` : `a ${mine.deal.kind} deal`;
+      const text = document.createElement("span");
+      text.textContent = `${mine.variant || "custom rules"}, ${deal}: ${mine.status}, ${mine.score} of 52 home`;
+      const open = document.createElement("a");
+      open.href = mine.status === "playing" ? `#game=${id}` : `#replay=${id}`;
+      open.textContent = mine.status === "playing" ? "Resume" : "Replay";
+      item.append(text, " ", open);
+    } catch (error) {
+      item.textContent = `${id}: ${error.message}`;
+    }
+    return item;
+  }));
+  $("my-games-list").replaceChildren(...items);
+}
+
+export function dealName(deal) {
+  if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
+  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
+}
+
+// Anybody's games being played now, to watch live.
+export async function listGamesInProgress() {
+  let games;
+  try {
+    ({ games } = await api(`/games?status=playing&limit=${IN_PROGRESS_SHOWN}`));
+  } catch (error) {
+    $("in-progress-list").replaceChildren(Object.assign(document.createElement("li"), { textContent: error.message }));
+    return;
+  }
+  $("in-progress-none").hidden = games.length > 0;
+  $("in-progress-list").replaceChildren(...games.map((other) => {
+    const item = document.createElement("li");
+    const watch = document.createElement("a");
+    watch.href = `#watch=${other.id}`;
+    watch.textContent = "Watch";
+    item.append(`${other.variant || "custom rules"}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
+      `${other.version} event${other.version === 1 ? "" : "s"} `, watch);
+    return item;
+  }));
+}
