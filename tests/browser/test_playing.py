@@ -67,6 +67,8 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
             break
         if step == 40:
             screenshot(page, "8-phone-mid-game")
+        widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert widths[0] <= widths[1], (step, widths)
         version = page.locator("#table").get_attribute("data-version")
         lit = page.locator("#board .playable")
         (lit.first if lit.count() else page.locator("#draw")).tap()
