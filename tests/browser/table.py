@@ -31,9 +31,14 @@ def watch_for_errors(page: Page, refused_requests=False):
     return errors
 
 
-def click_policy_result(variant, number):
+def dealt(variant, number):
+    """The opening of deal `number` under the preset `variant`, as the server deals it."""
     rules = preset(variant)
-    return play_first_legal(opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))).status
+    return opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+
+
+def click_policy_result(variant, number):
+    return play_first_legal(dealt(variant, number)).status
 
 
 def a_deal_won_by_clicking(variant):
@@ -54,26 +59,33 @@ def start_game(page: Page, variant, number=None):
     expect(page.locator("#table")).to_be_visible()
 
 
+def version_of(page: Page):
+    return page.locator("#table").get_attribute("data-version")
+
+
+def wait_for_next_version(page: Page, version):
+    """Waits until the table shows a version other than `version`."""
+    page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+
+
 def play_by_clicks(page: Page, limit=2000):
     for _ in range(limit):
         status = page.locator("#status")
         if "won" in (status.get_attribute("class") or "") or "lost" in (status.get_attribute("class") or ""):
             return status.inner_text()
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         lit = page.locator("#board .playable")
         if lit.count():
             lit.first.click()
         else:
             page.click("#draw")
-        page.wait_for_function("(version) => document.querySelector('#table').dataset.version !== version",
-                               arg=version)
+        wait_for_next_version(page, version)
     pytest.fail("the game did not end")
 
 
 def get(url):
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.loads(response.read())
-
 
 
 def post(url, body=None, token=None):

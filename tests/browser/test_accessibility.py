@@ -62,10 +62,12 @@ def test_the_theme_follows_the_system(browser, live_server):
     for scheme in ("light", "dark"):
         context = browser.new_context(base_url=live_server, color_scheme=scheme)
         page = context.new_page()
+        errors = watch_for_errors(page)
         page.goto("/")
         backgrounds[scheme] = page.evaluate("""[getComputedStyle(document.documentElement).backgroundColor,
             getComputedStyle(document.querySelector('button')).backgroundColor]""")
         context.close()
+        assert not errors, scheme
     assert backgrounds["light"][0] != backgrounds["dark"][0]
     assert backgrounds["light"][1] != backgrounds["dark"][1]
 

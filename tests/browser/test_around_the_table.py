@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .table import a_deal_won_by_clicking, play_by_clicks, post, screenshot, start_game
+from .table import (
+    a_deal_won_by_clicking,
+    play_by_clicks,
+    post,
+    screenshot,
+    start_game,
+    version_of,
+    wait_for_next_version,
+)
 
 
 def test_the_start_page_loads_everything_it_asks_for_its_icon_included(page):
@@ -100,9 +108,9 @@ def test_a_bad_replay_id_is_explained_on_the_start_page(page):
 def test_the_replay_steps_by_keys_plays_itself_marks_the_moved_card_and_offers_its_export(page, live_server):
     start_game(page, "osmosis-draw-one", 3)
     for _ in range(3):
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         page.click("#draw")
-        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+        wait_for_next_version(page, version)
     page.click("#resign")
     page.click("#resign-yes")
     page.click("#show-replay")

@@ -1,12 +1,19 @@
 """Whole games at the table: by clicks, on a phone by touch, by keyboard; the end of a game; resigning; hints."""
 
-import json
-import urllib.request
-
 import pytest
 from playwright.sync_api import expect
 
-from .table import a_deal_won_by_clicking, click_policy_result, play_by_clicks, screenshot, start_game, watch_for_errors
+from .table import (
+    a_deal_won_by_clicking,
+    click_policy_result,
+    get,
+    play_by_clicks,
+    screenshot,
+    start_game,
+    version_of,
+    wait_for_next_version,
+    watch_for_errors,
+)
 
 
 def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
@@ -40,8 +47,7 @@ def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_de
     expect(page.locator("#game-over")).to_be_hidden()
     expect(page.locator("#game-id")).not_to_have_text(first_id)
     game_id = page.locator("#game-id").inner_text()
-    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
-        again = json.loads(response.read())
+    again = get(f"{page.url.split('#')[0]}games/{game_id}")
     assert (again["variant"], again["deal"]["deal_number"]) == ("osmosis-draw-one", number)
 
     page.click("#resign")
@@ -50,8 +56,7 @@ def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_de
     page.click("#next-deal")
     expect(page.locator("#game-over")).to_be_hidden()
     game_id = page.locator("#game-id").inner_text()
-    with urllib.request.urlopen(f"{page.url.split('#')[0]}games/{game_id}", timeout=10) as response:
-        assert json.loads(response.read())["deal"]["deal_number"] == number + 1
+    assert get(f"{page.url.split('#')[0]}games/{game_id}")["deal"]["deal_number"] == number + 1
 
 
 def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser, live_server):
@@ -69,10 +74,10 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
             screenshot(page, "8-phone-mid-game")
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], (step, widths)
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         lit = page.locator("#board .playable")
         (lit.first if lit.count() else page.locator("#draw")).tap()
-        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+        wait_for_next_version(page, version)
     expect(page.locator("#game-over-title")).to_have_text("You won!")
     widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], widths
@@ -124,7 +129,7 @@ def test_the_keyboard_alone_plays_a_whole_game(page):
     for _ in range(2000):
         if page.locator("#game-over").is_visible():
             break
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         if page.locator("#board .playable").count():
             for _ in range(60):
                 if page.evaluate(on_a_lit_card):
@@ -135,7 +140,7 @@ def test_the_keyboard_alone_plays_a_whole_game(page):
             page.keyboard.press("Enter")
         else:
             page.keyboard.press("d")
-        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+        wait_for_next_version(page, version)
 
     expect(page.locator("#game-over-title")).to_have_text("You won!")
     expect(page.locator("#game-over-title")).to_be_focused()
@@ -143,7 +148,7 @@ def test_the_keyboard_alone_plays_a_whole_game(page):
 
 def test_resigning_asks_first_and_then_starting_again(page):
     start_game(page, "bridesmaids", 5)
-    version = page.locator("#table").get_attribute("data-version")
+    version = version_of(page)
 
     page.click("#resign")
     expect(page.locator("#confirm-resign")).to_be_visible()
@@ -165,14 +170,13 @@ def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_ser
         "osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
     page.click("#how-to-play summary")
     expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
-    version = int(page.locator("#table").get_attribute("data-version"))
+    version = int(version_of(page))
     page.click("#ask-hint")
     expect(page.locator("#status")).to_contain_text("Hint: ")
     expect(page.locator("#table")).to_have_attribute("data-version", str(version + 1))
     expect(page.locator("#board .card.hinted, #draw.hinted")).to_have_count(1)
     game_id = page.locator("#game-id").inner_text()
-    with urllib.request.urlopen(f"{live_server}/games/{game_id}", timeout=10) as response:
-        assert json.loads(response.read())["hints"] == 1
+    assert get(f"{live_server}/games/{game_id}")["hints"] == 1
     page.keyboard.press("h")
     expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
     screenshot(page, "6-hint")

@@ -1,7 +1,10 @@
 """Playing by hand: drag and drop by mouse and by touch, refusals explained without asking the server,
 auto-move, the foundations' order, and a stale tab."""
 
+import json
 import random
+import urllib.error
+import urllib.request
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -9,31 +12,32 @@ from playwright.sync_api import Page, expect
 from server.rules import (
     FOUNDATIONS,
     Card,
-    GameOver,
     IllegalAction,
     Move,
     Place,
     action_to_dict,
     apply,
-    deal_number_seed,
-    layout,
     legal_actions,
-    opening,
     preset,
     public_view,
-    shuffled_deck,
 )
 from server.rules.variants import PRESETS
 
-from .table import a_deal_won_by_clicking, get, post, screenshot, start_game, watch_for_errors
+from .table import (
+    a_deal_won_by_clicking,
+    dealt,
+    get,
+    post,
+    screenshot,
+    start_game,
+    version_of,
+    wait_for_next_version,
+    watch_for_errors,
+)
 
 
 def game_of(page: Page, live_server):
     return get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
-
-
-def wait_for_next_version(page: Page, version):
-    page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
 
 
 def centre(locator):
@@ -63,7 +67,7 @@ def play_by_dragging(page: Page, live_server, drag, limit=2000):
         game = game_of(page, live_server)
         if game["status"] != "playing":
             return game
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         move = next((a for a in game["legal_actions"] if a["kind"] == "move"), None)
         if move:
             target = page.locator(f"#board [data-target='{move['to']}']")
@@ -113,9 +117,8 @@ def refusal(state, card, target):
 
 def blocked_card(variant):
     """A deal number and a face-up card on top of a reserve that has nowhere to go at the opening."""
-    rules = preset(variant)
     for number in range(100):
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = dealt(variant, number)
         movable = {action.card for action in legal_actions(state) if isinstance(action, Move)}
         for pile in state.reserves:
             if pile and pile[-1] not in movable:
@@ -149,8 +152,7 @@ def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page
     page.reload()
     move = next(a for a in game["legal_actions"] if a["kind"] == "move")
     wrong = next(f for f in ("F1", "F2", "F3", "F4") if f != move["to"])
-    rules = preset("osmosis-draw-one")
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    state = dealt("osmosis-draw-one", number)
     for _ in range(game["version"] - 1):
         state = apply(state, next(a for a in legal_actions(state) if not isinstance(a, Move)))
     posted = []
@@ -166,10 +168,9 @@ def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page
 
 def positions(variant, deals, steps, seed):
     """Positions of random games under `variant`, the finished ones included."""
-    rules = preset(variant)
     chooser = random.Random(seed)
     for number in deals:
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = dealt(variant, number)
         for _ in range(steps):
             yield state
             actions = legal_actions(state)
@@ -182,30 +183,28 @@ def positions(variant, deals, steps, seed):
 
 def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_preset(page):
     page.goto("/")
-    cases = []
+    checked = []  # each position once, with the engine's answer for every seen card and target
     for variant in PRESETS:
         rules = preset(variant)
         for state in positions(variant, range(4), 60, seed=variant):
             view = public_view(state)
+            seen = [p["face_up"] for p in view["reserves"]] + [view["waste"], [view["cell"]] if view["cell"] else []]
+            cases = [{"card": card, "target": target and target.value, "expected": refusal(state, card, target)}
+                     for card in [code for place in seen for code in place]
+                     for target in (None, *FOUNDATIONS, Place.CELL)]
             game = {"status": view["status"], "rules": rules.to_dict(), "state": view,
                     "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
-            seen = [p["face_up"] for p in view["reserves"]] + [view["waste"], [view["cell"]] if view["cell"] else []]
-            for card in [code for place in seen for code in place]:
-                for target in (None, *FOUNDATIONS, Place.CELL):
-                    try:
-                        expected = refusal(state, card, target)
-                    except GameOver as over:
-                        expected = str(over)
-                    cases.append({"game": game, "card": card, "target": target and target.value,
-                                  "expected": expected})
-    assert len(cases) > 5000 and sum(case["expected"] is None for case in cases) > 300
+            checked.append({"game": game, "cases": cases})
+    answers = [case["expected"] for position in checked for case in position["cases"]]
+    assert len(answers) > 5000 and answers.count(None) > 300
+    assert any(answer.startswith("the game is over") for answer in answers if answer)
 
-    differing = page.evaluate("""async (cases) => {
+    differing = page.evaluate("""async (checked) => {
         const { whyNot } = await import("/app/reasons.js");
-        return cases.map((c) => ({ ...c, got: whyNot(c.game, c.card, c.target) }))
-            .filter((c) => c.got !== c.expected)
-            .map(({ card, target, expected, got }) => ({ card, target, expected, got }));
-    }""", cases)
+        return checked.flatMap(({ game, cases }) => cases
+            .map((c) => ({ ...c, got: whyNot(game, c.card, c.target) }))
+            .filter((c) => c.got !== c.expected));
+    }""", checked)
 
     assert differing == []
 
@@ -213,8 +212,8 @@ def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_pre
 def settle(page: Page):
     """Waits until the table's version has stood still for longer than an auto-move takes to start."""
     version = None
-    while version != page.locator("#table").get_attribute("data-version"):
-        version = page.locator("#table").get_attribute("data-version")
+    while version != version_of(page):
+        version = version_of(page)
         page.wait_for_timeout(700)
 
 
@@ -222,7 +221,7 @@ def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page
     start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     expect(page.locator("#auto-move")).not_to_be_checked()
     while page.locator("#board .playable").count() == 0:
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         page.locator("#board button.stock").click()
         wait_for_next_version(page, version)
     lit = page.locator("#board .playable").count()
@@ -235,7 +234,7 @@ def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page
     expect(page.locator("#board .playable")).to_have_count(0)
     expect(page.locator("#status")).to_contain_text("Auto-move: ")
     for _ in range(10):
-        version = page.locator("#table").get_attribute("data-version")
+        version = version_of(page)
         page.locator("#board button.stock").click()
         wait_for_next_version(page, version)
         settle(page)
@@ -297,3 +296,24 @@ def test_a_stale_tab_explains_and_shows_the_game_as_it_now_is(page, live_server)
     expect(page.locator("#status")).to_have_text("The game moved on in another tab or window: this is where it is now.")
     expect(page.locator("#table")).to_have_attribute("data-version", "3")
     expect(page.locator("#board .stock")).to_have_text(str(game_of(page, live_server)["state"]["stock_count"]))
+
+
+@pytest.mark.refused_requests
+def test_an_action_the_server_refuses_shows_its_reason_and_the_game_as_it_stands(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    game_id = page.locator("#game-id").inner_text()
+    token = page.evaluate(f"localStorage.getItem('osmosis-token-{game_id}')")
+    page.evaluate(f"localStorage.setItem('osmosis-token-{game_id}', 'not-this-games-token')")
+    page.reload()
+    expect(page.locator("#table")).to_have_attribute("data-version", "1")
+    post(f"{live_server}/games/{game_id}/draw", token=token)  # the real player draws meanwhile
+    request = urllib.request.Request(f"{live_server}/games/{game_id}/draw", data=b"{}", method="POST", headers={
+        "Content-Type": "application/json", "Authorization": "Bearer not-this-games-token"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    reason = json.loads(refused.value.read())["detail"]
+
+    page.locator("#board button.stock").click()
+
+    expect(page.locator("#status")).to_have_text(f"The server refused: {reason}. This is the game as it stands.")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")

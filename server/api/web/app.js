@@ -4,7 +4,7 @@
 // replay following the game live), nothing (the start page), so back and forward move between them.
 
 import { api, loadEvents } from "./api.js";
-import { describe, hintText, movesByCard, renderBoard } from "./board.js";
+import { counted, describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { wireDragging } from "./dragging.js";
 import { whyNot } from "./reasons.js";
 import { dealName, listGamesInProgress, listMyGames, remember, tokenOf } from "./lists.js";
@@ -48,16 +48,16 @@ function renderGame() {
     ? `${game.variant}, ${dealName(game.deal)}: ${descriptions[game.variant]}`
     : `Custom rules (draw ${game.rules.draw}), ${dealName(game.deal)}.`;
   $("table").dataset.version = game.version;
+  const drawAction = stockAction();
   const play = game.status === "playing"
-    ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(stockAction()), drawAction: stockAction() }
+    ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(drawAction), drawAction }
     : null;
   renderBoard($("board"), game.state, game.legal_actions,
     { play, freeCells: game.rules.free_cells > 0, foundationOrder: settings.foundationOrder, groupWaste: game.rules.waste_access === "group" });
   $("auto-move").checked = settings.autoMove;
   $("foundation-order").value = settings.foundationOrder;
-  const canDraw = game.legal_actions.some((a) => a.kind === "deal" || a.kind === "redeal");
-  $("draw").disabled = !canDraw;
-  $("draw").firstChild.textContent = game.legal_actions.some((a) => a.kind === "redeal") ? "Redeal " : "Draw ";
+  $("draw").disabled = !drawAction;
+  $("draw").firstChild.textContent = drawAction?.kind === "redeal" ? "Redeal " : "Draw ";
   $("cell-mode").hidden = !game.rules.free_cells;
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
@@ -124,7 +124,7 @@ async function showGameOver() {
     const [events, analysis] = await Promise.all([loadEvents(over.id, 0), api(`/games/${over.id}/analysis`)]);
     if (game !== over) return;
     const actions = events.filter((event) => ACTION_EVENTS.has(event.kind)).length;
-    const hints = over.hints ? `, ${over.hints} hint${over.hints === 1 ? "" : "s"}` : "";
+    const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
     $("game-over-figures").textContent = `${over.score} of 52 cards home, ${actions} actions${hints}, ` +
       `${duration(over.created_at, over.updated_at)}.`;
     $("game-over-analysis").textContent = `Solver: ${analysis.summary}.`;

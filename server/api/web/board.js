@@ -7,6 +7,11 @@ function cardName(code) {
   return `${RANKS[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
+// "1 card", "3 cards", "1 pass", "2 passes".
+export function counted(count, noun, plural = `${noun}s`) {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 
 function drawn(name, attributes, ...children) {
@@ -64,11 +69,11 @@ function cardBack() {
 }
 
 // Face-down cards: one back with their count on it, alike for one card or three.
-function backs(count, label) {
+function backs(count) {
   const element = document.createElement("span");
   element.className = "card back";
   element.setAttribute("role", "img");
-  element.setAttribute("aria-label", label);
+  element.setAttribute("aria-label", counted(count, "face-down card"));
   const badge = document.createElement("span");
   badge.className = "count";
   badge.textContent = `×${count}`;
@@ -122,7 +127,7 @@ export function renderBoard(container, state, actions,
   const left = document.createElement("div");
   left.className = "reserves";
   state.reserves.forEach((pile, p) => {
-    const down = pile.face_down ? [backs(pile.face_down, `${pile.face_down} face-down card${pile.face_down === 1 ? "" : "s"}`)] : [];
+    const down = pile.face_down ? [backs(pile.face_down)] : [];
     left.append(row(`R${p + 1}`, [...down, ...pile.face_up.map(card)], "reserve"));
   });
   const right = document.createElement("div");
@@ -141,10 +146,10 @@ export function renderBoard(container, state, actions,
   if (state.cell !== null || freeCells) {
     talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell"));
   }
-  const passes = state.passes_left === null ? "unlimited passes" : `${state.passes_left} more pass${state.passes_left === 1 ? "" : "es"}`;
+  const passes = state.passes_left === null ? "unlimited passes" : `${counted(state.passes_left, "more pass", "more passes")}`;
   const info = document.createElement("p");
   info.className = "info";
-  const live = groupWaste ? ` Live waste: ${state.live_waste} card${state.live_waste === 1 ? "" : "s"} of the latest deal.` : "";
+  const live = groupWaste ? ` Live waste: ${counted(state.live_waste, "card")} of the latest deal.` : "";
   info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.${live}`;
   container.replaceChildren(left, right, talon, info);
 }
@@ -163,8 +168,9 @@ function stockElement(state, play) {
   const count = document.createElement("span");
   count.className = "count";
   count.textContent = state.stock_count;
-  element.append(state.stock_count ? cardBack() : "", count);
-  if (state.stock_count === 0) element.classList.add("spent");
+  if (state.stock_count) element.append(cardBack());
+  else element.classList.add("spent"); // empty, but a redeal is drawn from here
+  element.append(count);
   if (draw) {
     element.type = "button";
     element.setAttribute("aria-label", `stock: ${state.stock_count} cards; ${draw.kind === "redeal" ? "redeal the waste" : "draw"}`);

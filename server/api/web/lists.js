@@ -2,6 +2,7 @@
 // and anybody's games being played now, to watch.
 
 import { api } from "./api.js";
+import { counted } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
@@ -65,7 +66,7 @@ export async function listGamesInProgress() {
     watch.href = `#watch=${other.id}`;
     watch.textContent = "Watch";
     item.append(`${other.variant || "custom rules"}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
-      `${other.version} event${other.version === 1 ? "" : "s"} `, watch);
+      `${counted(other.version, "event")} `, watch);
     return item;
   }));
 }
