@@ -31,13 +31,18 @@ sys.path.insert(0, str(PROJECT))
 
 from load import prepare_database  # noqa: E402
 
-from server import embedded  # noqa: E402
-from server.api import create_app  # noqa: E402
+from server.api import replies  # noqa: E402
 from server.api.schemas import move_from_request  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.rules import preset  # noqa: E402
-from server.service import GameService, Result  # noqa: E402
-from server.store import PostgresStore, open_pool  # noqa: E402
+from server.runtime.app import create_app  # noqa: E402
+from server.service.games import GameService  # noqa: E402
+from server.service.outcomes import ActionTaken, Answered  # noqa: E402
+from server.store import (  # noqa: E402
+    PostgresStore,
+    embedded,
+    open_pool,
+)
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
@@ -99,7 +104,7 @@ def over_http(app: Wsgi) -> Callable[[], None]:
 
 
 def in_service(service: GameService) -> Callable[[], None]:
-    player = Player(lambda: service.create_game(preset("osmosis-draw-one")).body)
+    player = Player(lambda: created_in(service))
 
     def act() -> None:
         action = player.next_action()
@@ -108,24 +113,32 @@ def in_service(service: GameService) -> Callable[[], None]:
             result = service.move(game_id, player.token, move_from_request(action), None, None)
         else:
             result = service.draw(game_id, player.token, None, None)
-        player.game = result.body["game"]
+        assert result.outcome is not None
+        player.game = json.loads(result.outcome.game.document)
 
     return act
 
 
-class AnswerFromMemory:
-    """A service that answers every action with one real action's result: what is left is the HTTP layer."""
+def created_in(service: GameService) -> dict[str, Any]:
+    made = service.create_game(preset("osmosis-draw-one")).outcome
+    assert made is not None
+    return {**json.loads(made.game.document), "player_token": made.player_token}
 
-    def __init__(self, result: Result, store: Any) -> None:
-        self._result = result
+
+class AnswerFromMemory:
+    """A service that answers every action with one real action's outcome: what is left is the HTTP layer
+    (rendering the reply included)."""
+
+    def __init__(self, taken: ActionTaken, store: Any) -> None:
+        self._taken = taken
         self.store = store  # for the app's live hub, which this benchmark never wakes
         self.changes = None
 
-    def move(self, *args: Any) -> Result:
-        return self._result
+    def move(self, *args: Any, answer: Any = None) -> Answered[ActionTaken]:
+        return Answered(replies.action_taken(self._taken), self._taken)
 
-    def draw(self, *args: Any) -> Result:
-        return self._result
+    def draw(self, *args: Any, answer: Any = None) -> Answered[ActionTaken]:
+        return Answered(replies.action_taken(self._taken), self._taken)
 
 
 def cpu_microseconds(work: Callable[[], None], requests: int) -> float:
@@ -156,8 +169,9 @@ def main() -> None:
         act = over_http(game_app)
         act()
         read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
-        created = service.create_game(preset("osmosis-draw-one")).body
-        drawn = service.draw(UUID(created["id"]), created["player_token"], None, None)
+        created = created_in(service)
+        drawn = service.draw(UUID(created["id"]), created["player_token"], None, None).outcome
+        assert drawn is not None
         canned_app = create_app(settings, AnswerFromMemory(drawn, service.store))  # type: ignore[arg-type]
         draw_path = f"/games/{UUID(int=0)}/draw"
 

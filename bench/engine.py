@@ -9,17 +9,8 @@ import argparse
 import random
 import time
 
-from server.rules import (
-    PRESETS,
-    apply,
-    deal_number_seed,
-    layout,
-    legal_actions,
-    opening,
-    preset,
-    shuffled_deck,
-)
-from server.rules.policies import play_greedy
+from server.rules import PRESETS, apply, deal_number_seed, layout, legal_actions, opening, preset, shuffled_deck
+from server.solver.players import play_greedy
 
 
 def random_actions_per_second(name: str, games: int) -> tuple[int, float]:

@@ -40,7 +40,7 @@ sys.path.insert(0, str(PROJECT))
 from load import free_port, start_gunicorn  # noqa: E402
 
 from bench.load import CpuMeter  # noqa: E402
-from server import embedded, migrate  # noqa: E402
+from server.store import embedded, migrate  # noqa: E402
 
 HOST = "127.0.0.1"
 
@@ -362,7 +362,7 @@ def main() -> None:
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
     port = int(os.environ.get("BENCH_PORT", "0")) or free_port()
-    server = start_gunicorn("server.api:create_app()", url, port, worker_class=None)
+    server = start_gunicorn("server.runtime.app:create_app()", url, port, worker_class=None)
     try:
         asyncio.run(run(args, port, server))
     finally:

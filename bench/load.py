@@ -33,7 +33,7 @@ import psycopg
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from server import embedded, migrate  # noqa: E402
+from server.store import embedded, migrate  # noqa: E402
 
 MAX_REQUESTS_PER_PHASE = 200_000
 
@@ -291,7 +291,7 @@ def main() -> None:
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
     game_port, ceiling_port = free_port(), free_port()
-    servers = {"game server": start_gunicorn("server.api:create_app()", url, game_port, args.worker_class),
+    servers = {"game server": start_gunicorn("server.runtime.app:create_app()", url, game_port, args.worker_class),
                "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port, args.worker_class)}
     meter = CpuMeter(servers)
     try:

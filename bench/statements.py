@@ -10,7 +10,6 @@ import os
 import statistics
 import sys
 import time
-import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,13 +21,12 @@ sys.path.insert(0, str(PROJECT))
 
 from load import prepare_database  # noqa: E402
 
-from server import embedded, migrate  # noqa: E402
-from server.events import Event  # noqa: E402
-from server.repository import Change  # noqa: E402
+from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
-from server.service import GameService  # noqa: E402
-from server.store import PostgresStore, open_pool, sql  # noqa: E402
-from server.store.postgres import write_change  # noqa: E402
+from server.service.games import GameService  # noqa: E402
+from server.service.ports import GameWrite  # noqa: E402
+from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
+from server.store.postgres import write_game  # noqa: E402
 
 STEPS = ("read game + secret", "guarded write, committed", "whole action")
 
@@ -51,12 +49,13 @@ def measure(url: str, games_count: int, actions: int) -> None:
     pool = open_pool(url, 1, 2, 5, 5000)
     postgres = PostgresStore(pool, migrate.head_revision())
     service = GameService(postgres)
-    games = [service.create_game(preset("osmosis-draw-one")).body for _ in range(games_count)]
+    games = [service.create_game(preset("osmosis-draw-one")).outcome for _ in range(games_count)]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     ceiling: list[float] = []
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
         for game in games:
-            game_id = uuid.UUID(game["id"])
+            assert game is not None
+            game_id = game.game.id
             record = postgres.load_game(game_id)
             for _ in range(actions):
                 started = time.perf_counter()
@@ -65,9 +64,9 @@ def measure(url: str, games_count: int, actions: int) -> None:
                 read = time.perf_counter()
                 version = row["version"]
                 record = replace(record, version=version + 1)
-                change = Change(record, [Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)],
+                change = GameWrite(record, [Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)],
                                 row["state"], None)
-                assert write_change(conn, change, version)
+                assert write_game(conn, change, version)
                 written = time.perf_counter()
                 times["read game + secret"].append(read - started)
                 times["guarded write, committed"].append(written - read)

@@ -9,25 +9,33 @@ import os
 import resource
 import shutil
 import tempfile
+from pathlib import Path
 
 from gunicorn.glogging import Logger
 
+from server.runtime import shared_counters
+
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
-worker_class = "server.gevent_worker.Worker"
+worker_class = "server.runtime.gevent_worker.Worker"
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "5000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 # A request's line and headers must arrive within this many seconds, and an idle kept-alive connection is
 # closed after it: gevent's worker bounds reading each request head by this time.
 keepalive = int(os.environ.get("KEEPALIVE_SECONDS", "5"))
+# What a request's head may hold (gunicorn's defaults, stated): past them the worker answers 414, 431 or 400
+# as problem+json (server/gevent_worker.py; docs/api.md, "Limits").
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
 # Signals and the orchestrator manage the server; gunicorn's control socket (25.1 and later) would be one
 # more listener, in the service user's home, shared by every instance of that user on the host.
 control_socket_disable = True
 accesslog = os.environ.get("ACCESS_LOG") or None  # the app logs each request as JSON, with its request id
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
-wsgi_app = "server.api:create_app()"
+wsgi_app = "server.runtime.app:create_app()"
 
 
 class AccessLogWhenAsked(Logger):
@@ -45,10 +53,15 @@ logger_class = AccessLogWhenAsked
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="osmosis-metrics-")
 
+# The counters every worker shares (rate limits, solver jobs in flight), in a file the workers map: made
+# here, in the master, so that they are this server's alone (server/shared_counters.py).
+_counters_dir = tempfile.mkdtemp(prefix="osmosis-counters-")
+os.environ[shared_counters.ENVIRONMENT] = str(shared_counters.create(Path(_counters_dir)))
+
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "server.json_logs.JsonFormatter"}},
+    "formatters": {"json": {"()": "server.runtime.json_logs.JsonFormatter"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
     "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
     "loggers": {
@@ -77,6 +90,7 @@ def child_exit(server, worker):
 
 def on_exit(server):
     shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+    shutil.rmtree(_counters_dir, ignore_errors=True)
 
 
 def on_starting(server):

@@ -36,8 +36,9 @@ class Settings:
     """Browser origins allowed to call the API from other sites; "*" for any. Empty: same origin only."""
     rate_limit: str = DEFAULT_RATE_LIMIT
     """Per client address, in flask-limiter's notation; empty turns rate limiting off."""
-    rate_limit_storage_uri: str = "memory://"
-    """Where the counts live; redis://… shares them between all workers and instances."""
+    rate_limit_storage_uri: str = "osmosis-shared://"
+    """Where the counts of rate limits and solver jobs live: by default in memory every worker of this server
+    shares (server/shared_counters.py); redis://… shares them between all instances too."""
     proxy_count: int = 0
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
     recent_games: int = 1024
@@ -47,6 +48,8 @@ class Settings:
     live_poll_seconds: float = 2.0
     """How often each process reads the versions of the games it has followers of, in case a change
     notification was lost."""
+    solver_jobs_per_client: int = 2
+    """Solver jobs (hints, winnable deals, analyses, verifications) one client may have in flight."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -59,11 +62,12 @@ class Settings:
             statement_timeout_ms=_int(env, "STATEMENT_TIMEOUT_MS", 5000, minimum=0),
             cors_origins=tuple(origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()),
             rate_limit=env.get("RATE_LIMIT", DEFAULT_RATE_LIMIT),
-            rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "memory://",
+            rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "osmosis-shared://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
             body_seconds=float(_int(env, "BODY_SECONDS", 10, minimum=1)),
             live_poll_seconds=float(_int(env, "LIVE_POLL_MS", 2000, minimum=10)) / 1000,
+            solver_jobs_per_client=_int(env, "SOLVER_JOBS_PER_CLIENT", 2, minimum=1),
         )
 
 

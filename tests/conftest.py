@@ -8,6 +8,8 @@ import json
 import os
 import re
 import socket
+import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +20,10 @@ import pytest
 from flask import request, request_finished
 from psycopg import sql
 
-from server import embedded, migrate
-from server.api import create_app
 from server.config import Settings
-from server.service import GameService
-from server.store import PostgresStore, open_pool
+from server.runtime.app import create_app
+from server.service.games import GameService
+from server.store import PostgresStore, embedded, migrate, open_pool
 from tests.processes import start_gunicorn, stop
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -142,6 +143,29 @@ def attacker(database_url: str) -> Iterator[psycopg.Connection]:
         conn.execute("SET session_replication_role = replica")
         yield conn
 
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A redis-server of the test's own, on a free loopback port, keeping nothing on disk."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.1)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
 
 
 def free_port() -> int:

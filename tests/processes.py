@@ -1,5 +1,6 @@
 """Real processes for the tests: gunicorn as deployed, nginx, and plain HTTP calls to them."""
 
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -48,6 +49,20 @@ def wait_until_ready(base: str, process: subprocess.Popen, seconds: float = 30) 
         time.sleep(0.2)
 
 
+def wait_for_workers(base: str, count: int, seconds: float = 60) -> None:
+    """Until `count` workers have each answered /healthz: /readyz answers as soon as the first worker has
+    loaded the app, and a burst sent then all lands on that one."""
+    answered: set[str] = set()
+    deadline = time.monotonic() + seconds
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * count) as pool:
+        while len(answered) < count:
+            if time.monotonic() > deadline:
+                pytest.fail(f"only {len(answered)} of {count} workers answered within {seconds} s")
+            heads = pool.map(lambda _: call("GET", f"{base}/healthz")[2], range(4 * count))
+            answered |= {head["X-Request-ID"][:16] for head in heads}  # its random half names the process
+            time.sleep(0.1)
+
+
 def stop(process: subprocess.Popen) -> None:
     process.terminate()
     try:
@@ -70,3 +85,14 @@ def call(method: str, url: str, body: object = None, token: str | None = None,
     except urllib.error.HTTPError as error:
         text = error.read()
         return error.code, json.loads(text) if text else {}, dict(error.headers)
+
+
+def healthz_delays_while(base: str, threads: list) -> list[float]:
+    """The time /healthz takes, asked again and again (20 ms apart) for as long as any of `threads` runs."""
+    delays = []
+    while any(thread.is_alive() for thread in threads):
+        asked = time.monotonic()
+        assert call("GET", f"{base}/healthz")[0] == 200
+        delays.append(time.monotonic() - asked)
+        time.sleep(0.02)
+    return delays

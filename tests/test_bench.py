@@ -79,3 +79,12 @@ def test_the_hint_benchmark_reports_each_preset():
         line = next(line for line in printed.splitlines() if line.startswith(f"{name} "))
         assert line.count("%") == 1 and len(line.split()) == 7, line
     assert "budget 100,000 positions per hint" in printed
+
+
+def test_the_solver_time_benchmark_reports_the_victim_the_attacker_and_the_uploads(embedded_server_url):
+    printed = run_bench("solver_time.py", "--flood", "4", "--samples", "1", "--uploaders", "2", "--workers", "2",
+                        database_url=embedded_server_url)
+
+    for figure in ("victim's hint, idle", "in flight by one", "attacker's answers", "/healthz during",
+                   "costly upload answered in", "the same upload checked offline"):
+        assert figure in printed

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
-from server.stats import wilson_interval
+from server.cli.main import main
+from server.cli.stats import wilson_interval
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "deal-vectors.json").read_text())
 

@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from server.events import EVENT_KINDS
+from server.log.events import EVENT_KINDS
 from server.rules.engine import LOST_FRUITLESS_PASS, LOST_NO_ACTION, RESIGNED, WON
 
 DOCS = Path(__file__).parents[1] / "docs"
@@ -36,3 +36,11 @@ def test_the_readme_examples_leave_no_files_in_the_checkout():
 
     assert "curl" in commands
     assert re.search(r"\btee\b|>\s*[\w.-]+\.json|-o\s+[\w.-]+", commands) is None, commands
+
+
+def test_the_api_guide_explains_every_problem_code_the_server_answers():
+    from server.api.errors import every_code
+
+    guide = (DOCS / "api.md").read_text()
+
+    assert [code for code in every_code() if f"`{code}`" not in guide] == []

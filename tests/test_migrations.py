@@ -8,10 +8,11 @@ from uuid import UUID
 import psycopg
 from alembic import command
 
-from server.migrate import alembic_config, head_revision
 from server.rules import preset
-from server.service import GameService
+from server.service.games import GameService
 from server.store import PostgresStore, open_pool
+from server.store.migrate import alembic_config, head_revision
+from tests.api.helpers import body_of
 from tests.conftest import drop_database, migrated_database
 
 
@@ -30,7 +31,7 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
     try:
         service = GameService(PostgresStore(pool, head_revision()), clock=lambda: next(times))
         for number in (1, 2, 3):
-            game = service.create_game(preset("osmosis-draw-one"), deal_number=number).body
+            game = body_of(service.create_game(preset("osmosis-draw-one"), deal_number=number))
             service.draw(UUID(game["id"]), game["player_token"], None, None)
     finally:
         pool.close()
@@ -57,8 +58,8 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
         service = GameService(PostgresStore(pool, head_revision()))
-        plain = service.create_game(preset("osmosis"), deal_number=1).body
-        hinted = service.create_game(preset("osmosis"), deal_number=2).body
+        plain = body_of(service.create_game(preset("osmosis"), deal_number=1))
+        hinted = body_of(service.create_game(preset("osmosis"), deal_number=2))
         for _ in range(2):
             service.hint(UUID(hinted["id"]), hinted["player_token"], None, None)
     finally:

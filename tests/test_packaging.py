@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from server import migrate
+from server.store import migrate
 from tests.conftest import drop_database, empty_database
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -38,9 +38,9 @@ def installed_wheel(tmp_path_factory):
 def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed_wheel, embedded_server_url):
     url = empty_database(embedded_server_url)
     script = (
-        "import os, server, server.cli, server.migrate\n"
-        "server.migrate.upgrade(os.environ['DATABASE_URL'])\n"
-        "print(server.__file__, server.migrate.MIGRATIONS, server.cli.GUNICORN_CONFIG, sep='\\n')\n"
+        "import os, server, server.cli.main, server.store.migrate\n"
+        "server.store.migrate.upgrade(os.environ['DATABASE_URL'])\n"
+        "print(server.__file__, server.store.migrate.MIGRATIONS, server.cli.main.GUNICORN_CONFIG, sep='\\n')\n"
     )
     try:
         result = subprocess.run([sys.executable, "-c", script], cwd=installed_wheel.parent, capture_output=True,
@@ -52,9 +52,9 @@ def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed
     finally:
         drop_database(embedded_server_url, url)
 
-    package, migrations, gunicorn_config = (Path(line) for line in result.stdout.splitlines())
+    package, migrations_dir, gunicorn_config = (Path(line) for line in result.stdout.splitlines())
     assert package.parent == installed_wheel / "server"  # the wheel's code, not the checkout's
-    assert migrations == installed_wheel / "server" / "migrations"
+    assert migrations_dir == installed_wheel / "server" / "migrations"
     assert gunicorn_config == installed_wheel / "server" / "deploy" / "gunicorn.conf.py" and gunicorn_config.is_file()
     assert revision == migrate.head_revision()
 

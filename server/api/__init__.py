@@ -1,4 +1,5 @@
-"""The HTTP API: the Flask app factory, the OpenAPI setup, and the blueprints."""
+"""The HTTP API: the Flask app with its routes, the OpenAPI setup, and the blueprints. The parts it runs on (a
+service, the live hub) are put in by the composition root, server/runtime/app.py."""
 
 from __future__ import annotations
 
@@ -12,12 +13,8 @@ from flask import Flask
 from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
 
-from .. import migrate
-from ..config import ConfigError, Settings
-from ..live import Hub
-from ..service import GameService
-from ..store import PostgresStore, open_pool
-from . import boundary, contract, deals, errors, feeds, meta, observability, pusher, web
+from ..config import Settings
+from . import contract, deals, errors, feeds, meta, web
 from .analysis import blp as games_with_actions_and_analysis  # with the routes of actions.py and hints.py
 
 API_TITLE = "Osmosis game server"
@@ -107,31 +104,15 @@ CORS_REQUEST_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-
 CORS_RESPONSE_HEADERS = ["ETag", "Location", "Link", "Retry-After", "Idempotent-Replayed"]
 
 
-def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
-    """The WSGI application. Without a `service`, it connects to settings.database_url."""
+def http_app(settings: Settings) -> Flask:
+    """The Flask app with every route of the API and the front end, its OpenAPI document, and CORS as
+    `settings` allow it: no service yet (server/runtime/app.py puts one in)."""
     app, _ = _app_and_api()
-    settings = settings or Settings.from_env()
     app.config["BODY_SECONDS"] = settings.body_seconds
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=CORS_REQUEST_HEADERS,
              expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
     app.register_blueprint(web.blp)
-    pool_stats = None
-    if service is None:
-        if settings.database_url is None:
-            raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
-        pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
-                         settings.pool_timeout, settings.statement_timeout_ms)
-        pool_stats = pool.get_stats
-        app.extensions["osmosis.pool"] = pool
-        service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games)
-    hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
-    service.changes = hub
-    app.extensions["osmosis.service"] = service
-    app.extensions["osmosis.hub"] = hub
-    observability.install(app, settings, pool_stats)
-    boundary.install(app)
-    app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
     return app
 
 

@@ -9,11 +9,11 @@ from uuid import UUID
 from flask import Response, request
 from flask.views import MethodView
 
-from ..repository import VersionConflict
 from ..rules import Action, Card, Deal, InvalidInput, Move, Place, Redeal, Resign
-from ..service import Result, Unauthorized
-from . import examples
-from .common import etag, game_service, request_idempotency, written
+from ..service.errors import Unauthorized, VersionConflict
+from ..service.outcomes import ActionTaken, Answered
+from . import examples, replies
+from .common import etag, game_service, request_idempotency
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema, move_from_request
@@ -69,8 +69,9 @@ def _versions_named(if_match: str) -> frozenset[int]:
 
 
 
-def action_response(result: Result) -> Response:
-    return written(result, {"ETag": etag(result.body["game"]["version"])})
+def action_response(answered: Answered[ActionTaken]) -> Response:
+    version = answered.outcome.game.version if answered.outcome else replies.replied_body(answered)["game"]["version"]
+    return replies.sent(answered, {"ETag": etag(version)})
 
 
 
@@ -111,7 +112,8 @@ class Actions(MethodView):
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        result = game_service().act(game_id, token, action_of(args["action"]), expected_versions(args), idempotency)
+        result = game_service().act(game_id, token, action_of(args["action"]), expected_versions(args), idempotency,
+                                    replies.action_taken)
         return action_response(result)
 
 
@@ -129,7 +131,8 @@ class Moves(MethodView):
         game lists it.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        result = game_service().move(game_id, token, move_from_request(args), expected_versions(args), idempotency)
+        result = game_service().move(game_id, token, move_from_request(args), expected_versions(args), idempotency,
+                                     replies.action_taken)
         return action_response(result)
 
 
@@ -146,7 +149,8 @@ class Draw(MethodView):
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        return action_response(game_service().draw(game_id, token, expected_versions(args), idempotency))
+        return action_response(game_service().draw(game_id, token, expected_versions(args), idempotency,
+                                                   replies.action_taken))
 
 
 @blp.route("/<uuid:game_id>/resign")
@@ -161,4 +165,5 @@ class Resignation(MethodView):
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        return action_response(game_service().resign(game_id, token, expected_versions(args), idempotency))
+        return action_response(game_service().resign(game_id, token, expected_versions(args), idempotency,
+                                                     replies.action_taken))

@@ -7,10 +7,9 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from ..analyses import Analyses
 from . import actions, examples, hints
 from .common import game_service
-from .contract import READ_ERRORS, answers
+from .contract import READ_ERRORS, SOLVER_CODES, answers
 from .games import blp
 from .solver_schemas import AnalysisSchema
 
@@ -22,7 +21,7 @@ __all__ = ["Analysis", "actions", "blp", "hints"]
 class Analysis(MethodView):
     @blp.doc(operationId="getGameAnalysis", security=[])
     @blp.response(200, AnalysisSchema, example=examples.analysis())
-    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "validation-failed"))
+    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "validation-failed", *SOLVER_CODES))
     def get(self, game_id: UUID) -> Response:
         """Analyse a finished game: was the deal winnable, and where was it lost
 
@@ -32,5 +31,5 @@ class Analysis(MethodView):
         `lost_by` the action after which it could not. Each search is bounded (`budget` positions), so the
         first read takes at most a few seconds; the analysis is then kept, and later reads are one query.
         """
-        text = Analyses(game_service().store).analysis(game_id)
+        text = game_service().analyses.analysis(game_id)
         return Response(text, mimetype="application/json")

@@ -16,7 +16,8 @@ from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout
 
-from .. import strict_json
+from ..log import strict_json
+from ..service.ports import requester
 from .errors import problem
 
 _BODY = "osmosis.body"
@@ -97,6 +98,7 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def check() -> Response | None:
+        requester.set(request.remote_addr or "unknown")  # whose solver turns the request's work takes
         operation = operations.get((request.endpoint or "", request.method))
         if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
             return None

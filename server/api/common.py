@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,11 +12,14 @@ import flask_smorest
 from flask import Response, current_app, request
 from webargs.core import missing
 
-from ..idempotency import Idempotency
-from ..live import Hub
+from ..live.hub import Hub
 from ..rules import InvalidInput
-from ..service import GameService, Result
+from ..service.games import GameService
+from ..service.idempotency import Idempotency
 from .boundary import Parser, json_body
+from .schemas import IDEMPOTENCY_KEY_PATTERN
+
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 View = Callable[..., Any]
 
@@ -68,20 +72,13 @@ def event_stream(messages: Iterator[str]) -> Response:
                                                                      "X-Accel-Buffering": "no"})
 
 
-def written(result: Result, headers: dict[str, str]) -> Response:
-    """The response to a request that changed something: its text as first sent, to a retry as well."""
-    if result.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return Response(result.text, status=result.status, headers=headers, mimetype="application/json")
-
-
 def request_idempotency() -> Idempotency | None:
     """The request's Idempotency-Key, with a digest of the request to tell a retry from another request."""
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not 1 <= len(key) <= 255 or not key.isprintable():
-        raise InvalidInput("Idempotency-Key must be 1 to 255 printable characters")
+    if _IDEMPOTENCY_KEY.fullmatch(key) is None:
+        raise InvalidInput("Idempotency-Key must be 1 to 255 visible ASCII characters (spaces allowed between them)")
     body = json_body()
     fingerprint = hashlib.sha256(
         json.dumps([request.method, request.path, None if body is missing else body],

@@ -20,11 +20,12 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import fields
 
 from ..rules import RANK_CODES
+from ..service.ports import FEED_POSITION_PATTERN
 from ..solver import Verdict
 from . import errors
 from .event_schemas import EVENT_SCHEMAS
 from .examples import problem_example
-from .schemas import ACTION_SCHEMAS, CARD_PATTERN, SOURCES, TARGETS, ProblemSchema
+from .schemas import ACTION_SCHEMAS, CARD_PATTERN, IDEMPOTENCY_KEY_PATTERN, SEQ_PATTERN, SOURCES, TARGETS, ProblemSchema
 
 SCHEMAS = "#/components/schemas/"
 RESPONSES = "#/components/responses/"
@@ -50,9 +51,15 @@ class _Converter(OpenAPIConverter):
 
 
 class ContractPlugin(MarshmallowPlugin):
-    """apispec's marshmallow plugin, writing a field that names a component as a reference to it."""
+    """apispec's marshmallow plugin, writing a field that names a component as a reference to it, and adding
+    what a schema states beyond its fields (`JSON_SCHEMA`: rules between fields, as `not` clauses)."""
 
     Converter = _Converter
+
+    def schema_helper(self, name: Any, _: Any, schema: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        helped = super().schema_helper(name, _, schema=schema, **kwargs)  # type: ignore[no-untyped-call]
+        extra = getattr(schema, "JSON_SCHEMA", None)
+        return helped if helped is None or extra is None else {**helped, **extra}
 
 
 VOCABULARY: dict[str, dict[str, Any]] = {
@@ -101,6 +108,30 @@ EVENTS = {
     "hint_given": "HintGivenEvent",
 }
 
+def stream_message(description: str, id_pattern: str) -> dict[str, Any]:
+    """One message of an event stream, as a client's SSE parser reads it (OpenAPI 3.0 describes each message
+    of a text/event-stream; `data` is JSON text, which JSON Schema of 3.0 cannot type further)."""
+    return {
+        "type": "object", "required": ["event", "data"], "description": description,
+        "properties": {
+            "event": {"type": "string", "enum": ["game", "message"],
+                      "description": "`game` for a game's document, `message` (no event field) for an event."},
+            "data": {"type": "string", "description": "JSON: a [Game](#/components/schemas/Game) for `game`, an "
+                                                      "[Event](#/components/schemas/Event) for `message`."},
+            "id": {"type": "string", "pattern": id_pattern,
+                   "description": "The event's place, to send back as Last-Event-ID."},
+            "retry": {"type": "integer", "minimum": 0, "description": "Milliseconds to wait before reconnecting."},
+        },
+    }
+
+
+MESSAGES: dict[str, dict[str, Any]] = {
+    "GameStreamMessage": stream_message("A message of a game's event stream: the game, then its events, each with "
+                                        "its seq as id.", SEQ_PATTERN),
+    "FeedMessage": stream_message("A message of the feed of many games: a game, or an event (with its "
+                                  "`game_id`) whose id is its position in the feed.", FEED_POSITION_PATTERN),
+}
+
 UNIONS: dict[str, dict[str, Any]] = {
     "LegalAction": tagged_union(LEGAL_ACTIONS, "An action the rules allow now, as `legal_actions` lists it: post it "
                                                "as it is to `POST /games/{game_id}/actions`."),
@@ -143,14 +174,17 @@ PARAMETERS_REUSED: dict[str, dict[str, Any]] = {
     "IdempotencyKey": {
         "name": "Idempotency-Key", "in": "header", "required": False,
         "description": "Makes the POST safe to retry: a retry with the same key returns the first response, byte "
-                       "for byte, and changes nothing. Use a fresh, unguessable value (a UUID) per request.",
-        "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+                       "for byte, and changes nothing. Use a fresh, unguessable value (a UUID) per request: 1 to "
+                       "255 visible ASCII characters, spaces allowed between them.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": IDEMPOTENCY_KEY_PATTERN},
         "example": "5f0c7a8e-2b7e-4d0c-9d6e-0f4f1b2a6c11",
     },
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False,
         "description": "The game's ETag (or a list of them, or `*`): the action is refused with 412 unless the "
-                       "game is at one of these versions. Same as `expected_version` in the body.",
+                       "game is at one of these versions. Same as `expected_version` in the body; with both, the "
+                       "header must name the body's version (422 otherwise). A value that names no version of "
+                       "the game, whatever its form, is a precondition that fails (412), as RFC 9110 reads it.",
         "schema": {"type": "string"}, "example": '"5"',
     },
     "IfNoneMatch": {
@@ -180,6 +214,8 @@ REPLAYED_HEADER = {"Idempotent-Replayed": header("IdempotentReplayed")}
 READ_ERRORS = (422, 429, 503)
 BODY_ERRORS = (400, 408, 413, 415)
 ACTION_ERRORS = (*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, 412)
+SOLVER_CODES = ("rate-limited", "solver-busy", "service-unavailable", "solver-saturated")
+"""What an operation that runs the solver adds to its 429 and 503 codes (server/computing.py)."""
 
 RATE_LIMIT_HEADERS = {"X-RateLimit-Limit": header("RateLimitLimit"),
                       "X-RateLimit-Remaining": header("RateLimitRemaining"),
@@ -197,8 +233,10 @@ STATUSES: dict[int, str] = {
     413: "The body is over 4 MiB.",
     415: "The body is not sent as JSON (`Content-Type: application/json`).",
     422: "A field, query parameter or header is malformed or unknown.",
-    429: "Too many requests from this client: wait `Retry-After` seconds.",
-    503: "The database is unreachable or not migrated yet: retry after `Retry-After` seconds.",
+    429: "Too many requests from this client, or too many of its solver jobs in flight: wait `Retry-After` "
+         "seconds.",
+    503: "The database is unreachable or not migrated yet, or no solver thread came free in time: retry after "
+         "`Retry-After` seconds.",
 }
 
 
@@ -225,7 +263,7 @@ def error_responses() -> dict[str, dict[str, Any]]:
 
 
 def register(spec: APISpec) -> None:
-    for name, component in {**VOCABULARY, **UNIONS, "CreatedGame": CREATED_GAME}.items():
+    for name, component in {**VOCABULARY, **UNIONS, **MESSAGES, "CreatedGame": CREATED_GAME}.items():
         spec.components.schema(name, component=component)
     spec.components.schema("Problem", schema=ProblemSchema)
     for members, schemas in ((ACTIONS, ACTION_SCHEMAS), (EVENTS, EVENT_SCHEMAS)):
@@ -253,7 +291,7 @@ def answers(*statuses: int, only: Iterable[str] = ()) -> Callable[[Any], Any]:
         lines = []
         for status in sorted(statuses):
             responses[str(status)] = {"$ref": RESPONSES + HTTPStatus(status).name}
-            codes = [code for code in errors.codes_of(status) if code != errors.NOT_READY or code in narrowed]
+            codes = [code for code in errors.codes_of(status) if code not in errors.OPT_IN or code in narrowed]
             codes = [code for code in codes if code in narrowed] or codes
             lines.append(f"- {status}: " + ", ".join(f"`{code}`" for code in codes))
         description = inspect.getdoc(view) or ""

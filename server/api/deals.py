@@ -8,9 +8,9 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import examples
-from .common import Blueprint, game_service, request_idempotency, written
-from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
+from . import examples, replies
+from .common import Blueprint, game_service, request_idempotency
+from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
 from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
@@ -30,8 +30,9 @@ class SealedDeals(MethodView):
         Takes no body (or `{}`). Then create a game with `sealed_deal_id` and a `client_seed` of your
         choosing: the server's seed was fixed before it saw yours. One sealed deal makes one game.
         """
-        result = game_service().create_sealed_deal(request_idempotency())
-        return written(result, {"Location": f"/deals/{result.body['id']}"})
+        result = game_service().create_sealed_deal(request_idempotency(), replies.sealed_deal)
+        deal_id = result.outcome.deal.id if result.outcome else replies.replied_body(result)["id"]
+        return replies.sent(result, {"Location": f"/deals/{deal_id}"})
 
 
 @deals_blp.route("/<uuid:deal_id>")
@@ -52,12 +53,14 @@ class ReplayVerification(MethodView):
     @replays_blp.doc(operationId="verifyReplay", security=[])
     @replays_blp.arguments(ReplayDocumentSchema(), example=examples.replay())
     @replays_blp.response(200, VerdictSchema, example=examples.verdict())
-    @answers(400, 408, 413, 415, 422, 429, only=("validation-failed",))
+    @answers(400, 408, 413, 415, 422, 429, 503, only=("validation-failed", *SOLVER_CODES))
     def post(self, document: dict[str, Any]) -> dict[str, Any]:
         """Verify an uploaded replay export, as `osmosis verify` does offline
 
         Needs no database: the verdict comes from the document alone. A document that is not shaped like an
         export is a 422; one that is, whatever was changed in it, gets a verdict saying what is wrong and
-        at which event.
+        at which event. The check searches at most 300,000 solver positions (re-deriving a winnable deal,
+        recomputing hints); what that does not pay for is listed in `unchecked` (`osmosis verify` checks
+        everything offline).
         """
         return game_service().verify_replay(document)

@@ -10,13 +10,22 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from ..analyses import GameNotOver
-from ..cursors import InvalidCursor
-from ..idempotency import IdempotencyKeyReused
-from ..queries import EventNotFound
-from ..repository import GameNotFound, SealedDealNotFound, SealedDealUsed, StoreUnavailable, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
-from ..service import Forbidden, Unauthorized
+from ..service.errors import (
+    EventNotFound,
+    Forbidden,
+    GameNotFound,
+    GameNotOver,
+    IdempotencyKeyReused,
+    InvalidCursor,
+    SealedDealNotFound,
+    SealedDealUsed,
+    SolverBusy,
+    SolverSaturated,
+    StoreUnavailable,
+    Unauthorized,
+    VersionConflict,
+)
 from ..solver.winnable import NoWinnableDeal
 
 PROBLEM_JSON = "application/problem+json"
@@ -40,6 +49,8 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (Unauthorized, HTTPStatus.UNAUTHORIZED, "unauthorized"),
     (Forbidden, HTTPStatus.FORBIDDEN, "forbidden"),
     (StoreUnavailable, HTTPStatus.SERVICE_UNAVAILABLE, "service-unavailable"),
+    (SolverBusy, HTTPStatus.TOO_MANY_REQUESTS, "solver-busy"),
+    (SolverSaturated, HTTPStatus.SERVICE_UNAVAILABLE, "solver-saturated"),
 ]
 
 HTTP_CODES = {
@@ -49,15 +60,23 @@ HTTP_CODES = {
     406: "not-acceptable",
     408: "request-timeout",
     413: "payload-too-large",
+    414: "uri-too-long",
     415: "unsupported-media-type",
+    417: "expectation-failed",
     422: "validation-failed",
     428: "precondition-required",
     429: "rate-limited",
+    431: "request-header-fields-too-large",
     500: "internal-error",
+    501: "not-implemented",
 }
 
 NOT_READY = "not-ready"
 RETRY_AFTER_SECONDS = "1"
+SOLVER_RETRY_AFTER_SECONDS = "2"
+"""What a client refused solver time is told to wait: about one job's time."""
+OPT_IN = frozenset((NOT_READY, "solver-busy", "solver-saturated"))
+"""Codes an operation's documentation lists only when it names them: few operations can answer them."""
 
 
 def codes_of(status: int) -> list[str]:
@@ -106,6 +125,8 @@ def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
             headers["WWW-Authenticate"] = 'Bearer realm="osmosis"'
         if status == HTTPStatus.SERVICE_UNAVAILABLE:
             headers["Retry-After"] = RETRY_AFTER_SECONDS
+        if isinstance(error, SolverBusy | SolverSaturated):
+            headers["Retry-After"] = SOLVER_RETRY_AFTER_SECONDS
         return problem(status.value, code, str(error), headers, **extra)
 
     return handle

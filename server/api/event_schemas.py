@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields
 
-from .. import events as ev
+from ..log import events as ev
 from .schemas import SOURCES, TARGETS, DealInfoSchema, PublicStateSchema, RulesSchema, card, cards, kind, one_of
 from .solver_schemas import HintSchema
 

@@ -15,12 +15,8 @@ from http import HTTPStatus
 from typing import Any
 from uuid import UUID
 
-from .. import events as ev
-from ..analyses import steps_of
-from ..cursors import encode_cursor
-from ..documents import game_document, position_after, sealed_deal_view, to_json
-from ..replay import export, verify
-from ..repository import GameRecord, SealedDeal
+from ..log import events as ev
+from ..log.replay import export, verify
 from ..rules import (
     Deal,
     GameState,
@@ -35,9 +31,13 @@ from ..rules import (
     shuffled_deck,
 )
 from ..rules import opening as opening_of
+from ..service.analyses import steps_of
+from ..service.cursors import encode_cursor
+from ..service.documents import game_document, position_after, sealed_deal_view
+from ..service.ports import FeedEntry, FeedPosition, GameRecord, SealedDeal
 from ..solver import hints
 from ..solver.analysis import analyse
-from .streams import event_message, feed_message, game_message
+from .streams import event_message, feed_message
 
 VARIANT = "osmosis"
 DEAL_NUMBER = 4711
@@ -169,14 +169,21 @@ def verdict() -> dict[str, Any]:
     return verify(replay()).to_dict()
 
 
-def stream() -> str:
-    """The start of a game's event stream: the game, then its events as they commit."""
-    return game_message(to_json(game())) + "".join(event_message(event) for event in dealt()["events"])
+def stream_message() -> dict[str, Any]:
+    """A message of a game's event stream, as an SSE parser reads it: the event after a deal."""
+    return _parsed(event_message(dealt()["events"][0]))
 
 
-def feed() -> str:
-    """The start of the multi-game feed on one game."""
-    return game_message(to_json(game())) + "".join(feed_message(str(GAME_ID), event) for event in dealt()["events"])
+def feed_message_example() -> dict[str, Any]:
+    """A message of the feed of many games: an event of a game (its position made up)."""
+    event = dealt()["events"][0]
+    return _parsed(feed_message(FeedEntry(FeedPosition(7_520, str(GAME_ID), event["seq"]), VARIANT,
+                                          {"game_id": str(GAME_ID), **event})))
+
+
+def _parsed(message: str) -> dict[str, Any]:
+    fields = dict(line.split(": ", 1) for line in message.strip().splitlines())
+    return {"event": fields.pop("event", "message"), **fields}
 
 
 def sealed_deal() -> dict[str, Any]:
@@ -211,6 +218,9 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "rate-limited": ("too many requests: 120 per 1 minute", {}),
     "service-unavailable": ("the database is unreachable; try again shortly", {}),
     "not-ready": ("the database schema is not at the latest migration yet", {}),
+    "solver-busy": ("you have 2 solver jobs in flight already (hints, winnable deals, analyses, verifications): "
+                    "retry once one has finished", {}),
+    "solver-saturated": ("the solver is busy with other clients' work: no thread came free within 30 seconds", {}),
 }
 
 

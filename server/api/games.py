@@ -3,6 +3,7 @@ Acting on them is in actions.py, on this blueprint."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -10,17 +11,18 @@ from uuid import UUID
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from ..documents import to_json
-from ..queries import MAX_SEQ
 from ..rules import InvalidInput, Rules, preset
-from . import examples, streams
-from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency, written
+from ..service.documents import to_json
+from ..service.queries import MAX_SEQ
+from . import examples, replies, streams
+from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency
 from .contract import (
     BODY_ERRORS,
     ETAG_HEADER,
     LINK_HEADER,
     READ_ERRORS,
     REPLAYED_HEADER,
+    SOLVER_CODES,
     answers,
     header,
     parameter,
@@ -28,6 +30,7 @@ from .contract import (
 )
 from .pusher import CAN_HAND_OVER
 from .schemas import (
+    SEQ_PATTERN,
     CreateGameSchema,
     EventListSchema,
     EventQuerySchema,
@@ -74,7 +77,7 @@ class Games(MethodView):
         "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
     @answers(*READ_ERRORS, *BODY_ERRORS, 404, 409, only=(
         "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused",
-        "no-winnable-deal"))
+        "no-winnable-deal", *SOLVER_CODES))
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
@@ -88,9 +91,10 @@ class Games(MethodView):
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
                                             args.get("sealed_deal_id"), args.get("client_seed", ""),
-                                            args.get("winnable", False))
-        game = result.body
-        return written(result, {"Location": f"/games/{game['id']}", "ETag": etag(game["version"])})
+                                            args.get("winnable", False), replies.created_game)
+        game_id, version = ((result.outcome.game.id, result.outcome.game.version) if result.outcome else
+                            (replies.replied_body(result)["id"], replies.replied_body(result)["version"]))
+        return replies.sent(result, {"Location": f"/games/{game_id}", "ETag": etag(version)})
 
     @blp.doc(operationId="listGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
@@ -187,7 +191,7 @@ class Replay(MethodView):
 class Verification(MethodView):
     @blp.doc(operationId="getGameVerification", security=[])
     @blp.response(200, VerdictSchema, example=examples.verdict())
-    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
+    @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed", *SOLVER_CODES))
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection
 
@@ -206,16 +210,19 @@ STREAM_DESCRIPTION = (
     "with Last-Event-ID. For clients without EventSource, `listGameEvents` with `wait` is the same feed by "
     "long polling."
 )
-STREAM_RESPONSE = {"description": STREAM_DESCRIPTION,
-                   "content": {"text/event-stream": {"schema": {"type": "string"}, "example": examples.stream()}}}
+STREAM_RESPONSE = {"description": STREAM_DESCRIPTION, "content": {"text/event-stream": {
+    "schema": ref("GameStreamMessage"), "example": examples.stream_message()}}}
 
 
 def _seq_of(last_event_id: str) -> int:
-    """The seq a Last-Event-ID names: the id of an event message this server sent."""
-    if not (last_event_id.isascii() and last_event_id.isdigit() and len(last_event_id) <= 10
-            and int(last_event_id) <= MAX_SEQ):
+    """The seq a Last-Event-ID names: the id of an event message this server sent (past the last seq a log can
+    hold: after every event)."""
+    if _SEQ.fullmatch(last_event_id) is None:
         raise InvalidInput("Last-Event-ID must be the id of an event this stream sent: its seq, a whole number")
-    return int(last_event_id)
+    return min(int(last_event_id), MAX_SEQ)
+
+
+_SEQ = re.compile(SEQ_PATTERN)
 
 
 @blp.route("/<uuid:game_id>/events/stream")

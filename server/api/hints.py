@@ -8,10 +8,10 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import examples
+from . import examples, replies
 from .actions import ACTION_CODES, action_response, bearer_token, expected_versions, write_doc
 from .common import game_service, request_idempotency
-from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers
+from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
 from .games import blp
 from .schemas import ActionRequestSchema
 from .solver_schemas import HintResultSchema
@@ -24,7 +24,7 @@ class Hint(MethodView):
     @write_doc("askForHint")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})
     @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=examples.hinted())
-    @answers(*ACTION_ERRORS, only=tuple(code for code in ACTION_CODES if code != "illegal-action"))
+    @answers(*ACTION_ERRORS, only=(*(code for code in ACTION_CODES if code != "illegal-action"), *SOLVER_CODES))
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Ask for a hint: the best action by what the player has seen
 
@@ -39,4 +39,5 @@ class Hint(MethodView):
         searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
         token, idempotency = bearer_token(), request_idempotency()
-        return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency))
+        return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency,
+                                                   replies.action_taken))

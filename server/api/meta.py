@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from ..service import GameService
+from ..service.games import GameService
 from .common import Blueprint, game_service
 from .contract import answers
 from .errors import NOT_READY, problem

@@ -36,6 +36,8 @@ LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
 ACTION_ENDPOINTS = {"games.Actions": "actions", "games.Moves": "moves", "games.Draw": "draw",
                     "games.Resignation": "resignation"}
+METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
+"""Methods a metric names; any other a client makes up counts as "other", so that no request adds a series."""
 
 REQUESTS = Counter("osmosis_http_requests_total", "HTTP requests", ["route", "method", "status"])
 LATENCY = Histogram("osmosis_http_request_duration_seconds", "HTTP request latency", ["route", "method"],
@@ -109,10 +111,11 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         response.headers[REQUEST_ID_HEADER] = request_id
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         route = current.url_rule.rule if current.url_rule is not None else "unmatched"
+        method = current.method if current.method in METHODS else "other"
         endpoint = current.endpoint or ""
         if endpoint not in UNMETERED:
-            requests(route, current.method, str(status)).inc()
-            latency(route, current.method).observe(elapsed)
+            requests(route, method, str(status)).inc()
+            latency(route, method).observe(elapsed)
             if response.headers.get("Idempotent-Replayed"):
                 IDEMPOTENT_REPLAYS.inc()
             elif status == 200 and endpoint in ACTION_ENDPOINTS:
@@ -148,6 +151,9 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
         default_limits_exempt_when=lambda: request.endpoint in UNMETERED or request.endpoint == "web.static",
         on_breach=lambda limit: RATE_LIMITED.inc(),
+        # Redis out of reach: count in this process meanwhile (and log it) rather than refuse every request.
+        in_memory_fallback_enabled=True,
+        swallow_errors=True,
     )
 
 

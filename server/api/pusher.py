@@ -28,9 +28,9 @@ from uuid import UUID
 
 import gevent
 
-from ..events import SEEDS_REVEALED
-from ..live import Change, Hub, Subscription
-from ..service import GameService
+from ..live.following import GameFollowing
+from ..live.hub import Change, Hub, Subscription
+from ..service.games import GameService
 from . import streams
 from .observability import LIVE_FOLLOWERS
 
@@ -53,11 +53,11 @@ def chunk(text: str) -> bytes:
 
 
 class Follower:
-    __slots__ = ("backlog", "game_id", "gone", "pending", "position", "sock", "until")
+    __slots__ = ("backlog", "following", "game_id", "gone", "pending", "sock", "until")
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, after: int) -> None:
         self.game_id = game_id
-        self.position = 0
+        self.following = GameFollowing(game_id, after)
         self.sock: socket.socket | None = None
         self.until = time.monotonic() + streams.STREAM_SECONDS
         self.pending: bytearray | None = None
@@ -84,23 +84,23 @@ class Pusher:
         """A stream to hand over: the follower is prepared before the opening is read (so that nothing
         committed meanwhile is missed), and left in `environ` for the middleware with the opening. The
         response's own body is then empty; a game already over is sent whole, as usual."""
-        follower = self.prepare(str(game_id))
+        follower = self.prepare(str(game_id), after)
         try:
             _, document = self._service.get_game(game_id)
-            messages, position, ended = streams.from_log(self._service, game_id, after, streams.event_message)
+            events = follower.following.from_log(self._service)
         except Exception:
             self.forget(follower)
             raise
-        opening = streams.RETRY + streams.game_message(document) + "".join(messages)
-        if ended:
+        opening = streams.RETRY + streams.game_message(document) + streams.event_messages(events)
+        if follower.following.ended or streams.is_over(document):
             self.forget(follower)
             return [opening]
-        environ[HANDOVER] = (follower, opening, position)
+        environ[HANDOVER] = (follower, opening)
         return []
 
-    def prepare(self, game_id: str) -> Follower:
+    def prepare(self, game_id: str, after: int) -> Follower:
         """A follower of the game whose changes are kept from now on: prepare before reading the opening."""
-        follower = Follower(game_id)
+        follower = Follower(game_id, after)
         followers = self._by_game.setdefault(game_id, set())
         followers.add(follower)
         if game_id not in self._subscriptions:
@@ -110,10 +110,10 @@ class Pusher:
             self._ticker.start()
         return follower
 
-    def attach(self, follower: Follower, sock: socket.socket, position: int) -> None:
+    def attach(self, follower: Follower, sock: socket.socket) -> None:
         """The follower's connection, its opening sent: from here on the pusher writes to it."""
         sock.settimeout(0.0)
-        follower.sock, follower.position = sock, position
+        follower.sock = sock
         LIVE_FOLLOWERS.inc()
         follower.gone = gevent.get_hub().loop.io(sock.fileno(), 1)
         follower.gone.start(self.forget, follower)
@@ -151,19 +151,19 @@ class Pusher:
         if follower.backlog is not None:
             follower.backlog.append(change)
             return
-        if change.version <= follower.position:
-            return
-        fresh = [event for event in change.events if event["seq"] > follower.position]
-        if not fresh or fresh[0]["seq"] != follower.position + 1:
+        position = follower.following.position
+        fresh = follower.following.take(change)
+        if fresh is None:
             self._catch_up(follower)
             return
-        data = rendered.get(follower.position) if rendered is not None else None
+        if not fresh:
+            return
+        data = rendered.get(position) if rendered is not None else None
         if data is None:
-            data = chunk("".join(streams.event_message(event) for event in fresh))
+            data = chunk(streams.event_messages(fresh))
             if rendered is not None:
-                rendered[follower.position] = data
-        follower.position = fresh[-1]["seq"]
-        if fresh[-1]["kind"] == SEEDS_REVEALED:
+                rendered[position] = data
+        if follower.following.ended:
             self._end(follower, data + END)
         else:
             self._write(follower, data)
@@ -174,15 +174,13 @@ class Pusher:
 
         def read() -> None:
             try:
-                messages, position, ended = streams.from_log(
-                    self._service, UUID(follower.game_id), follower.position, streams.event_message)
+                events = follower.following.from_log(self._service)
             except Exception:
                 log.warning("a follower could not catch up from the log", exc_info=True)
                 self._end(follower, chunk(streams.FALLEN_BEHIND) + END)
                 return
-            follower.position = position
-            data = chunk("".join(messages)) if messages else b""
-            if ended:
+            data = chunk(streams.event_messages(events)) if events else b""
+            if follower.following.ended:
                 self._end(follower, data + END)
                 return
             if data:
@@ -275,7 +273,7 @@ def install(app: Any, service: GameService, hub: Hub) -> Pusher | None:
             start_response(*captured)
             return result  # type: ignore[no-any-return]
         with contextlib.closing(result) if hasattr(result, "close") else contextlib.nullcontext():
-            follower, opening, position = handover
+            follower, opening = handover
             head = "".join(f"{name}: {value}\r\n" for name, value in captured[1])
             own = socket.socket(fileno=os.dup(environ["gunicorn.socket"].fileno()))
             try:
@@ -285,7 +283,7 @@ def install(app: Any, service: GameService, hub: Hub) -> Pusher | None:
                 own.close()
                 pusher.forget(follower)
             else:
-                pusher.attach(follower, own, position)
+                pusher.attach(follower, own)
         return ALREADY_HANDLED  # type: ignore[no-any-return]
 
     app.wsgi_app = hand_over_streams

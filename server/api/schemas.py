@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..events import EVENT_KINDS
+from ..log.events import EVENT_KINDS
 from ..rules import PRESETS, RANK_CODES, RULES_THAT_REFUSE, Card, Move, Place, StartRule, WasteAccess
 from ..rules.deal import MAX_DEAL_NUMBER
+from ..service.ports import FEED_POSITION_PATTERN
 from .errors import every_code
 
 
@@ -61,13 +62,30 @@ def component(name: str, metadata: dict[str, Any] | None = None, **kwargs: Any) 
     return fields.Raw(metadata={**(metadata or {}), "component": name}, **kwargs)
 
 
+MAX_SEQ = 2**31 - 1
+"""The largest seq, and so version, a game's log can hold."""
+SEQ_PATTERN = "^[0-9]{1,10}$"
+IDEMPOTENCY_KEY_PATTERN = "^[!-~](?:[ -~]{0,253}[!-~])?$"
+"""1 to 255 visible ASCII characters, spaces allowed between them: what HTTP carries in a header unchanged."""
+
+
+def _given(*names: str, value: object = None) -> dict[str, Any]:
+    """JSON Schema of an object in which every one of `names` is given (with `value`, when not None)."""
+    return {"required": list(names), "properties": {name: {} if value is None else {"enum": [value]} for name in names}}
+
+
 def _version(description: str) -> fields.Integer:
-    return fields.Integer(strict=True, validate=validate.Range(min=1), metadata={"description": description})
+    return fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_SEQ),
+                          metadata={"description": description})
 
 
 class RulesInputSchema(ma.Schema):
     """Custom rules: a parameter left out takes its `osmosis` value, named in its description. (No `default`
     keyword: TypeScript generators make a property with a default required.)"""
+
+    # Without reserve piles there is nothing to lay face down: reserve_face_down is then given, and 0.
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"not": {
+        **_given("reserve_piles", value=0), "not": _given("reserve_face_down", value=0)}}
 
     reserve_piles = fields.Integer(strict=True, validate=validate.OneOf([4, 0]), metadata={"description": "Default 4."})
     reserve_face_down = fields.Integer(strict=True, validate=validate.OneOf([3, 0]),
@@ -111,8 +129,20 @@ class VariantListSchema(ma.Schema):
 class CreateGameSchema(ma.Schema):
     """A preset or custom rules; and a public deal number, or a sealed deal with the client's seed."""
 
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"allOf": [
+        {"not": _given("variant", "rules")},
+        {"not": _given("deal_number", "sealed_deal_id")},
+        {"not": {**_given("client_seed"), "not": _given("sealed_deal_id")}},
+    ]}
+    """The rules between the fields: a preset or custom rules, not both; a deal number or a sealed deal, not
+    both; a client seed only with a sealed deal."""
+
+    # The name is checked by the rules (422 invalid-rules, as the server always answered); stated here for the
+    # document, as a pattern: an enum would make generated SDKs take an enum type where they took text. The
+    # names are plain words and hyphens, which need no escape in any regular expression dialect.
     variant = fields.String(
-        metadata={"description": "A preset name (GET /variants). Default: osmosis.", "example": "osmosis"}
+        metadata={"description": "A preset name (GET /variants). Default: osmosis.", "example": "osmosis",
+                  "pattern": "^(" + "|".join(PRESETS) + ")$"}
     )
     rules = fields.Nested(RulesInputSchema, metadata={"description": "Custom rules instead of a preset."})
     deal_number = fields.Integer(
@@ -358,15 +388,27 @@ class FeedQuerySchema(ma.Schema):
                             metadata={"description": "Only games of this preset."})
 
 
+def _last_event_id(description: str, pattern: str) -> fields.String:
+    """The Last-Event-ID header. Its form is checked by the view (422 invalid-input, as the server always
+    answered); the pattern states it for the document."""
+    return fields.String(data_key="Last-Event-ID", metadata={"description": description, "pattern": pattern})
+
+
 class EventStreamHeadersSchema(ma.Schema):
     class Meta:
         unknown = ma.EXCLUDE  # every other header of the request
 
-    last_event_id = fields.String(
-        data_key="Last-Event-ID",
-        metadata={"description": "The id of the last event received (its seq): the stream resumes after it. "
-                                 "EventSource sends it when it reconnects; it takes precedence over `after`."},
-    )
+    last_event_id = _last_event_id("The id of the last event received (its seq): the stream resumes after it. "
+                                   "EventSource sends it when it reconnects; it takes precedence over `after`.",
+                                   SEQ_PATTERN)
+
+
+class FeedHeadersSchema(ma.Schema):
+    class Meta:
+        unknown = ma.EXCLUDE  # every other header of the request
+
+    last_event_id = _last_event_id("The id of the last event message received: the feed goes on after it. "
+                                   "EventSource sends it when it reconnects.", FEED_POSITION_PATTERN)
 
 
 class EventListSchema(ma.Schema):
@@ -428,11 +470,18 @@ class ReplayDocumentSchema(ma.Schema):
 class VerdictSchema(ma.Schema):
     valid = fields.Boolean(required=True)
     complete = fields.Boolean(
-        required=True, metadata={"description": "Every check ran (the seeds were known); false while in progress."}
+        required=True, metadata={"description": "Every check ran: the seeds were known, and every search the checks "
+                                                "need was within the request's budget. False while the game is on, "
+                                                "or when `unchecked` lists something."}
     )
     checked_events = fields.Integer(required=True)
     first_bad_seq = fields.Integer(required=True, allow_none=True)
     reason = fields.String(required=True, allow_none=True)
+    unchecked = fields.List(fields.String(), required=True, metadata={
+        "description": "What the check of a valid log left out, in words: a winnable deal's choice or recorded hints "
+                       "whose search is beyond the request's budget of solver positions, or hints of another "
+                       "solver version. `osmosis verify` checks them offline. Empty when the log is invalid or every "
+                       "check ran."})
     summary = fields.String(required=True)
 
 

@@ -1,21 +1,23 @@
-"""Server-sent event streams and long polls: the HTTP side of the live tier (server/live.py).
+"""Server-sent event streams and long polls: the HTTP side of the live tier (server/live/).
 
 A stream subscribes to the hub before it reads anything from the log, so that nothing committed between
-its reads and its first change is missed; it then sends what the hub brings, and reads the log again only
-when a change came without its events or after a gap.
+its reads and its first change is missed; it then sends what its following (live/following.py) finds in
+each change, which reads the log only when a change came without its events or after a gap.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
-from ..documents import to_json
-from ..events import SEEDS_REVEALED
-from ..live import Change, Hub, Subscription
-from ..service import GameService
+from ..live.following import FeedFollowing, GameFollowing
+from ..live.hub import Hub
+from ..service.documents import to_json
+from ..service.games import GameService
+from ..service.ports import FeedEntry, FeedPosition
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"
@@ -26,19 +28,25 @@ FALLEN_BEHIND = ": this connection fell behind: reconnect\nretry: 1000\n\n"
 KEEP_ALIVE_SECONDS = 15
 STREAM_SECONDS = 1800
 """How long one stream stays open; EventSource reconnects by itself, resuming at Last-Event-ID."""
-LOG_PAGE = 1000
+T = TypeVar("T")
 
 
 def event_message(event: dict[str, Any]) -> str:
     return f"id: {event['seq']}\ndata: {to_json(event)}\n\n"
 
 
+def event_messages(events: list[dict[str, Any]]) -> str:
+    return "".join(map(event_message, events))
+
+
+def is_over(document: str) -> bool:
+    """Whether the game of this document is over: then its log is whole, and its stream has nothing to wait for."""
+    status: str = json.loads(document)["status"]
+    return status != "playing"
+
+
 def game_message(document: str) -> str:
     return f"event: game\ndata: {document}\n\n"
-
-
-def feed_message(game_id: str, event: dict[str, Any]) -> str:
-    return f"data: {to_json({'game_id': game_id, **event})}\n\n"
 
 
 def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> Iterator[str]:
@@ -46,58 +54,59 @@ def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> It
     ends after the game's last event."""
     with hub.subscribe([str(game_id)]) as subscription:
         _, document = service.get_game(game_id)
-        messages, position, ended = from_log(service, game_id, after, event_message)
-        yield RETRY + game_message(document) + "".join(messages)
-        if ended:
+        following = GameFollowing(str(game_id), after)
+        yield RETRY + game_message(document) + event_messages(following.from_log(service))
+        if following.ended or is_over(document):
             return
         for changes in _waited(subscription):
             if isinstance(changes, str):
                 yield changes
                 continue
             catch_up, subscription.overflowed = subscription.overflowed, False
-            messages, position, ended = _follow(service, str(game_id), changes, position, event_message, catch_up)
-            if messages:
-                yield "".join(messages)
-            if ended:
+            if events := following.follow(service, changes, catch_up):
+                yield event_messages(events)
+            if following.ended:
                 return
 
 
-def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, variant: str | None) -> Iterator[str]:
-    """Many games: with `game_ids`, each as it is now and then its new events; without, every new event of
-    every game (of `variant`). Every event names its game."""
-    keys = None if game_ids is None else [str(game_id) for game_id in game_ids]
-    with hub.subscribe(keys, variant) as subscription:
-        positions: dict[str, int] = {}
+def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, variant: str | None,
+                after: FeedPosition | None) -> Iterator[str]:
+    """Many games: every event of every game (of `variant`), or only of `game_ids`, in the feed's order,
+    each message's id its position, from `after` on (the Last-Event-ID). Without `after`: from now on, and
+    with `game_ids` each game as it is now first. Every event names its game."""
+    with hub.follow_feed() as subscription:
+        following = FeedFollowing(service, game_ids, variant, after)
         opening = [RETRY]
-        for game_id in game_ids or ():
-            version, document = service.get_game(game_id)
-            opening.append(game_message(document))
-            positions[str(game_id)] = version
+        if after is None:
+            for game_id in game_ids or ():
+                following.shown[str(game_id)], document = service.get_game(game_id)
+                opening.append(game_message(document))
         yield "".join(opening)
-        for changes in _waited(subscription):
-            if isinstance(changes, str):
-                yield changes
-                continue
-            if keys is None:
-                if subscription.overflowed:
-                    yield FALLEN_BEHIND
-                    return
-                yield "".join(_every_event(service, changes))
+        if after is not None:  # a reconnection: what came since, before anything new
+            yield from map(feed_messages, following.from_log())
+        for batches in _waited(subscription):
+            if isinstance(batches, str):
+                yield batches
                 continue
             catch_up, subscription.overflowed = subscription.overflowed, False
-            messages = []
-            for key in sorted(positions if catch_up else {change.game_id for change in changes}):
-                def message(event: dict[str, Any], key: str = key) -> str:
-                    return feed_message(key, event)
-
-                mine = [change for change in changes if change.game_id == key]
-                found, positions[key], _ = _follow(service, key, mine, positions[key], message, catch_up)
-                messages += found
-            if messages:
-                yield "".join(messages)
+            yield from map(feed_messages, following.follow(batches, catch_up))
 
 
-def _waited(subscription: Subscription) -> Iterator[list[Change] | str]:
+def feed_messages(entries: list[FeedEntry]) -> str:
+    return "".join(map(feed_message, entries))
+
+
+def feed_message(entry: FeedEntry) -> str:
+    return f"id: {entry.position}\ndata: {to_json(entry.event)}\n\n"
+
+
+class _Waiting(Protocol[T]):
+    stopped: bool
+
+    def wait(self, timeout: float) -> list[T]: ...
+
+
+def _waited(subscription: _Waiting[T]) -> Iterator[list[T] | str]:
     """What a stream waits for: each batch of changes as it comes, a keep-alive while none does, and the
     shutdown message if the server stops; ends after STREAM_SECONDS."""
     deadline = time.monotonic() + STREAM_SECONDS
@@ -126,48 +135,3 @@ def wait_for_events(service: GameService, hub: Hub, game_id: UUID, after: int, l
             if any(change.version > after for change in subscription.wait(remaining)):
                 events, next_after = service.list_events(game_id, after, limit)
     return events, next_after
-
-
-def _follow(service: GameService, game_id: str, changes: list[Change], position: int, message: Any,
-            catch_up: bool) -> tuple[list[str], int, bool]:
-    """The messages for the events of `changes` after `position`: from the changes themselves when they
-    carry them and follow on, else (or when the connection must `catch_up`) from the log. Returns them,
-    the new position, and whether the game is over."""
-    if catch_up:
-        return from_log(service, UUID(game_id), position, message)
-    messages: list[str] = []
-    ended = False
-    for change in changes:
-        if change.version <= position:
-            continue
-        fresh = [event for event in change.events if event["seq"] > position]
-        if not fresh or fresh[0]["seq"] != position + 1:
-            found, position, ended = from_log(service, UUID(game_id), position, message)
-            messages += found
-        else:
-            messages += [message(event) for event in fresh]
-            position, ended = fresh[-1]["seq"], fresh[-1]["kind"] == SEEDS_REVEALED
-        if ended:
-            break
-    return messages, position, ended
-
-
-def from_log(service: GameService, game_id: UUID, after: int, message: Any) -> tuple[list[str], int, bool]:
-    """The messages for every event after `after` in the log, the last seq, and whether the game is over."""
-    messages: list[str] = []
-    position, ended = after, False
-    while True:
-        events, next_after = service.list_events(game_id, position, LOG_PAGE)
-        messages += [message(event) for event in events]
-        if events:
-            position, ended = events[-1]["seq"], events[-1]["kind"] == SEEDS_REVEALED
-        if next_after is None:
-            return messages, position, ended
-
-
-def _every_event(service: GameService, changes: list[Change]) -> Iterator[str]:
-    for change in changes:
-        if change.events:
-            yield from (feed_message(change.game_id, event) for event in change.events)
-        else:  # told without its events: the game as it is now says what they did
-            yield game_message(service.get_game(UUID(change.game_id))[1])

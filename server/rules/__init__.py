@@ -2,15 +2,7 @@
 
 from .actions import FOUNDATIONS, RESERVES, Action, Deal, Move, Place, Redeal, Resign, parse_action
 from .cards import DECK, RANK_CODES, Card, Rank, Suit, parse_cards
-from .deal import (
-    DEAL_ALGORITHM,
-    Layout,
-    commitment,
-    deal_number_seed,
-    layout,
-    parse_server_seed,
-    shuffled_deck,
-)
+from .deal import DEAL_ALGORITHM, Layout, commitment, deal_number_seed, layout, parse_server_seed, shuffled_deck
 from .engine import apply, foundation_for, legal_actions, opening, playable_cards
 from .errors import RULES_THAT_REFUSE, GameOver, IllegalAction, InvalidInput, InvalidRules, RulesError
 from .notation import from_text, public_text, rules_text, to_text

@@ -46,13 +46,6 @@ def candidate_opening(rules: Rules, server_seed: bytes, client_seed: str, candid
     return opening(rules, layout(shuffled_deck(server_seed, candidate_client_seed(client_seed, candidate)), rules))
 
 
-def game_opening(rules: Rules, server_seed: bytes, client_seed: str, deal: Mapping[str, Any]) -> GameState:
-    """The opening of a game from its seeds and its `deal` record: its winnable candidate, if it has one."""
-    winnable = deal.get("winnable")
-    candidate = winnable["candidate"] if isinstance(winnable, Mapping) else 0
-    return candidate_opening(rules, server_seed, client_seed, candidate)
-
-
 def first_winnable(rules: Rules, server_seed: bytes, client_seed: str) -> WinnableDeal:
     for candidate in range(MAX_CANDIDATES):
         state = candidate_opening(rules, server_seed, client_seed, candidate)
@@ -64,21 +57,33 @@ def first_winnable(rules: Rules, server_seed: bytes, client_seed: str) -> Winnab
         f"{WINNABLE_BUDGET} positions under these rules: choose other rules, or deal without 'winnable'")
 
 
-def check_winnable(rules: Rules, server_seed: bytes, client_seed: str, record: Mapping[str, Any]) -> str | None:
-    """None when `record` is what first_winnable makes of these seeds; otherwise what is wrong, in words."""
+def rederivation_cost(record: Mapping[str, Any]) -> int:
+    """The most positions check_winnable spends on `record`: a solve of every candidate up to its own."""
+    candidate = record.get("candidate")
+    if isinstance(candidate, bool) or not isinstance(candidate, int) or not 0 <= candidate < MAX_CANDIDATES:
+        return 0
+    return (candidate + 1) * WINNABLE_BUDGET
+
+
+def check_winnable(rules: Rules, server_seed: bytes, client_seed: str,
+                   record: Mapping[str, Any]) -> tuple[str | None, int]:
+    """Whether `record` is what first_winnable makes of these seeds: None, or what is wrong in words; and
+    the positions searched to find out (at most rederivation_cost(record))."""
     if set(record) != {"candidate", "solver", "budget"}:
-        return "deal.winnable must hold exactly candidate, solver and budget"
+        return "deal.winnable must hold exactly candidate, solver and budget", 0
     candidate, solver, budget = record["candidate"], record["solver"], record["budget"]
     if solver != SOLVER_VERSION:
-        return f"the deal was chosen by solver {solver!r}; this verifier has {SOLVER_VERSION!r}"
+        return f"the deal was chosen by solver {solver!r}; this verifier has {SOLVER_VERSION!r}", 0
     if budget != WINNABLE_BUDGET:
-        return f"the deal was chosen with a budget of {budget!r} positions; the rule is {WINNABLE_BUDGET}"
+        return f"the deal was chosen with a budget of {budget!r} positions; the rule is {WINNABLE_BUDGET}", 0
     if isinstance(candidate, bool) or not isinstance(candidate, int) or not 0 <= candidate < MAX_CANDIDATES:
-        return f"deal.winnable.candidate must be a whole number from 0 to {MAX_CANDIDATES - 1}"
-    try:
-        found = first_winnable(rules, server_seed, client_seed).candidate
-    except NoWinnableDeal as error:
-        return str(error)
-    if found != candidate:
-        return f"the first candidate proven winnable is {found}, not {candidate}"
-    return None
+        return f"deal.winnable.candidate must be a whole number from 0 to {MAX_CANDIDATES - 1}", 0
+    nodes = 0
+    # Only the candidates up to the one claimed: a later one cannot be the first winnable.
+    for tried in range(candidate + 1):
+        solution = solve(candidate_opening(rules, server_seed, client_seed, tried), WINNABLE_BUDGET)
+        nodes += solution.nodes
+        if solution.verdict is Verdict.WINNABLE:
+            return (None if tried == candidate else f"the first candidate proven winnable is {tried}, "
+                                                    f"not {candidate}"), nodes
+    return f"candidate {candidate} is not proven winnable within {WINNABLE_BUDGET} positions", nodes

@@ -21,20 +21,27 @@ import psycopg
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..events import Event
-from ..repository import (
-    Change,
+from ..log.events import Event
+from ..service.errors import (
     GameNotFound,
-    GameRecord,
-    GameSecret,
     IdempotencyConflict,
-    SealedDeal,
     SealedDealNotFound,
     SealedDealUsed,
-    StoredResponse,
     StoreUnavailable,
-    TimeTravel,
     VersionConflict,
+)
+from ..service.ports import (
+    FEED_START,
+    FeedEntry,
+    FeedPosition,
+    FeedStart,
+    GameRecord,
+    GameSecret,
+    GameWrite,
+    LockedGame,
+    SealedDeal,
+    StoredResponse,
+    TimeTravel,
 )
 from . import sql
 from .connections import dedicated_connection, live_connection
@@ -139,40 +146,30 @@ class PostgresStore:
             raise GameNotFound(game_id)
         return _game(row), _secret(row)
 
-    def write_if_at(self, change: Change, expected_version: int) -> bool:
+    def write(self, write: GameWrite, expected_version: int) -> bool:
         try:
             with self._connection() as conn:
-                return write_change(conn, change, expected_version)
+                return write_game(conn, write, expected_version)
         except psycopg.errors.UniqueViolation as error:
             _raise_translated(error)
 
-    def act(self, game_id: UUID, decide: Callable[[GameRecord, GameSecret], Change]) -> Change:
-        # Optimistic first: a plain read, then the change in one statement guarded by the version it was
-        # computed against. Two round trips, no explicit transaction and no row lock, which is what
-        # nearly every action needs, since a game has one player.
-        # Only when another action on the game landed in between does it take the row lock and decide
-        # again on the game as that action left it, so that a burst of actions without a stated version
-        # all land, one after another, instead of failing on each other; an action that stated its
-        # version finds the game moved on and is refused by `decide`.
+    @contextmanager
+    def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
+        # The game's lock first, then the read: under it no other write of the game runs, and the read sees
+        # the last one (see sql.WRITE_CHANGE for why not a row lock). The transaction ends with the block.
         try:
-            with self._connection() as conn:
+            with self._connection() as conn, conn.transaction():
+                conn.execute(sql.LOCK_GAME, {"lock_key": lock_key(game_id)})
                 row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
                 game = _game(row)
-                change = decide(game, _secret(row))
-                if write_change(conn, change, game.version):
-                    return change
-                with conn.transaction():
-                    # Both rows are locked: after waiting for another action's lock, PostgreSQL re-reads
-                    # only the rows it locks, and a secret row read from the old snapshot would be stale.
-                    row = conn.execute(sql.LOCK_GAME_FOR_ACTION, {"id": game_id}).fetchone()
-                    assert row is not None, "games are never deleted"
-                    game = _game(row)
-                    change = decide(game, _secret(row))
-                    if not write_change(conn, change, game.version):
+
+                def write(change: GameWrite) -> None:
+                    if not write_game(conn, change, game.version):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
-                return change
+
+                yield LockedGame(game, _secret(row), write)
         except psycopg.errors.UniqueViolation as error:
             _raise_translated(error)
 
@@ -221,6 +218,25 @@ class PostgresStore:
         with self._connection() as conn:
             rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_VERSIONS, {"ids": list(game_ids)}).fetchall()
         return {str(game_id): version for game_id, version in rows}
+
+    def read_feed(self, after: FeedPosition, limit: int) -> tuple[list[FeedEntry], bool]:
+        with self._connection() as conn, conn.pipeline():
+            rows = conn.execute(sql.READ_FEED, {"tx": str(after.tx), "game_id": after.game_id, "seq": after.seq,
+                                                "limit": limit})
+            pending = conn.cursor(row_factory=tuple_row).execute(sql.FEED_PENDING)
+            entries = [FeedEntry(FeedPosition(int(row["tx"]), str(row["game_id"]), row["seq"]), row["variant"],
+                                 {"game_id": str(row["game_id"]), "seq": row["seq"], "kind": row["kind"],
+                                  "data": row["data"], "hash": row["hash"]})
+                       for row in rows.fetchall()]
+            (waiting,) = pending.fetchone() or (False,)
+        return entries, bool(waiting)
+
+    def feed_head(self) -> FeedStart:
+        with self._connection() as conn:
+            row = conn.execute(sql.FEED_HEAD).fetchone()
+        assert row is not None, "a snapshot always exists"
+        position = FEED_START if row["tx"] is None else FeedPosition(int(row["tx"]), str(row["game_id"]), row["seq"])
+        return FeedStart(position, int(row["xmax"]), frozenset(int(tx) for tx in row["running"]))
 
     def publish_changes(self, payloads: Sequence[str]) -> None:
         """Tell every process that listens for changes (listen_for_changes), on a connection kept for it."""
@@ -307,11 +323,12 @@ def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequenc
     )
 
 
-def write_change(conn: psycopg.Connection[Any], change: Change, expected_version: int) -> bool:
+def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_version: int) -> bool:
     """Write `change` if the game is still at `expected_version`; whether it was."""
     response = change.response
     row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
         **_game_params(change.game),
+        "lock_key": lock_key(change.game.id),
         "expected_version": expected_version,
         "state": change.state_text,
         "events": _json([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
@@ -324,6 +341,11 @@ def write_change(conn: psycopg.Connection[Any], change: Change, expected_version
         "body": response.body if response else None,
     }).fetchone()
     return bool(row and row[0])
+
+
+def lock_key(game_id: UUID) -> int:
+    """The game's advisory lock: the first 64 bits of its random id (a shared key only makes two games wait)."""
+    return int.from_bytes(game_id.bytes[:8], "big", signed=True)
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

@@ -27,12 +27,19 @@ INSERT_EVENT = """
 # One statement, so one round trip and its own transaction: the games row moves only from the version
 # the change was computed against, and everything else is written only if it did. A concurrent action
 # that moved the row first leaves `moved` empty, and nothing is written.
+#
+# Every write of a game first takes the game's advisory lock (held to the end of its transaction, and
+# taking no transaction id), so that a write's transaction id is assigned only after the game's previous
+# write has ended: the ids of one game's transactions then rise with its seqs, which the feed's order
+# (READ_FEED) relies on. A row lock would not do: a transaction takes its id before it waits for one.
 WRITE_CHANGE = """
-    WITH moved AS (
+    WITH game_lock AS (
+        SELECT pg_advisory_xact_lock(%(lock_key)s)
+    ), moved AS (
         UPDATE games
         SET updated_at = %(updated_at)s, deal = %(deal)s, version = %(version)s, status = %(status)s,
             score = %(score)s, head_hash = %(head_hash)s, hints = %(hints)s, document = %(document)s
-        WHERE id = %(id)s AND version = %(expected_version)s
+        WHERE id = %(id)s AND version = %(expected_version)s AND EXISTS (SELECT FROM game_lock)
         RETURNING id
     ), position AS (
         UPDATE game_secrets SET state = %(state)s WHERE game_id IN (SELECT id FROM moved)
@@ -72,7 +79,8 @@ SELECT_GAME_FOR_ACTION = f"""
     WHERE g.id = %(id)s
 """
 
-LOCK_GAME_FOR_ACTION = SELECT_GAME_FOR_ACTION + " FOR UPDATE"
+LOCK_GAME = "SELECT pg_advisory_xact_lock(%(lock_key)s)"
+"""The game's advisory lock, to the end of the transaction (see WRITE_CHANGE)."""
 
 _GAME_FILTERS = {
     "before": "(created_at, id) < (%(created_at)s, %(id)s)",
@@ -151,6 +159,37 @@ CHANGES_CHANNEL = "osmosis_changes"
 # start to its end), and with synchronous_commit off on its connection, so that the lock is not held
 # through a WAL flush.
 PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
+
+# The feed of every game's events, in the order their transactions' ids give (then game and seq: one
+# transaction writes one game's events), read only below the oldest transaction still running: every
+# transaction there has ended, so nothing can later appear before what a reader has read.
+READ_FEED = """
+    SELECT e.tx::text AS tx, e.game_id, e.seq, e.kind, e.data, e.hash, g.variant
+    FROM game_events e JOIN games g ON g.id = e.game_id
+    WHERE (e.tx, e.game_id, e.seq) > (%(tx)s::xid8, %(game_id)s::uuid, %(seq)s)
+      AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY e.tx, e.game_id, e.seq
+    LIMIT %(limit)s
+"""
+
+# Whether committed events wait beyond the feed's reach (a transaction begun before theirs still runs).
+FEED_PENDING = "SELECT EXISTS (SELECT FROM game_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot()))"
+
+# Where the feed stands now: its last event below the oldest transaction still running, and which
+# transactions had committed by now (the snapshot's xmax and the ones it saw running), so that a reader
+# starting here can tell the events committed before it from those after it beyond that last event.
+FEED_HEAD = """
+    SELECT pg_snapshot_xmax(snapshot)::text AS xmax,
+           ARRAY(SELECT running::text FROM pg_snapshot_xip(snapshot) AS running) AS running,
+           head.tx::text AS tx, head.game_id, head.seq
+    FROM pg_current_snapshot() AS snapshot
+    LEFT JOIN LATERAL (
+        SELECT tx, game_id, seq FROM game_events
+        WHERE tx < pg_snapshot_xmin(snapshot)
+        ORDER BY tx DESC, game_id DESC, seq DESC
+        LIMIT 1
+    ) AS head ON true
+"""
 
 SELECT_ANALYSIS = """
     SELECT analysis::text FROM game_analyses

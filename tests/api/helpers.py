@@ -4,7 +4,7 @@ import json
 import threading
 from pathlib import Path
 
-from server.events import chain_hash
+from server.log.events import chain_hash
 
 
 def create(client, headers=None, **body):
@@ -114,3 +114,39 @@ def resolve(document, node):
         for name in reference.split("/")[1:]:
             node = node[name]
     return node
+
+
+def crafted_export(rules, winnable_candidate=None, server_seed=bytes(range(32)), client_seed=""):
+    """An export made up from scratch, consistent in every field, as anyone with seeds of their own can make:
+    a random deal of `rules` (that candidate of the seeds, claimed winnable, when given), resigned at once."""
+    import uuid
+
+    from server.log.events import chain, events_for, game_created, seeds_revealed
+    from server.log.replay import export
+    from server.rules import Resign, apply, commitment
+    from server.solver import SOLVER_VERSION
+    from server.solver.winnable import WINNABLE_BUDGET, candidate_opening
+
+    deal = {"kind": "random"}
+    if winnable_candidate is not None:
+        deal["winnable"] = {"candidate": winnable_candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}
+    start = candidate_opening(rules, server_seed, client_seed, winnable_candidate or 0)
+    game_id, commit = uuid.uuid4(), commitment(server_seed)
+    resigned = apply(start, Resign())
+    events = chain(commit, 1, [game_created(game_id, rules, deal, commit, start),
+                               *events_for(start, Resign(), resigned), seeds_revealed(server_seed, client_seed)])
+    revealed = {**deal, "server_seed": server_seed.hex(), "client_seed": client_seed}
+    return export({"id": str(game_id), "variant": rules.preset_name, "rules": rules.to_dict(), "deal": revealed,
+                   "commitment": commit, "status": "resigned", "head_hash": events[-1].hash}, events)
+
+
+def body_of(answered):
+    """What the API answers for a use case's outcome (server/api/replies.py): the game made, with its token,
+    or the game after an action with the events it appended."""
+    from server.api import replies
+    from server.service.outcomes import GameMade
+
+    outcome = answered.outcome
+    if isinstance(outcome, GameMade):
+        return {**json.loads(replies.created_game(outcome).text), "player_token": outcome.player_token}
+    return json.loads(replies.action_taken(outcome).text)

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
-from server.rules.policies import play_first_legal
+from server.solver.players import play_first_legal
 from tests.api.helpers import create
 from tests.api.helpers import play_first_legal as play_first_legal_through_moves_and_draws
 

@@ -2,19 +2,19 @@
 
 import hashlib
 import random
+from contextlib import contextmanager
 from uuid import UUID
 
 import psycopg
 import pytest
 
-from server import migrate
-from server.api import create_app
-from server.events import Event, chain_hash, fold
-from server.repository import VersionConflict
+from server.log.events import Event, chain_hash, fold
 from server.rules import layout, opening, public_view, shuffled_deck, to_text
 from server.rules.notation import parse_rules
-from server.service import GameService
-from server.store import PostgresStore, open_pool
+from server.runtime.app import create_app
+from server.service.errors import VersionConflict
+from server.service.games import GameService
+from server.store import PostgresStore, migrate, open_pool
 from tests.api.helpers import create, play, run_together
 
 
@@ -59,8 +59,9 @@ def test_racing_retries_with_one_idempotency_key_append_once(app, db):
 
 
 class RacedStore:
-    """The real store, except that another request's action lands while the first `decide` runs: between
-    this action's read and its write, the one moment an optimistic write can lose."""
+    """The real store, except that another request's action lands right after the first read: between this
+    action's read and its write, the one moment an optimistic write can lose. `decided_at` has the version of
+    every game the action was decided on, read or locked."""
 
     def __init__(self, store, race):
         self._store = store
@@ -70,14 +71,18 @@ class RacedStore:
     def __getattr__(self, name):
         return getattr(self._store, name)
 
-    def act(self, game_id, decide):
-        def decide_while_racing(game, secret):
-            if not self.decided_at:
-                self._race()
-            self.decided_at.append(game.version)
-            return decide(game, secret)
+    def load_for_action(self, game_id):
+        game, secret = self._store.load_for_action(game_id)
+        if not self.decided_at:
+            self._race()
+        self.decided_at.append(game.version)
+        return game, secret
 
-        return self._store.act(game_id, decide_while_racing)
+    @contextmanager
+    def locked_game(self, game_id):
+        with self._store.locked_game(game_id) as locked:
+            self.decided_at.append(locked.game.version)
+            yield locked
 
 
 def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands_after_the_winner(
@@ -90,8 +95,8 @@ def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands
     result = GameService(raced).draw(UUID(game["id"]), bearer, None, None)
 
     assert raced.decided_at == [1, 2]
-    assert result.body["game"]["version"] == 3
-    assert [event["seq"] for event in result.body["events"]] == [3]
+    assert result.outcome.game.version == 3
+    assert [event.seq for event in result.outcome.events] == [3]
     seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
                                          (game["id"],))]
     assert seqs == [1, 2, 3]

@@ -6,12 +6,12 @@ from uuid import UUID
 
 import pytest
 
-from server import migrate
-from server.api import create_app
 from server.config import Settings
 from server.rules import commitment, deal_number_seed
-from server.service import GameService
-from tests.api.helpers import create
+from server.runtime.app import create_app
+from server.service.games import GameService
+from server.store import migrate
+from tests.api.helpers import body_of, create
 
 PROBLEM = "application/problem+json"
 
@@ -165,7 +165,7 @@ def test_a_read_sends_the_game_byte_for_byte_as_the_response_that_last_changed_i
 def test_a_game_lists_its_rules_and_deal_alike_whichever_process_rendered_it(client, store):
     created = client.post("/games", json={"variant": "osmosis-draw-one", "deal_number": 4}).get_json()
 
-    elsewhere = GameService(store).draw(UUID(created["id"]), created["player_token"], None, None).body["game"]
+    elsewhere = body_of(GameService(store).draw(UUID(created["id"]), created["player_token"], None, None))["game"]
 
     assert list(elsewhere["rules"]) == list(created["rules"]) == sorted(created["rules"])
     assert list(elsewhere["deal"]) == list(created["deal"]) == sorted(created["deal"])

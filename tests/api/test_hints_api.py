@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from server.replay import verify
+from server.log.replay import verify
 from server.rules import from_text, to_text
 from server.solver import hints
 from tests.api.helpers import create, play, play_first_legal, rehash, run_together

@@ -6,15 +6,17 @@ import threading
 import time
 from uuid import UUID
 
+import psycopg
 import pytest
 
-from server import live
-from server.api import create_app, streams
+from server.api import streams
 from server.config import Settings
-from server.live import Hub
+from server.live import hub as live
+from server.live.hub import Hub
 from server.rules import preset
-from server.service import GameService
-from tests.api.helpers import create, sse_messages
+from server.runtime.app import create_app
+from server.service.games import GameService
+from tests.api.helpers import body_of, create, sse_messages
 
 
 @pytest.fixture
@@ -129,6 +131,23 @@ def test_the_event_stream_resumes_after_last_event_id_or_after(client):
     assert [m.get("id") for m in read_stream(header_wins, 10)] == [None, "4"]
 
 
+@pytest.mark.parametrize("resume", [{"after": "4"}, {"after": "999"}, {"Last-Event-ID": "9999999999"}])
+def test_the_stream_of_a_finished_game_asked_from_its_end_or_beyond_ends_at_once(client, resume):
+    game, token = create(client)
+    client.post(f"/games/{game['id']}/draw", headers=token)
+    client.post(f"/games/{game['id']}/resign", headers=token)
+    query = f"?after={resume['after']}" if "after" in resume else ""
+    headers = {name: value for name, value in resume.items() if name != "after"}
+    response = client.get(f"/games/{game['id']}/events/stream{query}", headers=headers, buffered=False)
+    read: list[dict] = []
+    reader = later(0, lambda: read.extend(sse_messages(response.response)))
+
+    reader.join(timeout=5)
+
+    assert not reader.is_alive(), "the stream of a finished game stayed open"
+    assert [message.get("event") for message in read] == [None, "game"]  # the retry hint, then the game
+
+
 def test_the_event_stream_of_an_unknown_game_is_404(client):
     response = client.get("/games/00000000-0000-4000-8000-000000000000/events/stream")
 
@@ -187,6 +206,47 @@ def test_the_feed_of_every_game_sends_the_events_of_games_it_never_heard_of(app,
     assert json.loads(messages[0]["data"])["kind"] == "game_created"
 
 
+def test_the_feed_from_now_on_leaves_out_what_committed_before_though_an_older_transaction_still_ran(
+        app, client, database_url):
+    with psycopg.connect(database_url) as older:  # a transaction begun first, still running
+        older.execute("SELECT pg_current_xact_id()")
+        before, _ = create(client, variant="osmosis-three-passes", deal_number=31)
+        response = feed(client)
+        actor = later(0.5, lambda: create(app.test_client(), variant="osmosis-three-passes", deal_number=32))
+        actor.join()
+        older.commit()
+
+        messages = read_stream(response, 1)
+
+    first = json.loads(messages[0]["data"])
+    assert first["game_id"] != before["id"] and (first["kind"], first["seq"]) == ("game_created", 1)
+
+
+def test_the_feed_resumed_after_an_event_sends_what_came_after_it_at_once_on_a_quiet_server(app, client):
+    live = feed(client)
+    game, token = create(client, variant="peek", deal_number=9)
+    client.post(f"/games/{game['id']}/draw", headers=token)
+    client.post(f"/games/{game['id']}/draw", headers=token)
+    seen = read_stream(live, 3)
+    mine = [m for m in seen if json.loads(m["data"])["game_id"] == game["id"]]
+    assert [json.loads(m["data"])["seq"] for m in mine] == [1, 2, 3]
+
+    resumed = client.get("/events/stream", headers={"Last-Event-ID": mine[0]["id"]}, buffered=False)
+    read: list[dict] = []
+    reader = later(0, lambda: read.extend(itertools.islice(
+        (m for m in sse_messages(resumed.response) if "data" in m), 2)))
+    reader.join(timeout=5)
+
+    assert not reader.is_alive(), "nothing came after the Last-Event-ID until another event was written"
+    assert [m["id"] for m in read] == [m["id"] for m in mine[1:]]
+
+
+def test_the_feed_refuses_a_last_event_id_it_did_not_send(client):
+    for last_event_id in ["7", "x.y.z", "1.00000000-0000-4000-8000-000000000000.01", "01.00000000-0000-4000-8000-0000"]:
+        response = client.get("/events/stream", headers={"Last-Event-ID": last_event_id})
+        assert response.status_code == 422 and response.get_json()["code"] == "invalid-input", last_event_id
+
+
 def test_the_feed_refuses_an_unknown_game_and_too_many_games(client):
     game, _ = create(client)
     missing = "00000000-0000-4000-8000-000000000000"
@@ -219,7 +279,7 @@ class SilentFeed:
 def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
     service = GameService(store)  # tells no hub of its actions
     hub = Hub(SilentFeed(store), poll_seconds=0.2)
-    body = service.create_game(preset("osmosis"), deal_number=0).body
+    body = body_of(service.create_game(preset("osmosis"), deal_number=0))
     game_id = UUID(body["id"])
     try:
         stream = streams.game_stream(service, hub, game_id, after=1)

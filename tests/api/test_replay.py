@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from server.events import chain_hash
-from server.replay import verify
+from server.log.events import chain_hash
+from server.log.replay import verify
 from server.rules import PRESETS, commitment, from_text, layout, shuffled_deck
 from tests.api.helpers import create, play, rehash
 

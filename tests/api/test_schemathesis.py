@@ -3,9 +3,9 @@
 Half the requests on a game go to a real game with its real token, so that moves, draws and
 resignations reach the rules rather than stopping at 404 or 401.
 
-The check that every schema-valid request is accepted is left out: some inputs are valid only together
-(no reserve piles means none face down) or only when issued by the server (a page cursor), which a JSON
-schema cannot say; those are refused with a documented 422.
+The check that every schema-valid request is accepted is left out here: it needs what the document cannot
+state told to schemathesis (a cursor only this server issues, a fresh Idempotency-Key per request), which
+tests/contract/test_schemathesis_cli.py does, with every check, over real HTTP.
 """
 
 from pathlib import Path

@@ -8,13 +8,14 @@ from uuid import UUID
 
 import pytest
 
-from server.analyses import Analyses
-from server.events import Event, fold
-from server.replay import verify
+from server.log.events import Event, fold
+from server.log.replay import verify
 from server.rules import Card, Move, Place, apply, deal_number_seed, parse_action, preset
-from server.rules.policies import play_first_legal as first_legal_policy
+from server.service.analyses import Analyses
+from server.service.ports import at_once
 from server.solver import SOLVER_VERSION, Verdict, solve
 from server.solver.analysis import ANALYSIS_BUDGET
+from server.solver.players import play_first_legal as first_legal_policy
 from server.solver.winnable import WINNABLE_BUDGET, candidate_opening, first_winnable
 from tests.api.helpers import create, play_first_legal, rehash
 
@@ -178,8 +179,8 @@ def test_a_kept_analysis_is_read_back_with_one_query(client, store):
     game, token = create(client, deal_number=3)
     client.post(f"/games/{game['id']}/resign", headers=token)
     recording = CallRecordingStore(store)
-    first = Analyses(recording).analysis(UUID(game["id"]))
+    first = Analyses(recording, at_once).analysis(UUID(game["id"]))
     assert "save_analysis" in recording.calls
     recording.calls.clear()
-    assert json.loads(Analyses(recording).analysis(UUID(game["id"]))) == json.loads(first)
+    assert json.loads(Analyses(recording, at_once).analysis(UUID(game["id"]))) == json.loads(first)
     assert recording.calls == ["load_analysis"]

@@ -4,7 +4,7 @@ step by the rules engine; and snapshots, which time travel starts from, guarded 
 import psycopg
 import pytest
 
-from server.events import Event, action_of
+from server.log.events import Event, action_of
 from server.rules import (
     PRESETS,
     action_to_dict,
@@ -13,11 +13,11 @@ from server.rules import (
     layout,
     legal_actions,
     opening,
-    policies,
     public_view,
     shuffled_deck,
 )
-from server.service import SNAPSHOT_EVERY
+from server.service.acting import SNAPSHOT_EVERY
+from server.solver import players as policies
 from tests.api.helpers import act, create, play_first_legal
 
 

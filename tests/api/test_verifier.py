@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.replay import verify
+from server.log.replay import verify
 from server.rules import PRESETS
 from tests.api.helpers import create, play_first_legal, rehash
 

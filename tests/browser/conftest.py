@@ -4,7 +4,7 @@ they throw or log an error to the console."""
 import pytest
 from playwright.sync_api import sync_playwright
 
-from .table import CHROMIUM, FLAGS, SCREENSHOTS, watch_for_errors
+from tests.browser.table import CHROMIUM, FLAGS, SCREENSHOTS, watch_for_errors
 
 
 @pytest.fixture(scope="session")

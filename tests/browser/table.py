@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
-from server.rules.policies import play_first_legal
+from server.solver.players import play_first_legal
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .table import post, start_game, watch_for_errors
+from tests.browser.table import post, start_game, watch_for_errors
 
 AXE = Path(__file__).parent / "axe"
 

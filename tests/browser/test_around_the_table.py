@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .table import (
+from tests.browser.table import (
     a_deal_won_by_clicking,
     play_by_clicks,
     post,

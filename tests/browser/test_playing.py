@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from .table import (
+from tests.browser.table import (
     a_deal_won_by_clicking,
     click_policy_result,
     get,

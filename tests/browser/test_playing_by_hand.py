@@ -22,8 +22,7 @@ from server.rules import (
     public_view,
 )
 from server.rules.variants import PRESETS
-
-from .table import (
+from tests.browser.table import (
     a_deal_won_by_clicking,
     dealt,
     get,

@@ -17,7 +17,7 @@ import psutil
 import psycopg
 import pytest
 
-from server import embedded, migrate
+from server.store import embedded, migrate
 from tests.conftest import free_port
 from tests.processes import call, start_gunicorn, stop
 

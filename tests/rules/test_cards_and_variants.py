@@ -1,17 +1,6 @@
 import pytest
 
-from server.rules import (
-    DECK,
-    PRESETS,
-    Card,
-    InvalidInput,
-    InvalidRules,
-    Rank,
-    Rules,
-    StartRule,
-    Suit,
-    WasteAccess,
-)
+from server.rules import DECK, PRESETS, Card, InvalidInput, InvalidRules, Rank, Rules, StartRule, Suit, WasteAccess
 from server.rules.notation import parse_rules, rules_text
 
 

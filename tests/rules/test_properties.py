@@ -29,7 +29,7 @@ from server.rules import (
     shuffled_deck,
     to_text,
 )
-from server.rules.policies import play_greedy
+from server.solver.players import play_greedy
 
 GAMES_PER_PRESET = 500
 MAX_ACTIONS = 5000

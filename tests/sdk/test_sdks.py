@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
-from server.rules.policies import play_first_legal
+from server.solver.players import play_first_legal
 
 PROJECT = Path(__file__).parents[2]
 OPENAPI = PROJECT / "openapi" / "openapi.json"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from server.cli import main
+from server.cli.main import main
 from server.rules import PRESETS, apply, deal_number_seed, parse_action
 from server.solver import SOLVER_VERSION
 from server.solver.winnable import WINNABLE_BUDGET, candidate_opening

@@ -6,9 +6,9 @@ import random
 import pytest
 
 from server.rules import DECK, PRESETS, Deal, GameOver, GameState, Resign, action_to_dict, apply, legal_actions
-from server.rules.policies import play_greedy
 from server.solver import SOLVER_VERSION, Verdict, solve
 from server.solver.hints import MAX_SAMPLES, SAMPLE_BUDGET, SeenPosition, hint
+from server.solver.players import play_greedy
 from tests.solver.test_solver import ALL_RULES, dealt
 
 SMALL = 12 * SAMPLE_BUDGET

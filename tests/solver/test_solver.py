@@ -21,9 +21,9 @@ from server.rules import (
     opening,
     shuffled_deck,
 )
-from server.rules.policies import play_greedy
 from server.solver import MAX_BUDGET, SOLVER_VERSION, Verdict, solve
 from server.solver.plans import plans_of, viable_plans
+from server.solver.players import play_greedy
 
 CUSTOM_RULES = {
     "group waste, draw one": Rules(draw=1, waste_access=WasteAccess.GROUP),

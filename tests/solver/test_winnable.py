@@ -15,6 +15,7 @@ from server.solver.winnable import (
     candidate_opening,
     check_winnable,
     first_winnable,
+    rederivation_cost,
 )
 
 RULES_DOC = Path(__file__).parents[2] / "docs" / "rules.md"
@@ -53,7 +54,9 @@ def test_each_earlier_candidate_is_unproven_and_the_chosen_one_wins():
         assert solve(candidate_opening(rules, seed, "", candidate), WINNABLE_BUDGET).verdict is not Verdict.WINNABLE
     assert chosen.solution.verdict is Verdict.WINNABLE
     assert chosen.record == {"candidate": chosen.candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}
-    assert check_winnable(rules, seed, "", chosen.record) is None
+    assert check_winnable(rules, seed, "", chosen.record) == (None, sum(
+        solve(candidate_opening(rules, seed, "", candidate), WINNABLE_BUDGET).nodes
+        for candidate in range(chosen.candidate + 1)))
 
 
 def test_candidate_seeds_never_collide_with_a_client_seed():
@@ -63,7 +66,8 @@ def test_candidate_seeds_never_collide_with_a_client_seed():
 
 
 @pytest.mark.parametrize(("record", "words"), [
-    ({"candidate": 0, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "first candidate proven winnable is"),
+    ({"candidate": 0, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "candidate 0 is not proven winnable"),
+    ({"candidate": 9, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "first candidate proven winnable is"),
     ({"candidate": 6, "solver": "osmosis-solver/0", "budget": WINNABLE_BUDGET}, "this verifier has"),
     ({"candidate": 6, "solver": SOLVER_VERSION, "budget": 1}, "the rule is"),
     ({"candidate": True, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
@@ -71,7 +75,19 @@ def test_candidate_seeds_never_collide_with_a_client_seed():
     ({"candidate": 7}, "exactly candidate, solver and budget"),
 ])
 def test_a_wrong_record_is_refused_in_words(record, words):
-    assert words in check_winnable(PRESETS["osmosis"], deal_number_seed(0), "", record)
+    wrong, searched = check_winnable(PRESETS["osmosis"], deal_number_seed(0), "", record)
+
+    assert words in wrong
+    assert searched <= rederivation_cost(record)
+
+
+def test_a_check_never_searches_beyond_the_candidate_it_is_given():
+    record = {"candidate": 3, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}
+
+    _, searched = check_winnable(PRESETS["bridesmaids"], deal_number_seed(5), "", record)
+
+    assert rederivation_cost(record) == 4 * WINNABLE_BUDGET
+    assert 0 < searched <= 4 * WINNABLE_BUDGET
 
 
 def test_rules_with_no_provable_candidate_are_refused(monkeypatch):

@@ -1,0 +1,47 @@
+"""How the API answers what the use cases did: the status and body of each write, as the client gets it and
+as a retry with the same Idempotency-Key gets it again (the use case keeps this reply with its write)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response
+
+from ..service.documents import sealed_deal_view, to_json
+from ..service.outcomes import ActionTaken, Answered, GameMade, Reply, SealedDealMade
+
+
+def sealed_deal(made: SealedDealMade) -> Reply:
+    return Reply(201, to_json(sealed_deal_view(made.deal)))
+
+
+def created_game(made: GameMade) -> Reply:
+    """The game's document; its player token is added when it is sent (`sent`), and never kept in the reply."""
+    return Reply(201, made.game.document)
+
+
+def action_taken(taken: ActionTaken) -> Reply:
+    """The game after the action, the events it appended, and the hint it gave. The game's document is spliced
+    in as it is kept, not written again."""
+    hint = "" if taken.hint is None else f',"hint":{to_json(taken.hint)}'
+    events = to_json([event.to_dict() for event in taken.events])
+    return Reply(200, f'{{"game":{taken.game.document},"events":{events}{hint}}}')
+
+
+def sent(answered: Answered[Any], headers: dict[str, str]) -> Response:
+    """The reply as a response, the player token of a created game added last; a retry's marked as one."""
+    assert answered.reply is not None, "the API answers every write"
+    text = answered.reply.text
+    if answered.player_token is not None:
+        text = f'{text[:-1]},"player_token":{json.dumps(answered.player_token)}}}'
+    if answered.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(text, status=answered.reply.status, headers=headers, mimetype="application/json")
+
+
+def replied_body(answered: Answered[Any]) -> dict[str, Any]:
+    """A retry's reply as data (its headers come from it); an answer to a new request has its outcome."""
+    assert answered.reply is not None
+    body: dict[str, Any] = json.loads(answered.reply.text)
+    return body

@@ -1,0 +1,274 @@
+"""The public move log: event types, the hash chain, and the fold that turns events back into states.
+
+An event records only what became public when it happened, so the log can be shown to anyone while the
+game runs. Each event's hash covers the previous hash and the event's canonical JSON, chained from the
+game's commitment; see docs/replay-format.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from ..rules import (
+    DEAL_ALGORITHM,
+    Action,
+    Card,
+    Deal,
+    GameState,
+    Move,
+    Place,
+    Redeal,
+    Resign,
+    Rules,
+    RulesError,
+    action_to_dict,
+    apply,
+    legal_actions,
+    public_view,
+)
+from ..rules.actions import FOUNDATIONS, RESERVES
+from ..rules.engine import foundation_for, source_of
+
+GAME_CREATED = "game_created"
+CARD_PLAYED = "card_played"
+CARD_TO_CELL = "card_moved_to_cell"
+CARDS_DEALT = "cards_dealt"
+WASTE_REDEALT = "waste_redealt"
+GAME_WON = "game_won"
+GAME_LOST = "game_lost"
+GAME_RESIGNED = "game_resigned"
+SEEDS_REVEALED = "seeds_revealed"
+HINT_GIVEN = "hint_given"
+
+EVENT_KINDS = (
+    GAME_CREATED,
+    CARD_PLAYED,
+    CARD_TO_CELL,
+    CARDS_DEALT,
+    WASTE_REDEALT,
+    GAME_WON,
+    GAME_LOST,
+    GAME_RESIGNED,
+    SEEDS_REVEALED,
+    HINT_GIVEN,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event before it has a place in the log."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "kind": self.kind, "data": self.data, "hash": self.hash}
+
+
+class ReplayError(Exception):
+    """The log does not replay: `seq` is the first event that is wrong (None: the document around the log),
+    `reason` says how."""
+
+    def __init__(self, seq: int | None, reason: str) -> None:
+        super().__init__(f"event {seq}: {reason}" if seq is not None else reason)
+        self.seq = seq
+        self.reason = reason
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_json(value: Any) -> bytes:
+    """Keys sorted, no white space, UTF-8 without escapes: the bytes every verifier hashes."""
+    return _CANONICAL.encode(value).encode("utf-8")
+
+
+def chain_hash(previous_hash: str, seq: int, kind: str, data: dict[str, Any]) -> str:
+    """hex(SHA-256(bytes of the previous hash || canonical JSON of {"seq", "kind", "data"}))."""
+    body = canonical_json({"seq": seq, "kind": kind, "data": data})
+    return hashlib.sha256(bytes.fromhex(previous_hash) + body).hexdigest()
+
+
+def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) -> list[Event]:
+    """Give `new_events` their seqs and hashes, continuing the chain after `previous_hash`."""
+    events = []
+    for seq, event in enumerate(new_events, start=first_seq):
+        previous_hash = chain_hash(previous_hash, seq, event.kind, event.data)
+        events.append(Event(seq, event.kind, event.data, previous_hash))
+    return events
+
+
+def game_created(game_id: UUID, rules: Rules, deal: dict[str, Any], commitment: str,
+                 opening: GameState) -> NewEvent:
+    """The first event: the game's id, its rules, how the deal is made (no secret), the commitment, and
+    the public opening. The id binds the log to its game: an export cannot be passed off as another's."""
+    return NewEvent(
+        GAME_CREATED,
+        {
+            "game_id": str(game_id),
+            "rules": rules.to_dict(),
+            "variant": rules.preset_name,
+            "deal_algorithm": DEAL_ALGORITHM,
+            "deal": deal,
+            "commitment": commitment,
+            "opening": public_view(opening),
+        },
+    )
+
+
+def seeds_revealed(server_seed: bytes, client_seed: str) -> NewEvent:
+    return NewEvent(SEEDS_REVEALED, {"server_seed": server_seed.hex(), "client_seed": client_seed})
+
+
+def hint_given(hint: dict[str, Any]) -> NewEvent:
+    """A hint the player asked for (solver.hints): made from what the log already shows, so it shows no
+    more, and logged so that a replay shows the game was assisted."""
+    return NewEvent(HINT_GIVEN, hint)
+
+
+def events_for(before: GameState, action: Action, after: GameState) -> list[NewEvent]:
+    """What became public through `action`: the action's own event, then the end of the game if it came."""
+    events: list[NewEvent]
+    if isinstance(action, Move):
+        source = source_of(before, action.card)
+        foundation = foundation_for(before, action.card)
+        target = Place.CELL if action.target is Place.CELL or foundation is None else FOUNDATIONS[foundation]
+        data = {
+            "card": action.card.code,
+            "from": source.value,
+            "to": target.value,
+            "uncovered": _uncovered(after, source),
+        }
+        events = [NewEvent(CARD_TO_CELL if action.target is Place.CELL else CARD_PLAYED, data)]
+    elif isinstance(action, Deal):
+        dealt = after.waste[len(before.waste) :]
+        events = [NewEvent(CARDS_DEALT, {"cards": [card.code for card in dealt]})]
+    elif isinstance(action, Redeal):
+        events = [NewEvent(WASTE_REDEALT, {"pass_number": after.pass_number})]
+    elif isinstance(action, Resign):
+        return [NewEvent(GAME_RESIGNED, {"reason": after.outcome.reason if after.outcome else ""})]
+    else:
+        raise TypeError(f"not an action: {action!r}")
+    if after.outcome is not None:
+        kind = GAME_WON if after.status == "won" else GAME_LOST
+        events.append(NewEvent(kind, {"reason": after.outcome.reason, "score": after.cards_on_foundations}))
+    return events
+
+
+def _uncovered(after: GameState, source: Place) -> str | None:
+    """The card that became the top of the reserve pile the card left, now face up."""
+    if source not in RESERVES:
+        return None
+    pile = after.reserves[RESERVES.index(source)]
+    return str(pile[-1]) if pile else None
+
+
+def action_of(event: Event) -> Action | None:
+    """The player's action an event records; None for the events the game itself appends.
+
+    Raises ReplayError when the event's data does not name an action (a crafted log).
+    """
+    if event.kind in (CARD_PLAYED, CARD_TO_CELL):
+        data = event.data if isinstance(event.data, dict) else {}
+        card, source, target = (data.get("card"), data.get("from"), data.get("to"))
+        if not (isinstance(card, str) and isinstance(source, str) and isinstance(target, str)):
+            raise ReplayError(event.seq, f"{event.kind} needs card, from and to as text")
+        try:
+            return Move(Card.parse(card), Place.parse(source), Place.parse(target))
+        except RulesError as error:
+            raise ReplayError(event.seq, f"{event.kind} does not name a move: {error}") from None
+    return _ACTIONS.get(event.kind)
+
+
+_ACTIONS: dict[str, Action] = {CARDS_DEALT: Deal(), WASTE_REDEALT: Redeal(), GAME_RESIGNED: Resign()}
+_ENDING = frozenset((GAME_WON, GAME_LOST, SEEDS_REVEALED))
+"""The events the game appends after an action of the player's, in the same step."""
+
+
+def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Each event with the position after it, replayed under the rules from `opening`: the game's opening
+    when the events begin with game_created, else a snapshot taken at the end of an action.
+
+    The events one action appends (its own, then game_won or game_lost, then seeds_revealed) are one step
+    of the game, and the position after each of them is the position after the whole action: the game
+    never showed a position between them. So an action's events are checked together before the first
+    of them is given, and a caller that stops at an event inside a step must have passed the rest of it.
+    A hint_given is a step of its own that leaves the position as it was.
+
+    Every recorded action is applied by the engine and what it makes public must equal what the log
+    says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
+    reasons name only what the log itself shows, never what the rules would have revealed.
+    """
+    state = opening
+    position = 0
+    if events and events[0].kind == GAME_CREATED:
+        yield events[0], state
+        position = 1
+    while position < len(events):
+        event = events[position]
+        if event.kind == SEEDS_REVEALED:
+            if not state.is_over:
+                raise ReplayError(event.seq, "the seeds are revealed while the game is still on")
+            yield event, state
+            position += 1
+            continue
+        if event.kind == HINT_GIVEN:
+            _check_hint(event, state)
+            yield event, state
+            position += 1
+            continue
+        action = action_of(event)
+        if action is None:
+            raise ReplayError(event.seq, f"{event.kind} where the rules do not end the game")
+        try:
+            after = apply(state, action)
+        except RulesError as error:
+            raise ReplayError(event.seq, f"{action} is not legal: {error}") from None
+        expected = events_for(state, action, after)
+        recorded = events[position : position + len(expected)]
+        for want, got in zip(expected, recorded, strict=False):
+            if (want.kind, want.data) != (got.kind, got.data):
+                raise ReplayError(got.seq, f"{got.kind} is not what the rules make of {action} here")
+        if len(recorded) < len(expected):
+            raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
+        state = after
+        for got in recorded:
+            yield got, state
+        position += len(expected)
+
+
+def _check_hint(event: Event, state: GameState) -> None:
+    """A hint comes while the game is on and recommends one of its legal actions, or none."""
+    if state.is_over:
+        raise ReplayError(event.seq, "a hint is given while the game is over")
+    recommended = event.data.get("action") if isinstance(event.data, dict) else None
+    if recommended is not None and recommended not in [action_to_dict(action) for action in legal_actions(state)]:
+        raise ReplayError(event.seq, "the hint recommends an action that is not legal here")
+
+
+def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
+    """The position after event `upto` (after the last event when None): see `replayed`."""
+    state = opening
+    for event, after in replayed(opening, events):
+        if upto is not None and event.seq > upto:
+            break
+        state = after
+    return state
+
+
+def ends_a_step(events: Sequence[Event], index: int) -> bool:
+    """Whether events[index] is the last event of its step: the next one, if any, is a new action."""
+    return index + 1 == len(events) or events[index + 1].kind not in _ENDING

@@ -1,0 +1,49 @@
+"""The composition root: the WSGI application, assembled from the settings (the one place that knows every
+part). gunicorn runs `server.runtime.app:create_app()`; the tests and benchmarks call it with a service of
+their own."""
+
+from __future__ import annotations
+
+from flask import Flask
+from limits.storage import Storage, storage_from_string
+
+from ..api import boundary, http_app, observability, pusher
+from ..config import ConfigError, Settings
+from ..live.hub import Hub
+from ..service.games import GameService
+from ..store import PostgresStore, migrate, open_pool
+from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
+from .solver_time import ComputeQueue, JobLeases, SolverTurns
+
+
+def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
+    """The WSGI application. Without a `service`, it connects to settings.database_url and runs the solver in
+    fair turns; a service given is used as it is."""
+    settings = settings or Settings.from_env()
+    app = http_app(settings)
+    pool_stats = None
+    if service is None:
+        if settings.database_url is None:
+            raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
+        pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
+                         settings.pool_timeout, settings.statement_timeout_ms)
+        pool_stats = pool.get_stats
+        app.extensions["osmosis.pool"] = pool
+        service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games,
+                              solver_time=SolverTurns(_solver_queue(settings)))
+    hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
+    service.changes = hub
+    app.extensions["osmosis.service"] = service
+    app.extensions["osmosis.hub"] = hub
+    observability.install(app, settings, pool_stats)
+    boundary.install(app)
+    app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
+    return app
+
+
+def _solver_queue(settings: Settings) -> ComputeQueue:
+    """Solver work in fair turns, each client's jobs in flight counted where its rate limits are counted."""
+    counters = storage_from_string(settings.rate_limit_storage_uri, wrap_exceptions=True)
+    if not isinstance(counters, Storage):
+        raise ConfigError(f"RATE_LIMIT_STORAGE_URI names an asynchronous storage: {settings.rate_limit_storage_uri}")
+    return ComputeQueue(JobLeases(counters, settings.solver_jobs_per_client))

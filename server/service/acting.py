@@ -1,0 +1,260 @@
+"""The use cases that act on a game: any legal action, the older move, draw and resign, and a hint.
+
+A write reads top to bottom (`_land`): the game as this process last wrote it, else as stored; the decision
+made on it by the rules; the change written in one statement guarded by the version it was decided on;
+and, when another action landed in between, the decision made again on the game as that action left it,
+under the game's lock, where it cannot be overtaken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Protocol
+from uuid import UUID
+
+from ..log import events as ev
+from ..rules import Action, Deal, GameState, Move, Redeal, Resign, RulesError, apply, from_text, to_text
+from ..rules.engine import can_redeal
+from ..solver import hints
+from .documents import rendered
+from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
+from .idempotency import Idempotency, kept_reply, key_hash, replayed
+from .outcomes import ActionTaken, Answer, Answered
+from .ports import GameRecord, GameSecret, GameWrite, SolverTime, Store
+from .recent_games import Known, RecentGames
+
+SNAPSHOT_EVERY = 32
+"""A snapshot of the position is kept each time a game's version passes a multiple of this."""
+HINT_ATTEMPTS = 3
+"""Hints worked out at most for one request, each after an action that landed while the last was."""
+
+Versions = frozenset[int] | None
+"""The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
+
+
+class ChangeSink(Protocol):
+    """What is told of every change that lands: see live.Hub."""
+
+    def changed(self, game_id: str, version: int, events: Sequence[dict[str, Any]]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What a step makes of a position: the position after it, the events it appends, and the hint it gives."""
+
+    after: GameState
+    events: list[ev.NewEvent]
+    hint: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    """An action decided on a game: what to write, what the client is answered, what this process keeps."""
+
+    write: GameWrite
+    answered: Answered[ActionTaken]
+    known: Known
+
+
+class Acting:
+    """The use cases that act on a game (GameService has them)."""
+
+    _store: Store
+    _recent: RecentGames
+    _clock: Callable[[], datetime]
+    _solver_time: SolverTime
+    changes: ChangeSink | None
+
+    def act(self, game_id: UUID, token: str, action: Action, versions: Versions, idempotency: Idempotency | None,
+            answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        """Any action, as the game's legal actions name it, or a resignation."""
+        return self._act(game_id, token, lambda state: action, versions, idempotency, answer)
+
+    def move(self, game_id: UUID, token: str, move: Move, versions: Versions, idempotency: Idempotency | None,
+             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        return self.act(game_id, token, move, versions, idempotency, answer)
+
+    def draw(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        """Deal, or redeal when the stock is empty and a redeal is allowed."""
+
+        def deal_or_redeal(state: GameState) -> Action:
+            return Redeal() if not state.stock and can_redeal(state) else Deal()
+
+        return self._act(game_id, token, deal_or_redeal, versions, idempotency, answer)
+
+    def resign(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+               answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        return self.act(game_id, token, Resign(), versions, idempotency, answer)
+
+    def hint(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
+        for _ in range(HINT_ATTEMPTS - 1):
+            if (first := self._first_answer(game_id, token, idempotency)) is not None:
+                return first
+            try:
+                return self._hint_once(game_id, token, versions, idempotency, answer, retries_wait=True)
+            except (PositionMoved, IdenticalRequestFinished):
+                continue
+        if (first := self._first_answer(game_id, token, idempotency)) is not None:
+            return first
+        return self._hint_once(game_id, token, versions, idempotency, answer, retries_wait=False)
+
+    def _hint_once(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+                   answer: Answer[ActionTaken] | None, retries_wait: bool) -> Answered[ActionTaken]:
+        """One hint worked out and appended; with `retries_wait`, a retry of a request still at it waits for
+        it instead (IdenticalRequestFinished)."""
+        game, secret = self._store.load_for_action(game_id)
+        _check_token(token, secret.token_hash)
+        _check_version(game, versions)
+        state = from_text(secret.state_text)
+        # Worked out before the write, outside any transaction: a search of a second or so must not hold
+        # the game's lock. Should an action land meanwhile, the hint is worked out again for its position.
+        given = self._solver_time(lambda: hints.hint(state).to_dict(),
+                                  once_for=_work_of(f"game:{game_id}", idempotency) if retries_wait else None)
+
+        def give(current: GameState) -> Step:
+            if current != state:
+                raise PositionMoved("the game moved on while its hint was worked out: ask again")
+            return Step(current, [ev.hint_given(given)], given)
+
+        return self._step(game_id, token, give, versions, idempotency, answer)
+
+    def _act(self, game_id: UUID, token: str, choose: Callable[[GameState], Action], versions: Versions,
+             idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
+        def take(state: GameState) -> Step:
+            action = choose(state)
+            after = apply(state, action)
+            return Step(after, ev.events_for(state, action, after))
+
+        return self._step(game_id, token, take, versions, idempotency, answer)
+
+    def _step(self, game_id: UUID, token: str, step: Callable[[GameState], Step], versions: Versions,
+              idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
+        """Append what `step` makes of the game's position, or answer a retry as its request was answered."""
+        scope = f"game:{game_id}"
+        if (first := self._first_answer(game_id, token, idempotency)) is not None:
+            return first
+        kept = self._recent.take(game_id)
+
+        def decide(game: GameRecord, secret: GameSecret) -> _Decision:
+            _check_token(token, secret.token_hash)
+            _check_version(game, versions)
+            state = kept.state if kept is not None and secret is kept.secret else from_text(secret.state_text)
+            return self._decision(scope, game, secret, step(state), idempotency, answer)
+
+        try:
+            decision = self._land(game_id, kept, decide)
+        except IdempotencyConflict:
+            return self._first_answer_after_race(scope, idempotency)
+        except Exception as error:
+            if kept is not None:
+                # A refused action (illegal, wrong version or token) leaves the game as this process
+                # kept it, so the player's next action still needs no read. Should the game have moved
+                # on elsewhere meanwhile, the entry is as stale as before: that costs one refused write.
+                self._recent.keep(game_id, kept, unless_newer=True)
+            # Refused because an identical request with the same key landed first (the card it plays is
+            # gone, the version it states has passed): every request with the key gets that answer. The
+            # refusal saw that action's effect, so its reply, kept in the same statement, is visible now.
+            if idempotency is not None and isinstance(error, RulesError | VersionConflict):
+                stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
+                if stored is not None:
+                    return Answered(replayed(stored, idempotency)[0], None)
+            raise
+        if not decision.known.state.is_over:
+            self._recent.keep(game_id, decision.known)
+        self._tell(decision.known.game, decision.write.events)
+        return decision.answered
+
+    def _land(self, game_id: UUID, kept: Known | None,
+              decide: Callable[[GameRecord, GameSecret], _Decision]) -> _Decision:
+        """The action decided and written: on the game as kept here, else as stored, else under its lock."""
+        if kept is not None:
+            try:
+                decision = decide(kept.game, kept.secret)
+            except (RulesError, VersionConflict):
+                decision = None  # perhaps only the kept game refuses it: decide on the stored one
+            if decision is not None and self._store.write(decision.write, kept.game.version):
+                return decision
+        game, secret = self._store.load_for_action(game_id)
+        decision = decide(game, secret)
+        if self._store.write(decision.write, game.version):
+            return decision
+        # Another action landed between the read and the write: decide again on the game as it left it,
+        # under the game's lock, so that a burst of actions without a stated version all land, one after
+        # another, instead of failing on each other (one that stated its version is refused by `decide`).
+        with self._store.locked_game(game_id) as locked:
+            decision = decide(locked.game, locked.secret)
+            locked.write(decision.write)
+        return decision
+
+    def _decision(self, scope: str, game: GameRecord, secret: GameSecret, step: Step,
+                  idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> _Decision:
+        after, new_events, deal = step.after, list(step.events), game.deal
+        if after.is_over:
+            new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
+            deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
+        appended = ev.chain(game.head_hash, game.version + 1, new_events)
+        updated = rendered(replace(
+            game,
+            updated_at=self._clock(),
+            deal=deal,
+            version=appended[-1].seq,
+            status=after.status.value,
+            score=after.cards_on_foundations,
+            head_hash=appended[-1].hash,
+            hints=game.hints + sum(event.kind == ev.HINT_GIVEN for event in new_events),
+        ), after)
+        outcome = ActionTaken(updated, tuple(appended), step.hint)
+        reply = answer(outcome) if answer is not None else None
+        state_text = to_text(after)
+        write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
+                          snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
+        return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
+
+    def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:
+        if self.changes is not None:
+            self.changes.changed(str(game.id), game.version, [event.to_dict() for event in events])
+
+    def _first_answer(self, game_id: UUID, token: str,
+                      idempotency: Idempotency | None) -> Answered[ActionTaken] | None:
+        """The reply kept for this key of an action on the game, if any."""
+        if idempotency is None:
+            return None
+        scope = f"game:{game_id}"
+        # The token first, whether or not the key was used: a stranger learns nothing of the key.
+        token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
+        _check_token(token, token_hash)
+        return None if stored is None else Answered(replayed(stored, idempotency)[0], None)
+
+    def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
+        assert idempotency is not None
+        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
+        assert stored is not None, "the request that won the race kept its reply"
+        reply, token = replayed(stored, idempotency)
+        return Answered(reply, None, token)
+
+
+def _work_of(scope: str, idempotency: Idempotency | None) -> str | None:
+    """What names a request's solver work, so that its retries wait for it (SolverTime's `once_for`)."""
+    return None if idempotency is None else key_hash(scope, idempotency.key)
+
+
+def _check_version(game: GameRecord, versions: Versions) -> None:
+    if versions is not None and game.version not in versions:
+        stated = " or ".join(str(version) for version in sorted(versions))
+        raise VersionConflict(f"the game is at version {game.version}, not {stated}")
+
+
+def _check_token(token: str, token_hash: str) -> None:
+    if not hmac.compare_digest(token_hash_of(token), token_hash):
+        raise Forbidden("this player token does not belong to this game")
+
+
+def token_hash_of(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,53 @@
+"""The solver's analysis of finished games, as the API serves it: computed once, then read back.
+
+An analysis is derived data: it follows from the game's log and seeds, is kept by solver version and
+budget, and could be deleted and rebuilt at any time. Before the game is over there is none, since it
+would tell the player about cards still hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from uuid import UUID
+
+from ..log import events as ev
+from ..log.deal_record import game_opening
+from ..rules import GameState, Rules, Status
+from ..solver import SOLVER_VERSION
+from ..solver.analysis import ANALYSIS_BUDGET, Step, analyse
+from .documents import to_json
+from .errors import GameNotOver
+from .ports import SolverTime, Store
+
+
+class Analyses:
+    def __init__(self, store: Store, solver_time: SolverTime) -> None:
+        self._store = store
+        self._solver_time = solver_time
+
+    def analysis(self, game_id: UUID) -> str:
+        """The analysis of a finished game as JSON text; raises GameNotFound, GameNotOver."""
+        # The kept analysis first: only a finished game has one, so a second read is this one query.
+        stored = self._store.load_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET)
+        if stored is not None:
+            return stored
+        game, secret = self._store.load_for_action(game_id)
+        if game.status == Status.PLAYING:
+            raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
+        events = self._store.load_events(game_id, 0, None)
+        rules = Rules.from_mapping(game.rules)
+        start = game_opening(rules, secret.server_seed, secret.client_seed, game.deal)
+        steps = list(steps_of(start, events))
+        analysis = self._solver_time(lambda: analyse(steps))
+        text = to_json({"game_id": str(game_id), **analysis})
+        self._store.save_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET, text)
+        return text
+
+
+def steps_of(start: GameState, events: list[ev.Event]) -> Iterator[Step]:
+    """The opening, then the position after each action, by the seq of the action's own event."""
+    yield Step(1, None, start)
+    for event, state in ev.replayed(start, events):
+        action = ev.action_of(event)
+        if action is not None:
+            yield Step(event.seq, action, state)

@@ -1,0 +1,79 @@
+"""Every error the use cases raise, and the ports raise for them: one base class, so that a caller (the HTTP
+layer's error table, the command line) knows a refusal from a bug. The rules' own errors (an illegal
+action, invalid rules) are the rules engine's (server/rules/errors.py)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+
+class ServiceError(Exception):
+    """A request the use cases refuse, or cannot serve now; its message says why, in words a client can read."""
+
+
+class GameNotFound(ServiceError, LookupError):
+    def __init__(self, game_id: UUID | str) -> None:
+        super().__init__(f"no game with id {game_id}")
+
+
+class SealedDealNotFound(ServiceError, LookupError):
+    def __init__(self, deal_id: UUID | str) -> None:
+        super().__init__(f"no sealed deal with id {deal_id}")
+
+
+class EventNotFound(ServiceError, LookupError):
+    """A seq the game's log does not have."""
+
+
+class SealedDealUsed(ServiceError):
+    """A sealed deal makes one game only."""
+
+
+class GameNotOver(ServiceError):
+    """The game is still being played: analysing it would reveal hidden cards."""
+
+
+class VersionConflict(ServiceError):
+    """Another action was appended first: the version this one was computed against is stale."""
+
+
+class PositionMoved(VersionConflict):
+    """An action landed while a hint for the position before it was worked out."""
+
+
+class Unauthorized(ServiceError):
+    """No player token was presented."""
+
+
+class Forbidden(ServiceError):
+    """The player token does not belong to this game."""
+
+
+class InvalidCursor(ServiceError, ValueError):
+    """A pagination cursor that this server did not issue."""
+
+
+class IdempotencyKeyReused(ServiceError):
+    """The Idempotency-Key was first used with another request."""
+
+
+class IdempotencyConflict(ServiceError):
+    """Another request with the same Idempotency-Key was stored first (the store tells the use case, which
+    answers with that request's response)."""
+
+
+class StoreUnavailable(ServiceError):
+    """The database cannot be reached or did not answer in time."""
+
+
+class SolverBusy(ServiceError):
+    """The client already has as many solver jobs in flight as it may."""
+
+
+class SolverSaturated(ServiceError):
+    """No solver thread came free for the job in time."""
+
+
+class IdenticalRequestFinished(ServiceError):
+    """A request with the same Idempotency-Key was doing this work, and has finished: its answer is stored
+    (the use case answers with it)."""

@@ -1,0 +1,154 @@
+"""The use cases, as the HTTP layer and the command line see them: GameService. Creating games and sealed
+deals is here; acting on a game in acting.py, reading in queries.py. No HTTP and no SQL: the ports
+(ports.py) are given to it, and a caller that answers clients passes its way of answering (outcomes.py).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from ..log import events as ev
+from ..rules import Rules, commitment, deal_number_seed, layout, opening, shuffled_deck, to_text
+from ..solver.winnable import first_winnable
+from .acting import Acting, ChangeSink, token_hash_of
+from .documents import rendered, sealed_deal_view
+from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
+from .idempotency import Idempotency, kept_reply, key_hash, replayed
+from .outcomes import Answer, Answered, GameMade, SealedDealMade
+from .ports import GameRecord, GameSecret, SealedDeal, SolverTime, Store, at_once
+from .queries import GameQueries
+from .recent_games import Known, RecentGames
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _new_server_seed() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def _new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class GameService(Acting, GameQueries):
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], datetime] = _utc_now,
+        new_server_seed: Callable[[], bytes] = _new_server_seed,
+        new_token: Callable[[], str] = _new_token,
+        new_id: Callable[[], UUID] = uuid4,
+        recent_games: int = 1024,
+        solver_time: SolverTime = at_once,
+    ) -> None:
+        """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
+        their next action needs no read (see RecentGames). `solver_time`: where the solver runs."""
+        super().__init__(store, solver_time)
+        self.store = store
+        self.changes: ChangeSink | None = None
+        """Told of every game created and every action that lands here (the live hub)."""
+        self._recent = RecentGames(recent_games)
+        self._clock = clock
+        self._new_server_seed = new_server_seed
+        self._new_token = new_token
+        self._new_id = new_id
+
+    def create_sealed_deal(self, idempotency: Idempotency | None,
+                           answer: Answer[SealedDealMade] | None = None) -> Answered[SealedDealMade]:
+        """A fresh secret server seed, of which only the commitment is shown until its game is over."""
+        scope = "deals"
+        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+            return first
+        server_seed = self._new_server_seed()
+        made = SealedDealMade(SealedDeal(self._new_id(), self._clock(), server_seed, commitment(server_seed), None))
+        reply = answer(made) if answer is not None else None
+        try:
+            self._store.create_sealed_deal(made.deal, kept_reply(scope, idempotency, reply))
+        except IdempotencyConflict:
+            return self._first_answer_after_race(scope, idempotency)
+        return Answered(reply, made)
+
+    def get_sealed_deal(self, deal_id: UUID) -> dict[str, Any]:
+        return sealed_deal_view(self._store.load_sealed_deal(deal_id))
+
+    def create_game(
+        self,
+        rules: Rules,
+        deal_number: int | None = None,
+        idempotency: Idempotency | None = None,
+        sealed_deal_id: UUID | None = None,
+        client_seed: str = "",
+        winnable: bool = False,
+        answer: Answer[GameMade] | None = None,
+    ) -> Answered[GameMade]:
+        """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed;
+        `winnable`: the first of the seeds' candidate deals the solver proves winnable (solver.winnable)."""
+        scope = "games"
+        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+            return first
+        deal: dict[str, Any]
+        if sealed_deal_id is not None:
+            sealed = self._store.load_sealed_deal(sealed_deal_id)
+            if sealed.game_id is not None:
+                raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
+            server_seed, deal = sealed.server_seed, {"kind": "sealed", "sealed_deal_id": str(sealed_deal_id)}
+        elif deal_number is not None:
+            server_seed, deal = deal_number_seed(deal_number), {"kind": "number", "deal_number": deal_number}
+        else:
+            server_seed, deal = self._new_server_seed(), {"kind": "random"}
+        if winnable:
+            try:
+                chosen = self._solver_time(lambda: first_winnable(rules, server_seed, client_seed),
+                                           once_for=None if idempotency is None else key_hash(scope, idempotency.key))
+            except IdenticalRequestFinished:
+                # The first request with this key has finished: its answer, or (if it kept none) this one's.
+                if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+                    return first
+                chosen = self._solver_time(lambda: first_winnable(rules, server_seed, client_seed))
+            state, deal = chosen.opening, {**deal, "winnable": chosen.record}
+        else:
+            state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
+        commit = commitment(server_seed)
+        game_id = self._new_id()
+        events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state)])
+        now = self._clock()
+        record = rendered(GameRecord(
+            id=game_id,
+            created_at=now,
+            updated_at=now,
+            rules=rules.to_dict(),
+            variant=rules.preset_name,
+            deal=deal,
+            commitment=commit,
+            version=1,
+            status=state.status.value,
+            score=state.cards_on_foundations,
+            head_hash=events[-1].hash,
+            hints=0,
+            document="",
+        ), state)
+        token = self._new_token()
+        secret = GameSecret(server_seed, client_seed, to_text(state), token_hash_of(token))
+        made = GameMade(record, token)
+        reply = answer(made) if answer is not None else None
+        try:
+            self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
+                                    sealed_deal_id)
+        except IdempotencyConflict:
+            return self._first_answer_after_race(scope, idempotency)
+        self._recent.keep(record.id, Known(record, secret, state))
+        self._tell(record, events)
+        return Answered(reply, made, token)
+
+    def _first_reply(self, scope: str, idempotency: Idempotency) -> Answered[Any] | None:
+        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
+        if stored is None:
+            return None
+        reply, token = replayed(stored, idempotency)
+        return Answered(reply, None, token)

@@ -1,0 +1,28 @@
+"""Apply the alembic migrations in migrations/ (plain SQL) to a database."""
+
+from __future__ import annotations
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from ..config import shipped
+
+MIGRATIONS = shipped("migrations")
+
+
+def alembic_config(database_url: str) -> Config:
+    config = Config(str(MIGRATIONS / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
+    return config
+
+
+def upgrade(database_url: str) -> None:
+    command.upgrade(alembic_config(database_url), "head")
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config("postgresql://unused")).get_current_head()
+    assert head is not None
+    return head
