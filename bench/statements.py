@@ -24,7 +24,7 @@ from load import prepare_database  # noqa: E402
 from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.service.games import GameService  # noqa: E402
-from server.service.ports import GameWrite  # noqa: E402
+from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
 from server.store.postgres import write_game  # noqa: E402
 

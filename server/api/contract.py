@@ -20,7 +20,7 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import fields
 
 from ..rules import RANK_CODES
-from ..service.ports import FEED_POSITION_PATTERN
+from ..service.feed import FEED_POSITION_PATTERN
 from ..solver import Verdict
 from . import errors
 from .event_schemas import EVENT_SCHEMAS

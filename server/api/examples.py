@@ -34,7 +34,8 @@ from ..rules import opening as opening_of
 from ..service.analyses import steps_of
 from ..service.cursors import encode_cursor
 from ..service.documents import game_document, position_after, sealed_deal_view
-from ..service.ports import FeedEntry, FeedPosition, GameRecord, SealedDeal
+from ..service.feed import FeedEntry, FeedPosition
+from ..service.records import GameRecord, SealedDeal
 from ..solver import hints
 from ..solver.analysis import analyse
 from .streams import event_message, feed_message

@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from ..rules import InvalidInput
 from ..service.errors import GameNotFound
-from ..service.ports import FeedPosition
+from ..service.feed import FeedPosition
 from . import examples, streams
 from .common import Blueprint, event_stream, game_service, live_hub
 from .contract import READ_ERRORS, answers, ref

@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 from ..log.events import EVENT_KINDS
 from ..rules import PRESETS, RANK_CODES, RULES_THAT_REFUSE, Card, Move, Place, StartRule, WasteAccess
 from ..rules.deal import MAX_DEAL_NUMBER
-from ..service.ports import FEED_POSITION_PATTERN
+from ..service.feed import FEED_POSITION_PATTERN
 from .errors import every_code
 
 

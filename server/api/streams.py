@@ -16,8 +16,8 @@ from uuid import UUID
 from ..live.following import FeedFollowing, GameFollowing
 from ..live.hub import Hub
 from ..service.documents import to_json
+from ..service.feed import FeedEntry, FeedPosition
 from ..service.games import GameService
-from ..service.ports import FeedEntry, FeedPosition
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"

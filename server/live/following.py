@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ..log.events import SEEDS_REVEALED
-from ..service.ports import FeedEntry, FeedPosition, FeedStart
+from ..service.feed import FeedEntry, FeedPosition, FeedStart
 from .hub import Change, FeedBatch
 
 LOG_PAGE = 1000

@@ -30,7 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..service.ports import FeedEntry, FeedPosition, FeedStart
+from ..service.feed import FeedEntry, FeedPosition
+from ..service.ports import ChangeNotices, Feed
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +47,8 @@ PENDING_RECHECK_SECONDS = 0.02
 they wait, up to the poll's interval)."""
 
 
-class ChangeFeed(Protocol):
-    """What the hub needs of the database: see PostgresStore."""
-
-    def read_versions(self, game_ids: Collection[str]) -> dict[str, int]: ...
-
-    def publish_changes(self, payloads: Sequence[str]) -> None: ...
-
-    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
-                           stopped: threading.Event) -> None: ...
-
-    def read_feed(self, after: FeedPosition, limit: int) -> tuple[list[FeedEntry], bool]: ...
-
-    def feed_head(self) -> FeedStart: ...
+class ChangeFeed(Feed, ChangeNotices, Protocol):
+    """What the hub needs of the store: the feed, and the notices of changes."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,9 @@ from .documents import rendered
 from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
 from .idempotency import Idempotency, kept_reply, key_hash, replayed
 from .outcomes import ActionTaken, Answer, Answered
-from .ports import GameRecord, GameSecret, GameWrite, SolverTime, Store
+from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
+from .records import GameRecord, GameSecret, GameWrite
 
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
@@ -34,6 +35,10 @@ HINT_ATTEMPTS = 3
 
 Versions = frozenset[int] | None
 """The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
+
+
+class ActingStore(Games, KeptResponses, Protocol):
+    """The ports the acting use cases use: games and their log, and the replies kept by their writes."""
 
 
 class ChangeSink(Protocol):
@@ -63,7 +68,7 @@ class _Decision:
 class Acting:
     """The use cases that act on a game (GameService has them)."""
 
-    _store: Store
+    _store: ActingStore
     _recent: RecentGames
     _clock: Callable[[], datetime]
     _solver_time: SolverTime

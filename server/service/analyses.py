@@ -8,6 +8,7 @@ would tell the player about cards still hidden.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Protocol
 from uuid import UUID
 
 from ..log import events as ev
@@ -17,11 +18,15 @@ from ..solver import SOLVER_VERSION
 from ..solver.analysis import ANALYSIS_BUDGET, Step, analyse
 from .documents import to_json
 from .errors import GameNotOver
-from .ports import SolverTime, Store
+from .ports import Games, KeptAnalyses, SolverTime
+
+
+class AnalysisStore(Games, KeptAnalyses, Protocol):
+    """The ports the analyses use: games and their log, and the analyses kept."""
 
 
 class Analyses:
-    def __init__(self, store: Store, solver_time: SolverTime) -> None:
+    def __init__(self, store: AnalysisStore, solver_time: SolverTime) -> None:
         self._store = store
         self._solver_time = solver_time
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from uuid import UUID
 
 from .errors import InvalidCursor
-from .ports import GameRecord
+from .records import GameRecord
 
 
 def encode_cursor(record: GameRecord) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from ..rules import GameState, action_to_dict, legal_actions, public_view
-from .ports import GameRecord, SealedDeal
+from .records import GameRecord, SealedDeal
 
 
 def game_view(record: GameRecord) -> dict[str, Any]:

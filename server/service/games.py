@@ -19,9 +19,10 @@ from .documents import rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
 from .idempotency import Idempotency, kept_reply, key_hash, replayed
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
-from .ports import GameRecord, GameSecret, SealedDeal, SolverTime, Store, at_once
+from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
 from .recent_games import Known, RecentGames
+from .records import GameRecord, GameSecret, SealedDeal
 
 
 def _utc_now() -> datetime:
@@ -37,6 +38,8 @@ def _new_token() -> str:
 
 
 class GameService(Acting, GameQueries):
+    _store: Store
+
     def __init__(
         self,
         store: Store,

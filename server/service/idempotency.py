@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .errors import IdempotencyKeyReused
 from .outcomes import Reply
-from .ports import StoredResponse
+from .records import StoredResponse
 
 
 @dataclass(frozen=True, slots=True)

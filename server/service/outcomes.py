@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..log.events import Event
-from .ports import GameRecord, SealedDeal
+from .records import GameRecord, SealedDeal
 
 OutcomeT = TypeVar("OutcomeT")
 

@@ -1,13 +1,13 @@
 """The use cases that only read: a game, pages of games and events, time travel, replays and audits.
 
-GameService (service.py) adds the ones that write; the HTTP layer sees both as one service.
+GameService (games.py) adds the ones that write; the HTTP layer sees both as one service.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from ..log import events as ev
@@ -15,11 +15,12 @@ from ..log.audit import Audit, verify_log
 from ..log.deal_record import game_opening
 from ..log.replay import export, verify
 from ..rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text, to_text
-from .analyses import Analyses
+from .analyses import Analyses, AnalysisStore
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_document, game_view, position_after
 from .errors import EventNotFound
-from .ports import FeedEntry, FeedPosition, FeedStart, SolverTime, Store, at_once
+from .feed import FeedEntry, FeedPosition, FeedStart
+from .ports import Feed, Readiness, SolverTime, at_once
 
 MAX_SEQ = 2**31 - 1
 """The largest seq a log can hold."""
@@ -31,8 +32,12 @@ hints need. Beyond it the verdict says what was left unchecked (docs/security.md
 
 
 
+class QueryStore(AnalysisStore, Feed, Readiness, Protocol):
+    """The ports the reading use cases use: games and their log, the analyses kept, the feed, readiness."""
+
+
 class GameQueries:
-    def __init__(self, store: Store, solver_time: SolverTime = at_once) -> None:
+    def __init__(self, store: QueryStore, solver_time: SolverTime = at_once) -> None:
         self._store = store
         self._solver_time = solver_time
         self.analyses = Analyses(store, solver_time)

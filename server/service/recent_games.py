@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from ..rules import GameState
-from .ports import GameRecord, GameSecret
+from .records import GameRecord, GameSecret
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,19 +30,8 @@ from ..service.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from ..service.ports import (
-    FEED_START,
-    FeedEntry,
-    FeedPosition,
-    FeedStart,
-    GameRecord,
-    GameSecret,
-    GameWrite,
-    LockedGame,
-    SealedDeal,
-    StoredResponse,
-    TimeTravel,
-)
+from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
+from ..service.records import GameRecord, GameSecret, GameWrite, LockedGame, SealedDeal, StoredResponse, TimeTravel
 from . import sql
 from .connections import dedicated_connection, live_connection
 

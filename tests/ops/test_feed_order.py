@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from server.service.ports import FeedPosition
+from server.service.feed import FeedPosition
 from server.store import embedded, migrate
 from tests.conftest import drop_database, free_port, migrated_database
 from tests.processes import call, start_gunicorn, stop

@@ -1,0 +1,102 @@
+"""The records the use cases hand to the store and get back from it: a game's public row and its secret,
+a sealed deal, a kept reply, one action's write, a game under its lock, what time travel reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from ..log.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game's public row: everything a read returns, kept current in the same transaction as the log."""
+
+    id: UUID
+    created_at: datetime
+    updated_at: datetime
+    rules: dict[str, Any]
+    variant: str | None
+    deal: dict[str, Any]
+    commitment: str
+    version: int
+    status: str
+    score: int
+    head_hash: str
+    hints: int
+    """How many hints the player asked for (hint_given events)."""
+    document: str
+    """The game as every response shows it, as JSON text: the fields above, the public view and the legal
+    actions. Rendered once when the game changes; a read sends it as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSecret:
+    """What must not leave the server before the game is over: the seeds and the full position."""
+
+    server_seed: bytes
+    client_seed: str
+    state_text: str
+    token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SealedDeal:
+    id: UUID
+    created_at: datetime
+    server_seed: bytes
+    commitment: str
+    game_id: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResponse:
+    """The first response to a request with an Idempotency-Key, returned again to every retry."""
+
+    scope: str
+    key_hash: str
+    fingerprint: str
+    status: int
+    body: str
+    """The body as sent, JSON text; a created game's without its player token, which is kept wrapped."""
+    player_token_wrapped: str | None = None
+    """A created game's player token, XORed with a pad drawn from the raw key, which only the client has."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameWrite:
+    """What one action writes: the game's new row, the events to append, the new full position."""
+
+    game: GameRecord
+    events: Sequence[Event]
+    state_text: str
+    response: StoredResponse | None
+    snapshot: bool = False
+    """Keep `state_text` as the snapshot at the new version, for time travel."""
+
+
+@dataclass(frozen=True, slots=True)
+class LockedGame:
+    """A game read under its lock, for as long as a unit of work lasts: no other write of it lands meanwhile,
+    so `write` lands (or raises VersionConflict if the game moved all the same)."""
+
+    game: GameRecord
+    secret: GameSecret
+    write: Callable[[GameWrite], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TimeTravel:
+    """What it takes to rebuild the position after event `seq`: the seeds, the latest snapshot at or
+    before it (if any), and the events from that snapshot's own (or from the first) to the end of the
+    action `seq` belongs to (two events past `seq` at most)."""
+
+    secret: GameSecret
+    rules: dict[str, Any]
+    deal: dict[str, Any]
+    snapshot: tuple[int, str] | None
+    events: list[Event]

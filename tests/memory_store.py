@@ -1,0 +1,256 @@
+"""The service's ports kept in memory: the use cases' unit tests run on it, with no database.
+
+tests/store/ runs every port's contract against it and against PostgreSQL alike, so that it cannot drift from
+server/store/postgres.py. Writes are atomic as there: each takes the game's lock, then the store's.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from server.log.events import Event
+from server.service.errors import (
+    GameNotFound,
+    IdempotencyConflict,
+    SealedDealNotFound,
+    SealedDealUsed,
+    VersionConflict,
+)
+from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
+from server.service.records import (
+    GameRecord,
+    GameSecret,
+    GameWrite,
+    LockedGame,
+    SealedDeal,
+    StoredResponse,
+    TimeTravel,
+)
+
+
+def _copied(value: Any) -> Any:
+    """What a JSON column gives back: equal data, never the object written."""
+    return json.loads(json.dumps(value))
+
+
+@dataclass
+class _StoredGame:
+    record: GameRecord
+    secret: GameSecret
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    """Each event with the transaction that wrote it."""
+    snapshots: dict[int, str] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._games: dict[UUID, _StoredGame] = {}
+        self._sealed: dict[UUID, SealedDeal] = {}
+        self._responses: dict[tuple[str, str], StoredResponse] = {}
+        self._analyses: dict[tuple[UUID, str, int], str] = {}
+        self._last_tx = 0
+        self._listeners: list[Callable[[str], None]] = []
+
+    # Games and their log
+
+    def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
+                    response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+        with self._lock:
+            self._refuse_kept(response)
+            if sealed_deal_id is not None:
+                sealed = self._sealed.get(sealed_deal_id)
+                if sealed is None or sealed.game_id is not None:
+                    raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
+                self._sealed[sealed_deal_id] = replace(sealed, game_id=game.id)
+            stored = _StoredGame(_copied_record(game), secret)
+            self._games[game.id] = stored
+            self._append(stored, events)
+            self._keep(response)
+
+    def load_game(self, game_id: UUID) -> GameRecord:
+        return self._stored(game_id).record
+
+    def load_document(self, game_id: UUID) -> tuple[int, str]:
+        record = self._stored(game_id).record
+        return record.version, record.document
+
+    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
+        with self._lock:
+            stored = self._stored(game_id)
+            return stored.record, stored.secret
+
+    def write(self, write: GameWrite, expected_version: int) -> bool:
+        stored = self._games.get(write.game.id)
+        if stored is None:
+            return False
+        with stored.lock, self._lock:
+            if stored.record.version != expected_version:
+                return False
+            self._refuse_kept(write.response)
+            stored.record = _copied_record(write.game)
+            stored.secret = replace(stored.secret, state_text=write.state_text)
+            self._append(stored, write.events)
+            if write.snapshot:
+                stored.snapshots[write.game.version] = write.state_text
+            self._keep(write.response)
+            return True
+
+    @contextmanager
+    def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
+        stored = self._stored(game_id)
+        with stored.lock:
+            game, secret = stored.record, stored.secret
+
+            def write(change: GameWrite) -> None:
+                if not self.write(change, game.version):
+                    raise VersionConflict(f"game {game_id} moved past version {game.version}")
+
+            yield LockedGame(game, secret, write)
+
+    def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
+        with self._lock:
+            stored = self._stored(game_id)
+            kept = [at for at in stored.snapshots if at <= seq]
+            snapshot = (max(kept), stored.snapshots[max(kept)]) if kept else None
+            after = snapshot[0] - 1 if snapshot else 0
+            events = [event for _, event in stored.events if after < event.seq <= seq + 2]
+            record = stored.record
+            return TimeTravel(stored.secret, _copied(record.rules), _copied(record.deal), snapshot, events)
+
+    def load_snapshots(self, game_id: UUID) -> dict[int, str]:
+        stored = self._games.get(game_id)
+        return {} if stored is None else dict(stored.snapshots)
+
+    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
+                   variant: str | None = None) -> list[GameRecord]:
+        with self._lock:
+            records = [stored.record for stored in self._games.values()]
+        chosen = [record for record in records
+                  if (before is None or (record.created_at, record.id) < before)
+                  and (status is None or record.status == status)
+                  and (variant is None or record.variant == variant)]
+        chosen.sort(key=lambda record: (record.created_at, record.id), reverse=True)
+        return chosen[:limit]
+
+    def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
+        stored = self._stored(game_id)
+        last = upto if upto is not None else 2**31 - 1
+        with self._lock:
+            events = [event for _, event in stored.events if after < event.seq <= last]
+        return events if limit is None else events[:limit]
+
+    def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
+        with self._lock:
+            return {str(game_id): stored.record.version for game_id, stored in self._games.items()
+                    if str(game_id) in game_ids}
+
+    # Sealed deals
+
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
+        with self._lock:
+            self._refuse_kept(response)
+            self._sealed[deal.id] = deal
+            self._keep(response)
+
+    def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
+        sealed = self._sealed.get(deal_id)
+        if sealed is None:
+            raise SealedDealNotFound(deal_id)
+        return sealed
+
+    # Kept responses
+
+    def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
+        return self._responses.get((scope, key_hash))
+
+    def find_token_and_response(self, game_id: UUID, scope: str,
+                                key_hash: str) -> tuple[str, StoredResponse | None]:
+        with self._lock:
+            return self._stored(game_id).secret.token_hash, self._responses.get((scope, key_hash))
+
+    # Analyses
+
+    def load_analysis(self, game_id: UUID, solver: str, budget: int) -> str | None:
+        return self._analyses.get((game_id, solver, budget))
+
+    def save_analysis(self, game_id: UUID, solver: str, budget: int, analysis: str) -> None:
+        with self._lock:
+            self._analyses.setdefault((game_id, solver, budget), analysis)
+
+    # The feed: every write lands whole at once here, so no transaction is ever seen running.
+
+    def read_feed(self, after: FeedPosition, limit: int) -> tuple[list[FeedEntry], bool]:
+        with self._lock:
+            entries = sorted((entry for entry in self._feed() if entry.position > after), key=_position)
+        return entries[:limit], False
+
+    def feed_head(self) -> FeedStart:
+        with self._lock:
+            entries = self._feed()
+            return FeedStart(max(map(_position, entries)) if entries else FEED_START, self._last_tx + 1, frozenset())
+
+    def _feed(self) -> list[FeedEntry]:
+        return [FeedEntry(FeedPosition(tx, str(game_id), event.seq), stored.record.variant,
+                          {"game_id": str(game_id), "seq": event.seq, "kind": event.kind, "data": _copied(event.data),
+                           "hash": event.hash})
+                for game_id, stored in self._games.items() for tx, event in stored.events]
+
+    # Change notices
+
+    def publish_changes(self, payloads: Sequence[str]) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            for payload in payloads:
+                listener(payload)
+
+    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
+                           stopped: threading.Event) -> None:
+        with self._lock:
+            self._listeners.append(on_change)
+        try:
+            on_listening()
+            stopped.wait()
+        finally:
+            with self._lock:
+                self._listeners.remove(on_change)
+
+    # Readiness
+
+    def readiness(self) -> str | None:
+        return None
+
+    def _stored(self, game_id: UUID) -> _StoredGame:
+        stored = self._games.get(game_id)
+        if stored is None:
+            raise GameNotFound(game_id)
+        return stored
+
+    def _refuse_kept(self, response: StoredResponse | None) -> None:
+        if response is not None and (response.scope, response.key_hash) in self._responses:
+            raise IdempotencyConflict()
+
+    def _keep(self, response: StoredResponse | None) -> None:
+        if response is not None:
+            self._responses[(response.scope, response.key_hash)] = response
+
+    def _append(self, stored: _StoredGame, events: Sequence[Event]) -> None:
+        self._last_tx += 1
+        stored.events.extend((self._last_tx, Event(e.seq, e.kind, _copied(e.data), e.hash)) for e in events)
+
+
+def _position(entry: FeedEntry) -> FeedPosition:
+    return entry.position
+
+
+def _copied_record(game: GameRecord) -> GameRecord:
+    return replace(game, rules=_copied(game.rules), deal=_copied(game.deal))

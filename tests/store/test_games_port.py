@@ -1,0 +1,169 @@
+"""The Games port: games and their log, each change written whole or not at all, from the version it was
+decided on."""
+
+import threading
+import time
+from datetime import timedelta
+from uuid import uuid4
+
+import pytest
+
+from server.service.errors import GameNotFound, IdempotencyConflict, VersionConflict
+from tests.store.records import EPOCH, a_game, a_response, an_action
+
+
+def created(store, **kwargs):
+    record, secret, events = a_game(**kwargs)
+    store.create_game(record, secret, events, None)
+    return record, secret, events
+
+
+def test_a_created_game_reads_back_as_written(port_store):
+    record, secret, events = created(port_store)
+
+    assert port_store.load_game(record.id) == record
+    assert port_store.load_document(record.id) == (1, record.document)
+    assert port_store.load_for_action(record.id) == (record, secret)
+    assert port_store.load_events(record.id, 0, None) == events
+
+
+def test_a_document_comes_back_byte_for_byte(port_store):
+    record, _, _ = created(port_store)
+
+    assert " : " in record.document and port_store.load_document(record.id)[1] == record.document
+
+
+@pytest.mark.parametrize("read", ["load_game", "load_document", "load_for_action"])
+def test_reading_a_game_that_does_not_exist_raises_game_not_found(port_store, read):
+    with pytest.raises(GameNotFound):
+        getattr(port_store, read)(uuid4())
+
+
+def test_a_write_lands_only_on_the_version_it_was_decided_on(port_store):
+    record, secret, _ = created(port_store)
+    first, stale = an_action(record), an_action(record)
+
+    assert port_store.write(first, 1) is True
+    assert port_store.write(stale, 1) is False
+
+    game, now = port_store.load_for_action(record.id)
+    assert game == first.game and now.state_text == first.state_text and now.token_hash == secret.token_hash
+    assert [event.seq for event in port_store.load_events(record.id, 0, None)] == [1, 2]
+
+
+def test_a_write_of_a_game_that_does_not_exist_lands_nowhere(port_store):
+    record, _, _ = a_game()
+
+    assert port_store.write(an_action(record), 1) is False
+    with pytest.raises(GameNotFound):
+        port_store.load_game(record.id)
+
+
+def test_a_write_whose_reply_key_is_taken_writes_nothing(port_store):
+    record, _, _ = created(port_store)
+    response = a_response(scope=f"game:{record.id}")
+    assert port_store.write(an_action(record, response=response), 1)
+    moved = port_store.load_game(record.id)
+
+    with pytest.raises(IdempotencyConflict):
+        port_store.write(an_action(moved, response=response), 2)
+
+    assert port_store.load_game(record.id) == moved
+    assert len(port_store.load_events(record.id, 0, None)) == 2
+
+
+def test_a_locked_game_holds_off_every_other_write_until_its_unit_of_work_ends(port_store):
+    record, _, _ = created(port_store)
+    landed = []
+    elsewhere = threading.Thread(target=lambda: landed.append(port_store.write(an_action(record), 1)))
+
+    with port_store.locked_game(record.id) as locked:
+        assert locked.game == record
+        elsewhere.start()
+        time.sleep(0.3)
+        assert landed == []
+        locked.write(an_action(locked.game))
+    elsewhere.join(timeout=10)
+
+    assert landed == [False]
+    assert port_store.load_game(record.id).version == 2
+
+
+def test_a_locked_games_write_refuses_a_game_that_moved_since_it_was_read(port_store):
+    record, _, _ = created(port_store)
+    with port_store.locked_game(record.id) as locked:
+        locked.write(an_action(locked.game))
+        with pytest.raises(VersionConflict):
+            locked.write(an_action(locked.game))
+
+
+def test_locking_a_game_that_does_not_exist_raises_game_not_found(port_store):
+    with pytest.raises(GameNotFound), port_store.locked_game(uuid4()):
+        pass
+
+
+def test_events_are_read_by_range_and_limit(port_store):
+    record, _, _ = created(port_store)
+    for version in range(1, 6):
+        assert port_store.write(an_action(port_store.load_game(record.id)), version)
+
+    def seqs(*args, **kwargs):
+        return [event.seq for event in port_store.load_events(record.id, *args, **kwargs)]
+
+    assert seqs(0, None) == [1, 2, 3, 4, 5, 6]
+    assert seqs(2, 2) == [3, 4]
+    assert seqs(2, None, upto=4) == [3, 4]
+    assert seqs(6, None) == []
+    with pytest.raises(GameNotFound):
+        port_store.load_events(uuid4(), 0, None)
+
+
+def test_time_travel_starts_at_the_latest_snapshot_at_or_before_the_event(port_store):
+    record, _, _ = created(port_store)
+    for version in range(1, 8):
+        assert port_store.write(an_action(port_store.load_game(record.id), snapshot=version in (2, 5)), version)
+
+    assert port_store.load_snapshots(record.id) == {3: "position at 3", 6: "position at 6"}
+    early = port_store.load_time_travel(record.id, 2)
+    assert early.snapshot is None and [event.seq for event in early.events] == [1, 2, 3, 4]
+    late = port_store.load_time_travel(record.id, 6)
+    assert late.snapshot == (6, "position at 6") and [event.seq for event in late.events] == [6, 7, 8]
+    assert late.rules == record.rules and late.deal == record.deal
+    with pytest.raises(GameNotFound):
+        port_store.load_time_travel(uuid4(), 1)
+
+
+def test_games_are_listed_newest_first_a_page_at_a_time_by_status_and_variant(port_store):
+    at = EPOCH - timedelta(days=1000)
+    ours = [created(port_store, created_at=at + timedelta(seconds=i), status=status, variant=variant)[0]
+            for i, (status, variant) in enumerate([("won", "peek"), ("playing", "peek"), ("won", None)] * 2)]
+    last = max(ours, key=lambda game: game.created_at)
+    before = (last.created_at + timedelta(microseconds=1), last.id)
+
+    def listed(**kwargs):
+        games = port_store.list_games(100, before, **kwargs)
+        return [game.id for game in games if game in ours]
+
+    newest_first = [game.id for game in reversed(ours)]
+    assert listed() == newest_first
+    assert listed(status="won") == [game.id for game in reversed(ours) if game.status == "won"]
+    assert listed(status="won", variant="peek") == [ours[3].id, ours[0].id]
+    page = port_store.list_games(2, (ours[4].created_at, ours[4].id))
+    assert [game.id for game in page] == [ours[3].id, ours[2].id]
+
+
+def test_games_made_at_the_same_moment_are_told_apart_by_id(port_store):
+    at = EPOCH - timedelta(days=9000)
+    ours = sorted((created(port_store, created_at=at)[0] for _ in range(3)), key=lambda game: game.id)
+
+    page = port_store.list_games(3, (at, ours[2].id))
+
+    assert [game.id for game in page][:2] == [ours[1].id, ours[0].id]
+
+
+def test_versions_are_read_for_the_games_that_exist(port_store):
+    one, _, _ = created(port_store)
+    other, _, _ = created(port_store)
+    assert port_store.write(an_action(other), 1)
+
+    assert port_store.read_versions([str(one.id), str(other.id), str(uuid4())]) == {str(one.id): 1, str(other.id): 2}

@@ -1,0 +1,50 @@
+"""The KeptResponses port: the first reply to a request with an Idempotency-Key, kept with what it made and
+given back byte for byte to every retry."""
+
+from dataclasses import replace
+from uuid import uuid4
+
+import pytest
+
+from server.service.errors import GameNotFound, IdempotencyConflict
+from tests.store.records import a_game, a_response, an_action
+
+
+def test_a_reply_kept_with_a_new_game_comes_back_byte_for_byte(port_store):
+    response = a_response(body='{"b" : 2,"a":[1, 2.50]}', wrapped="00ff" * 8)
+    port_store.create_game(*a_game(), response)
+
+    assert port_store.find_response(response.scope, response.key_hash) == response
+
+
+def test_no_reply_is_found_for_a_key_never_used(port_store):
+    assert port_store.find_response("games", "0" * 64) is None
+
+
+def test_a_key_keeps_one_reply_and_the_game_of_a_second_is_not_made(port_store):
+    response = a_response()
+    first, second = a_game(), a_game()
+    port_store.create_game(*first, response)
+
+    with pytest.raises(IdempotencyConflict):
+        port_store.create_game(*second, replace(response, body="{}"))
+
+    assert port_store.find_response(response.scope, response.key_hash).body == response.body
+    with pytest.raises(GameNotFound):
+        port_store.load_game(second[0].id)
+
+
+def test_the_token_and_the_reply_of_an_action_are_read_together(port_store):
+    record, secret, events = a_game()
+    port_store.create_game(record, secret, events, None)
+    scope = f"game:{record.id}"
+    response = a_response(scope=scope)
+
+    assert port_store.find_token_and_response(record.id, scope, response.key_hash) == (secret.token_hash, None)
+    assert port_store.write(an_action(record, response=response), 1)
+    assert port_store.find_token_and_response(record.id, scope, response.key_hash) == (secret.token_hash, response)
+
+
+def test_the_token_of_a_game_that_does_not_exist_is_not_found(port_store):
+    with pytest.raises(GameNotFound):
+        port_store.find_token_and_response(uuid4(), "game:x", "0" * 64)
