@@ -32,9 +32,8 @@ sys.path.insert(0, str(PROJECT))
 from load import prepare_database  # noqa: E402
 
 from server.api import replies  # noqa: E402
-from server.api.schemas import move_from_request  # noqa: E402
 from server.config import Settings  # noqa: E402
-from server.rules import preset  # noqa: E402
+from server.rules import action_from_dict, preset  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402
 from server.service.games import GameService  # noqa: E402
 from server.service.outcomes import ActionTaken, Answered  # noqa: E402
@@ -110,7 +109,7 @@ def in_service(service: GameService) -> Callable[[], None]:
         action = player.next_action()
         game_id = UUID(player.game["id"])
         if action["kind"] == "move":
-            result = service.move(game_id, player.token, move_from_request(action), None, None)
+            result = service.act(game_id, player.token, action_from_dict(action), None, None)
         else:
             result = service.draw(game_id, player.token, None, None)
         assert result.outcome is not None

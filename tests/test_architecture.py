@@ -60,10 +60,10 @@ def layer_of(path: Path) -> str:
     return first.removesuffix(".py")
 
 
-def imports(path: Path) -> tuple[set[str], set[str]]:
-    """(the server's layers, the other top-level modules) that `path` imports."""
+def imported_modules(path: Path) -> list[str]:
+    """Every module `path` imports, by its full name."""
     package = path.relative_to(SERVER.parent).with_suffix("").parts[:-1]
-    project, others = set(), set()
+    found: list[str] = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -77,13 +77,20 @@ def imports(path: Path) -> tuple[set[str], set[str]]:
                 names = [node.module or ""]
         else:
             continue
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "server":
-                if len(parts) > 1 and parts[1] in LAYERS:
-                    project.add(parts[1])
-            else:
-                others.add(parts[0])
+        found += names
+    return found
+
+
+def imports(path: Path) -> tuple[set[str], set[str]]:
+    """(the server's layers, the other top-level modules) that `path` imports."""
+    project, others = set(), set()
+    for name in imported_modules(path):
+        parts = name.split(".")
+        if parts[0] == "server":
+            if len(parts) > 1 and parts[1] in LAYERS:
+                project.add(parts[1])
+        else:
+            others.add(parts[0])
     return project, others
 
 
@@ -118,3 +125,13 @@ def test_the_arrows_are_the_documented_ones():
                    line.startswith(f"| `{layer}.py`"))
         named = {name for name in LAYERS if f"`{name}`" in row.split("|")[3]}
         assert named == allowed, (layer, named, allowed)
+
+
+def test_the_rules_are_reached_by_their_public_names_only():
+    """server.rules' __init__ is the rules' one face: the engine's modules can be rearranged behind it."""
+    project = SERVER.parent
+    callers = [path for folder in ("server", "bench", "tests") for path in (project / folder).rglob("*.py")
+               if SERVER / "rules" not in path.parents]
+    bypasses = [f"{path.relative_to(project)} imports {name}" for path in callers
+                for name in imported_modules(path) if name.startswith("server.rules.")]
+    assert bypasses == []

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from server.log.events import EVENT_KINDS
-from server.rules.engine import LOST_FRUITLESS_PASS, LOST_NO_ACTION, RESIGNED, WON
+from server.rules import LOST_FRUITLESS_PASS, LOST_NO_ACTION, RESIGNED, WON
 
 DOCS = Path(__file__).parents[1] / "docs"
 

@@ -9,14 +9,14 @@ from uuid import UUID
 from flask import Response, request
 from flask.views import MethodView
 
-from ..rules import Action, Card, Deal, InvalidInput, Move, Place, Redeal, Resign
+from ..rules import InvalidInput, action_from_dict
 from ..service.errors import Unauthorized, VersionConflict
 from ..service.outcomes import ActionTaken, Answered
 from . import examples, replies
 from .common import etag, game_service, request_idempotency
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
 from .games import blp
-from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema, move_from_request
+from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
 
 # On the games blueprint: generated SDKs group operations by tag, and these have always been in "games".
 __all__ = ["Actions", "Draw", "Moves", "Resignation", "blp"]
@@ -85,14 +85,6 @@ def _written_action(example: dict[str, Any]) -> Any:
     return blp.response(200, ActionResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=example)
 
 
-def action_of(data: dict[str, Any]) -> Action:
-    """The rules engine's action for a validated action object."""
-    if data["kind"] == "move":
-        return Move(Card.parse(data["card"]), Place.parse(data["from"]), Place.parse(data["to"]))
-    simple: dict[str, Action] = {"deal": Deal(), "redeal": Redeal(), "resign": Resign()}
-    return simple[data["kind"]]
-
-
 @blp.route("/<uuid:game_id>/actions")
 class Actions(MethodView):
     @write_doc("takeAction")
@@ -112,8 +104,8 @@ class Actions(MethodView):
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        result = game_service().act(game_id, token, action_of(args["action"]), expected_versions(args), idempotency,
-                                    replies.action_taken)
+        action = action_from_dict(args["action"])
+        result = game_service().act(game_id, token, action, expected_versions(args), idempotency, replies.action_taken)
         return action_response(result)
 
 
@@ -131,8 +123,8 @@ class Moves(MethodView):
         game lists it.
         """
         token, idempotency = bearer_token(), request_idempotency()
-        result = game_service().move(game_id, token, move_from_request(args), expected_versions(args), idempotency,
-                                     replies.action_taken)
+        move = action_from_dict({**args, "kind": "move"})
+        result = game_service().act(game_id, token, move, expected_versions(args), idempotency, replies.action_taken)
         return action_response(result)
 
 

@@ -35,7 +35,7 @@ def sent(answered: Answered[Any], headers: dict[str, str]) -> Response:
     text = answered.reply.text
     if answered.player_token is not None:
         text = f'{text[:-1]},"player_token":{json.dumps(answered.player_token)}}}'
-    if answered.replayed:
+    if answered.is_retry:
         headers["Idempotent-Replayed"] = "true"
     return Response(text, status=answered.reply.status, headers=headers, mimetype="application/json")
 

@@ -8,9 +8,9 @@ from typing import Any, ClassVar, cast
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from .. import rules
 from ..log.events import EVENT_KINDS
-from ..rules import PRESETS, RANK_CODES, RULES_THAT_REFUSE, Card, Move, Place, StartRule, WasteAccess
-from ..rules.deal import MAX_DEAL_NUMBER
+from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, RULES_THAT_REFUSE, StartRule, Status, WasteAccess
 from ..service.feed import FEED_POSITION_PATTERN
 from .errors import every_code
 
@@ -26,9 +26,9 @@ class _WholeText(validate.Regexp):
 
 CARD_PATTERN = r"^(?:[A2-9TJQK]|10)[CDHS]$"
 CARD = _WholeText(CARD_PATTERN, error="not a card code like 'QH' or '10S', with no white space")
-STATUSES = ("playing", "won", "lost", "resigned")
-SOURCES = ("R1", "R2", "R3", "R4", "waste", "cell")
-TARGETS = ("F1", "F2", "F3", "F4", "cell")
+STATUSES = tuple(status.value for status in Status)
+SOURCES = tuple(place.value for place in rules.SOURCES)
+TARGETS = tuple(place.value for place in rules.TARGETS)
 
 
 def card(**kwargs: Any) -> fields.String:
@@ -501,10 +501,3 @@ class ProblemSchema(ma.Schema):
     rule = fields.String(validate=validate.OneOf(RULES_THAT_REFUSE), metadata={
         "description": "For illegal-action: the rule that forbids it (docs/rules.md)."})
     errors = fields.Dict(metadata={"description": "For validation-failed: the offending fields."})
-
-
-def move_from_request(data: dict[str, Any]) -> Move:
-    """The rules engine's Move for a validated move request."""
-    source = Place.parse(data["from"]) if "from" in data else None
-    target = Place.parse(data["to"]) if "to" in data else None
-    return Move(Card.parse(data["card"]), source, target)

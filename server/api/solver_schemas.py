@@ -5,10 +5,13 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..rules import Status
 from ..solver import Verdict
+from ..solver.hints import BASES
 from .schemas import GameSchema, component
 
 VERDICTS = [verdict.value for verdict in Verdict]
+ENDED = [status.value for status in Status if status is not Status.PLAYING]
 
 
 class SolvedSchema(ma.Schema):
@@ -34,7 +37,7 @@ class AnalysisSchema(ma.Schema):
     game_id = fields.UUID(required=True)
     solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
     budget = fields.Integer(required=True, metadata={"description": "Positions each search could take at most."})
-    status = fields.String(required=True, validate=validate.OneOf(["won", "lost", "resigned"]))
+    status = fields.String(required=True, validate=validate.OneOf(ENDED))
     deal = fields.Nested(SolvedSchema, required=True, metadata={
         "description": "The opening: was the deal winnable? For a won game, the game's own actions are the witness."})
     last_winnable = fields.Nested(WinnablePositionSchema, required=True, allow_none=True, metadata={
@@ -65,7 +68,7 @@ class HintSchema(ma.Schema):
     action = component("LegalAction", required=True, allow_none=True, metadata={
         "description": "The action recommended, one of the game's legal_actions; null only when nothing is unseen "
                        "and the solver found no action that wins (verdict unwinnable or unknown)."})
-    basis = fields.String(required=True, validate=validate.OneOf(["exact", "estimate"]), metadata={
+    basis = fields.String(required=True, validate=validate.OneOf(BASES), metadata={
         "description": "exact: every card is known to the player, and the solver searched the position itself; "
                        "estimate: each legal action was judged on random arrangements of the unseen cards."})
     verdict = component("SolverVerdict", required=True, allow_none=True, metadata={

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..rules import (
     DEAL_ALGORITHM,
+    MAX_DEAL_NUMBER,
     GameState,
     Rules,
     commitment,
@@ -21,7 +22,6 @@ from ..rules import (
     public_view,
     to_text,
 )
-from ..rules.deal import MAX_DEAL_NUMBER
 from ..solver import SOLVER_VERSION
 from ..solver.hints import HINT_BUDGET, hint
 from ..solver.winnable import check_winnable, rederivation_cost
@@ -261,7 +261,7 @@ def _fold_checking_snapshots(start: GameState, events: Sequence[Event],
         raise ReplayError(min(beyond), "a snapshot is kept for an event the log does not have")
     final = start
     hinted = []
-    for index, (event, state) in enumerate(ev.replayed(start, events)):
+    for index, (event, state) in enumerate(ev.positions(start, events)):
         final = state
         if event.kind == ev.HINT_GIVEN:
             hinted.append((event, state))

@@ -16,8 +16,9 @@ from uuid import UUID
 
 from ..rules import (
     DEAL_ALGORITHM,
+    FOUNDATIONS,
+    RESERVES,
     Action,
-    Card,
     Deal,
     GameState,
     Move,
@@ -26,13 +27,14 @@ from ..rules import (
     Resign,
     Rules,
     RulesError,
+    action_from_dict,
     action_to_dict,
     apply,
+    foundation_for,
     legal_actions,
     public_view,
+    source_of,
 )
-from ..rules.actions import FOUNDATIONS, RESERVES
-from ..rules.engine import foundation_for, source_of
 
 GAME_CREATED = "game_created"
 CARD_PLAYED = "card_played"
@@ -187,7 +189,7 @@ def action_of(event: Event) -> Action | None:
         if not (isinstance(card, str) and isinstance(source, str) and isinstance(target, str)):
             raise ReplayError(event.seq, f"{event.kind} needs card, from and to as text")
         try:
-            return Move(Card.parse(card), Place.parse(source), Place.parse(target))
+            return action_from_dict({"kind": "move", "card": card, "from": source, "to": target})
         except RulesError as error:
             raise ReplayError(event.seq, f"{event.kind} does not name a move: {error}") from None
     return _ACTIONS.get(event.kind)
@@ -198,8 +200,8 @@ _ENDING = frozenset((GAME_WON, GAME_LOST, SEEDS_REVEALED))
 """The events the game appends after an action of the player's, in the same step."""
 
 
-def replayed(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Event, GameState]]:
-    """Each event with the position after it, replayed under the rules from `opening`: the game's opening
+def positions(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Each event with the position after it, re-run under the rules from `opening`: the game's opening
     when the events begin with game_created, else a snapshot taken at the end of an action.
 
     The events one action appends (its own, then game_won or game_lost, then seeds_revealed) are one step
@@ -260,9 +262,9 @@ def _check_hint(event: Event, state: GameState) -> None:
 
 
 def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
-    """The position after event `upto` (after the last event when None): see `replayed`."""
+    """The position after event `upto` (after the last event when None): see `positions`."""
     state = opening
-    for event, after in replayed(opening, events):
+    for event, after in positions(opening, events):
         if upto is not None and event.seq > upto:
             break
         state = after

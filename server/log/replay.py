@@ -41,14 +41,14 @@ def verify(document: Mapping[str, Any], budget: int | None = None) -> Audit:
         events, rules, commit = _read(document)
     except ReplayError as error:
         return Audit(False, False, 0, error.seq, error.reason)
-    verdict, final = verify_log(rules, commit, events, seeds=None, game_id=document["game_id"], budget=budget)
-    if not verdict.valid:
-        return verdict
+    audit, final = verify_log(rules, commit, events, seeds=None, game_id=document["game_id"], budget=budget)
+    if not audit.valid:
+        return audit
     try:
         _check_fields(document, events, final)
     except ReplayError as error:
         return Audit(False, False, len(events), error.seq, error.reason)
-    return verdict
+    return audit
 
 
 def _read(document: Mapping[str, Any]) -> tuple[list[Event], Rules, str]:

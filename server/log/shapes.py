@@ -15,9 +15,25 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..rules import PRESETS, RANK_CODES, StartRule, Suit, WasteAccess
-from ..rules.deal import MAX_DEAL_NUMBER
-from ..rules.engine import LOST_FRUITLESS_PASS, LOST_NO_ACTION, RESIGNED, WON
+from ..rules import (
+    ACTION_KINDS,
+    FOUNDATIONS,
+    LOST_FRUITLESS_PASS,
+    LOST_NO_ACTION,
+    MAX_DEAL_NUMBER,
+    PRESETS,
+    RANK_CODES,
+    RESIGNED,
+    SOURCES,
+    TARGETS,
+    WON,
+    StartRule,
+    Status,
+    Suit,
+    WasteAccess,
+)
+from ..solver import Verdict
+from ..solver.hints import BASES
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer every JSON reader holds exactly (RFC 7493, I-JSON)."""
@@ -147,8 +163,9 @@ CARD = text(2, f"[{''.join(RANK_CODES)}][{''.join(suit.value for suit in Suit)}]
 HEX64 = text(64, "[0-9a-f]{64}", "64 lowercase hexadecimal digits")
 UUID = text(36, "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "a UUID in lowercase")
 NAME = text(64, "[a-z0-9][a-z0-9./-]*", "a name like 'osmosis-solver/1'")
-SOURCE = one_of("R1", "R2", "R3", "R4", "waste", "cell")
-FOUNDATION = one_of("F1", "F2", "F3", "F4")
+SOURCE = one_of(*(place.value for place in SOURCES))
+TARGET = one_of(*(place.value for place in TARGETS))
+FOUNDATION = one_of(*(place.value for place in FOUNDATIONS))
 COUNT = whole(0, MAX_SAFE_INTEGER)
 CLIENT_SEED_LENGTH = 256
 """The longest client seed the server takes (createGame's client_seed)."""
@@ -172,7 +189,7 @@ DEAL = tagged("kind", {
     "sealed": {"sealed_deal_id": UUID},
 }, optional={"winnable": _WINNABLE})
 
-_STATUS = one_of("playing", "won", "lost", "resigned")
+_STATUS = one_of(*(status.value for status in Status))
 _ENDINGS = (WON.reason, LOST_NO_ACTION.reason, LOST_FRUITLESS_PASS.reason, RESIGNED.reason)
 PUBLIC_VIEW = record({
     "reserves": array(record({"face_down": whole(0, 3), "face_up": array(CARD, 4)}), 4),
@@ -190,16 +207,14 @@ PUBLIC_VIEW = record({
 })
 
 ACTION = tagged("kind", {
-    "move": {"card": CARD, "from": nullable(SOURCE), "to": nullable(one_of("F1", "F2", "F3", "F4", "cell"))},
-    "deal": {},
-    "redeal": {},
-    "resign": {},
+    "move": {"card": CARD, "from": nullable(SOURCE), "to": nullable(TARGET)},
+    **{kind: {} for kind in ACTION_KINDS if kind != "move"},
 })
 
 _HINT = record({
     "action": nullable(ACTION),
-    "basis": one_of("exact", "estimate"),
-    "verdict": nullable(one_of("winnable", "unwinnable", "unknown")),
+    "basis": one_of(*BASES),
+    "verdict": nullable(one_of(*(verdict.value for verdict in Verdict))),
     "estimates": array(record({"action": ACTION, "wins": COUNT, "unknown": COUNT, "samples": COUNT}),
                        MAX_HINT_ACTIONS),
     "samples": COUNT,

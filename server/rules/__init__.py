@@ -1,24 +1,69 @@
 """The rules of Osmosis and its variants (see docs/rules.md): pure, deterministic, standard library only."""
 
-from .actions import FOUNDATIONS, RESERVES, Action, Deal, Move, Place, Redeal, Resign, parse_action
+from .actions import (
+    ACTION_KINDS,
+    FOUNDATIONS,
+    RESERVES,
+    SOURCES,
+    TARGETS,
+    Action,
+    Deal,
+    Move,
+    Place,
+    Redeal,
+    Resign,
+    action_from_dict,
+    action_to_dict,
+    parse_action,
+)
 from .cards import DECK, RANK_CODES, Card, Rank, Suit, parse_cards
-from .deal import DEAL_ALGORITHM, Layout, commitment, deal_number_seed, layout, parse_server_seed, shuffled_deck
-from .engine import apply, foundation_for, legal_actions, opening, playable_cards
+from .deal import (
+    DEAL_ALGORITHM,
+    MAX_DEAL_NUMBER,
+    Layout,
+    commitment,
+    deal_number_seed,
+    layout,
+    parse_server_seed,
+    shuffled_deck,
+)
+from .engine import (
+    LOST_FRUITLESS_PASS,
+    LOST_NO_ACTION,
+    RESIGNED,
+    WON,
+    apply,
+    can_redeal,
+    foundation_for,
+    legal_actions,
+    opening,
+    playable_cards,
+    source_of,
+    waste_top_is_playable,
+)
 from .errors import RULES_THAT_REFUSE, GameOver, IllegalAction, InvalidInput, InvalidRules, RulesError
-from .notation import from_text, public_text, rules_text, to_text
+from .notation import from_text, parse_rules, public_text, rules_text, to_text
 from .state import GameState, Outcome, Status
 from .variants import PRESET_DESCRIPTIONS, PRESETS, Rules, StartRule, WasteAccess, preset
-from .view import action_to_dict, public_view
+from .view import public_view
 
 __all__ = [
+    "ACTION_KINDS",
     "DEAL_ALGORITHM",
     "DECK",
     "FOUNDATIONS",
+    "LOST_FRUITLESS_PASS",
+    "LOST_NO_ACTION",
+    "MAX_DEAL_NUMBER",
     "PRESETS",
     "PRESET_DESCRIPTIONS",
     "RANK_CODES",
     "RESERVES",
+    "RESIGNED",
     "RULES_THAT_REFUSE",
+    "SOURCES",
+    "TARGETS",
+    "WON",
     "Action",
     "Card",
     "Deal",
@@ -40,8 +85,10 @@ __all__ = [
     "Status",
     "Suit",
     "WasteAccess",
+    "action_from_dict",
     "action_to_dict",
     "apply",
+    "can_redeal",
     "commitment",
     "deal_number_seed",
     "foundation_for",
@@ -51,6 +98,7 @@ __all__ = [
     "opening",
     "parse_action",
     "parse_cards",
+    "parse_rules",
     "parse_server_seed",
     "playable_cards",
     "preset",
@@ -58,5 +106,7 @@ __all__ = [
     "public_view",
     "rules_text",
     "shuffled_deck",
+    "source_of",
     "to_text",
+    "waste_top_is_playable",
 ]

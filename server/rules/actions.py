@@ -1,6 +1,7 @@
 """Places on the table and the actions a player can take, with a compact text form.
 
-Text form of an action (used in tests, logs and the command line):
+The one vocabulary of actions: as JSON (`action_to_dict`, `action_from_dict`: the API's bodies, the log's
+hints and the solver's witnesses) and as text (`parse_action`, str). Text form (tests, logs, the command line):
 
     7S          play 7S to the foundation the rules give it
     7S>F3       play 7S to F3 (an error if F3 is not where it goes)
@@ -13,8 +14,10 @@ Text form of an action (used in tests, logs and the command line):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from .cards import Card
 from .errors import InvalidInput
@@ -44,8 +47,10 @@ class Place(StrEnum):
 
 RESERVES = (Place.R1, Place.R2, Place.R3, Place.R4)
 FOUNDATIONS = (Place.F1, Place.F2, Place.F3, Place.F4)
-SOURCES = frozenset((*RESERVES, Place.WASTE, Place.CELL))
-TARGETS = frozenset((*FOUNDATIONS, Place.CELL))
+SOURCES = (*RESERVES, Place.WASTE, Place.CELL)
+"""Where a card can move from, in the order the API lists them."""
+TARGETS = (*FOUNDATIONS, Place.CELL)
+"""Where a card can move to, in the order the API lists them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +108,35 @@ class Resign:
 Action = Move | Deal | Redeal | Resign
 
 _WORDS: dict[str, Action] = {"deal": Deal(), "redeal": Redeal(), "resign": Resign()}
+ACTION_KINDS = ("move", *_WORDS)
+"""The kinds of action, as their JSON form names them."""
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """An action as JSON: {"kind": "move", "card": "7S", "from": "R2", "to": "F3"} or {"kind": "deal"}."""
+    if isinstance(action, Move):
+        return {
+            "kind": "move",
+            "card": action.card.code,
+            "from": None if action.source is None else action.source.value,
+            "to": None if action.target is None else action.target.value,
+        }
+    return {"kind": str(action)}
+
+
+def action_from_dict(data: Mapping[str, Any]) -> Action:
+    """The action `action_to_dict` wrote; a move's `from` and `to` may be left out (or null). InvalidInput
+    for anything else."""
+    kind = data.get("kind")
+    if kind == "move":
+        card, source, target = data.get("card"), data.get("from"), data.get("to")
+        if not isinstance(card, str):
+            raise InvalidInput(f"a move names its card as text like '7S', not {card!r}")
+        return Move(Card.parse(card), None if source is None else Place.parse(source),
+                    None if target is None else Place.parse(target))
+    if isinstance(kind, str) and kind in _WORDS:
+        return _WORDS[kind]
+    raise InvalidInput(f"an action's kind is one of {', '.join(ACTION_KINDS)}, not {kind!r}")
 
 
 def parse_action(text: str) -> Action:

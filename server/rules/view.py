@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import Action, Move
 from .state import GameState
 
 
@@ -33,15 +32,3 @@ def public_view(state: GameState) -> dict[str, Any]:
         "status": state.status.value,
         "end_reason": state.outcome.reason if state.outcome is not None else None,
     }
-
-
-def action_to_dict(action: Action) -> dict[str, Any]:
-    """An action as JSON: {"kind": "move", "card": "7S", "from": "R2", "to": "F3"} or {"kind": "deal"}."""
-    if isinstance(action, Move):
-        return {
-            "kind": "move",
-            "card": action.card.code,
-            "from": None if action.source is None else action.source.value,
-            "to": None if action.target is None else action.target.value,
-        }
-    return {"kind": str(action)}

@@ -1,4 +1,4 @@
-"""The use cases that act on a game: any legal action, the older move, draw and resign, and a hint.
+"""The use cases that act on a game: any action (a move among them), draw, resign, and a hint.
 
 A write reads top to bottom (`_land`): the game as this process last wrote it, else as stored; the decision
 made on it by the rules; the change written in one statement guarded by the version it was decided on;
@@ -17,12 +17,11 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ..log import events as ev
-from ..rules import Action, Deal, GameState, Move, Redeal, Resign, RulesError, apply, from_text, to_text
-from ..rules.engine import can_redeal
+from ..rules import Action, Deal, GameState, Redeal, Resign, RulesError, apply, can_redeal, from_text, to_text
 from ..solver import hints
 from .documents import rendered
 from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
-from .idempotency import Idempotency, kept_reply, key_hash, replayed
+from .idempotency import Idempotency, first_reply, kept_reply, key_hash
 from .outcomes import ActionTaken, Answer, Answered
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
@@ -78,10 +77,6 @@ class Acting:
             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """Any action, as the game's legal actions name it, or a resignation."""
         return self._act(game_id, token, lambda state: action, versions, idempotency, answer)
-
-    def move(self, game_id: UUID, token: str, move: Move, versions: Versions, idempotency: Idempotency | None,
-             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
-        return self.act(game_id, token, move, versions, idempotency, answer)
 
     def draw(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
              answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
@@ -169,7 +164,7 @@ class Acting:
             if idempotency is not None and isinstance(error, RulesError | VersionConflict):
                 stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
                 if stored is not None:
-                    return Answered(replayed(stored, idempotency)[0], None)
+                    return Answered(first_reply(stored, idempotency)[0], None)
             raise
         if not decision.known.state.is_over:
             self._recent.keep(game_id, decision.known)
@@ -235,13 +230,13 @@ class Acting:
         # The token first, whether or not the key was used: a stranger learns nothing of the key.
         token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
         _check_token(token, token_hash)
-        return None if stored is None else Answered(replayed(stored, idempotency)[0], None)
+        return None if stored is None else Answered(first_reply(stored, idempotency)[0], None)
 
     def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
         assert idempotency is not None
         stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
         assert stored is not None, "the request that won the race kept its reply"
-        reply, token = replayed(stored, idempotency)
+        reply, token = first_reply(stored, idempotency)
         return Answered(reply, None, token)
 
 

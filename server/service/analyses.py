@@ -52,7 +52,7 @@ class Analyses:
 def steps_of(start: GameState, events: list[ev.Event]) -> Iterator[Step]:
     """The opening, then the position after each action, by the seq of the action's own event."""
     yield Step(1, None, start)
-    for event, state in ev.replayed(start, events):
+    for event, state in ev.positions(start, events):
         action = ev.action_of(event)
         if action is not None:
             yield Step(event.seq, action, state)

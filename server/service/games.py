@@ -17,7 +17,7 @@ from ..solver.winnable import first_winnable
 from .acting import Acting, ChangeSink, token_hash_of
 from .documents import rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
-from .idempotency import Idempotency, kept_reply, key_hash, replayed
+from .idempotency import Idempotency, first_reply, kept_reply, key_hash
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
@@ -153,5 +153,5 @@ class GameService(Acting, GameQueries):
         stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
         if stored is None:
             return None
-        reply, token = replayed(stored, idempotency)
+        reply, token = first_reply(stored, idempotency)
         return Answered(reply, None, token)

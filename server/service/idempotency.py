@@ -43,7 +43,7 @@ def kept_reply(scope: str, idempotency: Idempotency | None, reply: Reply | None,
                           wrapped)
 
 
-def replayed(stored: StoredResponse, idempotency: Idempotency) -> tuple[Reply, str | None]:
+def first_reply(stored: StoredResponse, idempotency: Idempotency) -> tuple[Reply, str | None]:
     """The first reply, for a retry with the same key, and a created game's player token unwrapped;
     IdempotencyKeyReused for another request."""
     if not hmac.compare_digest(stored.fingerprint, idempotency.fingerprint):

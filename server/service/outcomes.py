@@ -63,5 +63,5 @@ class Answered(Generic[OutcomeT]):
     player_token: str | None = None
 
     @property
-    def replayed(self) -> bool:
+    def is_retry(self) -> bool:
         return self.outcome is None

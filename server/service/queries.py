@@ -87,7 +87,7 @@ class GameQueries:
 
     def state_at(self, game_id: UUID, seq: int) -> dict[str, Any]:
         """The public view and legal actions right after event `seq`, as the live game showed them; the
-        events one action appends all show the position after that action (events.replayed).
+        events one action appends all show the position after that action (events.positions).
 
         Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
         long the game.
@@ -119,10 +119,10 @@ class GameQueries:
         game, secret = self._store.load_for_action(game_id)
         events = self._store.load_events(game_id, 0, None)
         snapshots = self._store.load_snapshots(game_id)
-        verdict, final = self._solver_time(lambda: verify_log(
+        audit, final = self._solver_time(lambda: verify_log(
             Rules.from_mapping(game.rules), game.commitment, events, seeds=(secret.server_seed, secret.client_seed),
             game_id=str(game.id), snapshots=snapshots, budget=VERIFICATION_BUDGET))
-        if verdict.valid and final is not None and (
+        if audit.valid and final is not None and (
             game.version != events[-1].seq
             or game.head_hash != events[-1].hash
             or game.status != final.status.value
@@ -131,9 +131,9 @@ class GameQueries:
             or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
             or json.loads(game.document) != game_document(game, final)
         ):
-            verdict = Audit(False, verdict.complete, len(events), None,
-                              f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
-        return verdict.to_dict()
+            audit = Audit(False, audit.complete, len(events), None,
+                          f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
+        return audit.to_dict()
 
     def verify_replay(self, document: dict[str, Any]) -> dict[str, Any]:
         """The verdict on an uploaded export, worked out in the solver's time within VERIFICATION_BUDGET."""

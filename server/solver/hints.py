@@ -25,6 +25,11 @@ MAX_SAMPLES = 64
 """Arrangements judged at most; fewer when the budget cannot pay for another one for every action."""
 
 
+EXACT, ESTIMATE = "exact", "estimate"
+BASES = (EXACT, ESTIMATE)
+"""What a hint rests on (Hint.basis)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Estimate:
     """How an action fared over the arrangements: won in `wins`, undecided in `unknown` of them."""
@@ -79,7 +84,7 @@ def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
     if not seen.unseen_cards:
         solution = solve(seen.canonical, budget)
         action = solution.witness[0] if solution.verdict is Verdict.WINNABLE else None
-        return Hint(action, "exact", solution.verdict, (), 1, 0, solution.nodes, budget)
+        return Hint(action, EXACT, solution.verdict, (), 1, 0, solution.nodes, budget)
     actions = legal_actions(seen.canonical)
     wins, unknown = [0] * len(actions), [0] * len(actions)
     rng = random.Random(seen.fingerprint)
@@ -97,7 +102,7 @@ def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
     estimates = sorted((Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
                        key=lambda estimate: (-estimate.wins, -estimate.unknown))
     best = estimates[0].action if estimates else None
-    return Hint(best, "estimate", None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget)
+    return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,10 +17,23 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..rules.actions import FOUNDATIONS, RESERVES, Action, Deal, Move, Place, Redeal, Resign
-from ..rules.cards import Card
-from ..rules.engine import apply, can_redeal, foundation_for, legal_actions, waste_top_is_playable
-from ..rules.state import GameState
+from ..rules import (
+    FOUNDATIONS,
+    RESERVES,
+    Action,
+    Card,
+    Deal,
+    GameState,
+    Move,
+    Place,
+    Redeal,
+    Resign,
+    apply,
+    can_redeal,
+    foundation_for,
+    legal_actions,
+    waste_top_is_playable,
+)
 
 Policy = Callable[[GameState], GameState]
 

@@ -24,8 +24,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..rules import FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
-from ..rules.cards import DECK
+from ..rules import DECK, FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
 from .plans import viable_plans
 
 ALL_HOME = (1 << 52) - 1

@@ -9,8 +9,7 @@ import psycopg
 import pytest
 
 from server.log.events import Event, chain_hash, fold
-from server.rules import layout, opening, public_view, shuffled_deck, to_text
-from server.rules.notation import parse_rules
+from server.rules import layout, opening, parse_rules, public_view, shuffled_deck, to_text
 from server.runtime.app import create_app
 from server.service.errors import VersionConflict
 from server.service.games import GameService

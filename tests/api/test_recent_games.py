@@ -73,7 +73,7 @@ def test_a_move_only_the_stored_game_allows_lands_though_the_kept_game_would_ref
             break
     else:
         pytest.fail("no deal among the first 100 lets the first dealt card be played")
-    result = here.move(game_id, token, Move(Card.parse(playable[0]["card"])), None, None)
+    result = here.act(game_id, token, Move(Card.parse(playable[0]["card"])), None, None)
 
     assert counting.reads == 1
     assert body_of(result)["events"][0]["kind"] == "card_played"
@@ -102,7 +102,7 @@ def test_a_refused_action_leaves_the_game_kept_so_the_next_action_needs_no_read(
     reads_before = counting.reads
 
     with pytest.raises(RulesError):
-        service.move(game_id, token, Move(Card.parse(illegal)), None, None)
+        service.act(game_id, token, Move(Card.parse(illegal)), None, None)
     with pytest.raises(VersionConflict):
         service.draw(game_id, token, versions=frozenset({1}), idempotency=None)
     with pytest.raises(Forbidden):

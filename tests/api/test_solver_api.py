@@ -10,7 +10,7 @@ import pytest
 
 from server.log.events import Event, fold
 from server.log.replay import verify
-from server.rules import Card, Move, Place, apply, deal_number_seed, parse_action, preset
+from server.rules import action_from_dict, apply, deal_number_seed, preset
 from server.service.analyses import Analyses
 from server.service.ports import at_once
 from server.solver import SOLVER_VERSION, Verdict, solve
@@ -23,15 +23,9 @@ PROBLEM = "application/problem+json"
 OSMOSIS = Path(sys.executable).with_name("osmosis")
 
 
-def action_of(data):
-    if data["kind"] == "move":
-        return Move(Card.parse(data["card"]), Place.parse(data["from"]), Place.parse(data["to"]))
-    return parse_action(data["kind"])
-
-
 def replays_to_a_win(state, witness):
     for data in witness:
-        state = apply(state, action_of(data))
+        state = apply(state, action_from_dict(data))
     return state.status == "won"
 
 
@@ -89,7 +83,7 @@ def test_a_lost_game_names_the_action_that_lost_it_and_the_answer_is_kept(client
     log = [Event(event["seq"], event["kind"], event["data"], event["hash"]) for event in events]
     state = fold(opening_of("osmosis-draw-one", number), log, upto=last["seq"])
     assert replays_to_a_win(state, last["witness"])
-    losing = action_of(lost_by["action"])
+    losing = action_from_dict(lost_by["action"])
     assert solve(apply(state, losing), 10**6).verdict is Verdict.UNWINNABLE
     stored = db.execute("SELECT count(*) FROM game_analyses WHERE game_id = %s", (game["id"],)).fetchone()[0]
     assert stored == 1

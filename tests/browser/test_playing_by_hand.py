@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from server.rules import (
     FOUNDATIONS,
+    PRESETS,
     Card,
     IllegalAction,
     Move,
@@ -21,7 +22,6 @@ from server.rules import (
     preset,
     public_view,
 )
-from server.rules.variants import PRESETS
 from tests.browser.table import (
     a_deal_won_by_clicking,
     dealt,

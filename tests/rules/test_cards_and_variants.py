@@ -1,7 +1,19 @@
 import pytest
 
-from server.rules import DECK, PRESETS, Card, InvalidInput, InvalidRules, Rank, Rules, StartRule, Suit, WasteAccess
-from server.rules.notation import parse_rules, rules_text
+from server.rules import (
+    DECK,
+    PRESETS,
+    Card,
+    InvalidInput,
+    InvalidRules,
+    Rank,
+    Rules,
+    StartRule,
+    Suit,
+    WasteAccess,
+    parse_rules,
+    rules_text,
+)
 
 
 def test_card_codes_are_rank_then_suit_in_canonical_form():

@@ -14,6 +14,7 @@ from server.rules import (
     Resign,
     apply,
     deal_number_seed,
+    foundation_for,
     from_text,
     layout,
     legal_actions,
@@ -24,7 +25,6 @@ from server.rules import (
     shuffled_deck,
     to_text,
 )
-from server.rules.engine import foundation_for
 
 
 def act(state, text):

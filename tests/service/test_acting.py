@@ -60,7 +60,7 @@ def test_an_illegal_move_is_refused_in_the_rules_words(service, store, game):
     unplayable = next(card for card in ("KS", "KH", "KD", "KC") if card not in playable)
 
     with pytest.raises(IllegalAction, match=f"{unplayable} is not in play"):
-        service.move(game_id, token, Move(Card.parse(unplayable)), None, None)
+        service.act(game_id, token, Move(Card.parse(unplayable)), None, None)
     assert store.load_game(game_id).version == 1
 
 
