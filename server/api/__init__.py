@@ -14,8 +14,7 @@ from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
 
 from ..config import Settings
-from . import contract, deals, errors, feeds, meta, web
-from .analysis import blp as games_with_actions_and_analysis  # with the routes of actions.py and hints.py
+from . import contract, errors, routes, web
 
 API_TITLE = "Osmosis game server"
 API_VERSION = importlib.metadata.version("osmosis-server")
@@ -89,13 +88,8 @@ def _app_and_api() -> tuple[Flask, Api]:
         "playerToken",
         {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
     )
-    api.register_blueprint(meta.variants_blp)
-    api.register_blueprint(meta.health_blp)
-    # The games blueprint, once actions.py, hints.py and analysis.py have added their routes to it.
-    api.register_blueprint(games_with_actions_and_analysis)
-    api.register_blueprint(deals.deals_blp)
-    api.register_blueprint(deals.replays_blp)
-    api.register_blueprint(feeds.blp)
+    for blueprint in routes.blueprints():
+        api.register_blueprint(blueprint)
     return app, api
 
 

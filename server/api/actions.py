@@ -18,9 +18,6 @@ from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, para
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
 
-# On the games blueprint: generated SDKs group operations by tag, and these have always been in "games".
-__all__ = ["Actions", "Draw", "Moves", "Resignation", "blp"]
-
 ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-failed", "invalid-input",
                 "idempotency-key-reused")
 
@@ -85,7 +82,6 @@ def _written_action(example: dict[str, Any]) -> Any:
     return blp.response(200, ActionResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=example)
 
 
-@blp.route("/<uuid:game_id>/actions")
 class Actions(MethodView):
     @write_doc("takeAction")
     @blp.arguments(ActionSubmissionSchema(), examples={
@@ -109,7 +105,6 @@ class Actions(MethodView):
         return action_response(result)
 
 
-@blp.route("/<uuid:game_id>/moves")
 class Moves(MethodView):
     @write_doc("playMove")
     @blp.arguments(MoveSchema(), example={"card": "7S"})
@@ -128,7 +123,6 @@ class Moves(MethodView):
         return action_response(result)
 
 
-@blp.route("/<uuid:game_id>/draw")
 class Draw(MethodView):
     @write_doc("drawCards")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
@@ -145,7 +139,6 @@ class Draw(MethodView):
                                                    replies.action_taken))
 
 
-@blp.route("/<uuid:game_id>/resign")
 class Resignation(MethodView):
     @write_doc("resignGame")
     @blp.arguments(ActionRequestSchema(), required=False, example={})

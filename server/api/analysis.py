@@ -7,17 +7,13 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import actions, examples, hints
+from . import examples
 from .common import game_service
 from .contract import READ_ERRORS, SOLVER_CODES, answers
 from .games import blp
 from .solver_schemas import AnalysisSchema
 
-__all__ = ["Analysis", "actions", "blp", "hints"]
-"""`blp` is the games blueprint with the routes of actions.py, hints.py and this module."""
 
-
-@blp.route("/<uuid:game_id>/analysis")
 class Analysis(MethodView):
     @blp.doc(operationId="getGameAnalysis", security=[])
     @blp.response(200, AnalysisSchema, example=examples.analysis())

@@ -18,7 +18,6 @@ deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
 replays_blp = Blueprint("replays", __name__, url_prefix="/replays", description="Verification of replay exports")
 
 
-@deals_blp.route("")
 class SealedDeals(MethodView):
     @deals_blp.doc(operationId="createSealedDeal", parameters=[parameter("IdempotencyKey")], security=[])
     @deals_blp.response(201, SealedDealSchema, headers={"Location": header("Location"), **REPLAYED_HEADER},
@@ -35,7 +34,6 @@ class SealedDeals(MethodView):
         return replies.sent(result, {"Location": f"/deals/{deal_id}"})
 
 
-@deals_blp.route("/<uuid:deal_id>")
 class SealedDealResource(MethodView):
     @deals_blp.doc(operationId="getSealedDeal", security=[])
     @deals_blp.response(200, SealedDealSchema, example=examples.sealed_deal())
@@ -48,7 +46,6 @@ class SealedDealResource(MethodView):
         return game_service().get_sealed_deal(deal_id)
 
 
-@replays_blp.route("/verification")
 class ReplayVerification(MethodView):
     @replays_blp.doc(operationId="verifyReplay", security=[])
     @replays_blp.arguments(ReplayDocumentSchema(), example=examples.replay())

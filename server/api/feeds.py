@@ -30,7 +30,6 @@ FEED_DESCRIPTION = (
 )
 
 
-@blp.route("/stream")
 class Feed(MethodView):
     @blp.doc(operationId="streamEvents", security=[], responses={"200": {
         "description": FEED_DESCRIPTION,

@@ -65,7 +65,6 @@ def _link(next_url: str | None) -> dict[str, str]:
     return {"Link": f'<{next_url}>; rel="next"'} if next_url else {}
 
 
-@blp.route("")
 class Games(MethodView):
     @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
     @blp.arguments(CreateGameSchema(), required=False, examples={
@@ -116,7 +115,6 @@ class Games(MethodView):
         return _json({"games": games, "next": next_url, "next_cursor": cursor}, headers=_link(next_url))
 
 
-@blp.route("/<uuid:game_id>")
 class Game(MethodView):
     @blp.doc(operationId="getGame", parameters=[parameter("IfNoneMatch")], security=[])
     @blp.response(200, GameSchema, headers=ETAG_HEADER, example=examples.game())
@@ -136,7 +134,6 @@ class Game(MethodView):
         return Response(document, headers={"ETag": tag}, mimetype="application/json")
 
 
-@blp.route("/<uuid:game_id>/events")
 class Events(MethodView):
     @blp.doc(operationId="listGameEvents", security=[])
     @blp.arguments(EventQuerySchema(), location="query")
@@ -157,7 +154,6 @@ class Events(MethodView):
         return _json({"events": events, "next": next_url, "next_after": next_after}, headers=_link(next_url))
 
 
-@blp.route("/<uuid:game_id>/states/<int:seq>")
 class StateAt(MethodView):
     @blp.doc(operationId="getGameStateAt", security=[], parameters=[{
         "in": "path", "name": "seq", "required": True, "schema": {"type": "integer", "minimum": 1},
@@ -173,7 +169,6 @@ class StateAt(MethodView):
         return _json(game_service().state_at(game_id, seq))
 
 
-@blp.route("/<uuid:game_id>/replay")
 class Replay(MethodView):
     @blp.doc(operationId="getGameReplay", security=[])
     @blp.response(200, ReplaySchema, example=examples.replay())
@@ -187,7 +182,6 @@ class Replay(MethodView):
         return game_service().replay(game_id)
 
 
-@blp.route("/<uuid:game_id>/verification")
 class Verification(MethodView):
     @blp.doc(operationId="getGameVerification", security=[])
     @blp.response(200, VerdictSchema, example=examples.verdict())
@@ -225,7 +219,6 @@ def _seq_of(last_event_id: str) -> int:
 _SEQ = re.compile(SEQ_PATTERN)
 
 
-@blp.route("/<uuid:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamGameEvents", responses={"200": STREAM_RESPONSE}, security=[])
     @blp.arguments(EventStreamQuerySchema(), location="query")

@@ -16,10 +16,7 @@ from .games import blp
 from .schemas import ActionRequestSchema
 from .solver_schemas import HintResultSchema
 
-__all__ = ["Hint", "blp"]
 
-
-@blp.route("/<uuid:game_id>/hint")
 class Hint(MethodView):
     @write_doc("askForHint")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})

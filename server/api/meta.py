@@ -17,7 +17,6 @@ variants_blp = Blueprint("variants", __name__, url_prefix="/", description="The 
 health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes for orchestrators")
 
 
-@variants_blp.route("/variants")
 class Variants(MethodView):
     @variants_blp.doc(operationId="listVariants", security=[])
     @variants_blp.response(200, VariantListSchema, example={"variants": GameService.variants()[:2]})
@@ -30,7 +29,6 @@ class Variants(MethodView):
         return {"variants": GameService.variants()}
 
 
-@health_blp.route("/healthz")
 class Health(MethodView):
     @health_blp.doc(operationId="getHealth", security=[])
     @health_blp.response(200, HealthSchema, example={"status": "ok"})
@@ -43,7 +41,6 @@ class Health(MethodView):
         return {"status": "ok"}
 
 
-@health_blp.route("/readyz")
 class Readiness(MethodView):
     @health_blp.doc(operationId="getReadiness", security=[])
     @health_blp.response(200, HealthSchema, example={"status": "ready"})

@@ -1,0 +1,47 @@
+"""Every route of the API, in one list, in the order the OpenAPI document shows them.
+
+The views are defined in the modules of their resources; this list alone binds them to their paths, so that
+no module is imported for what importing it does.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from . import actions, analysis, deals, feeds, games, hints, meta
+
+ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
+    (meta.variants_blp, (("/variants", meta.Variants),)),
+    (meta.health_blp, (("/healthz", meta.Health), ("/readyz", meta.Readiness))),
+    (games.blp, (
+        ("", games.Games),
+        ("/<uuid:game_id>", games.Game),
+        ("/<uuid:game_id>/events", games.Events),
+        ("/<uuid:game_id>/states/<int:seq>", games.StateAt),
+        ("/<uuid:game_id>/replay", games.Replay),
+        ("/<uuid:game_id>/verification", games.Verification),
+        ("/<uuid:game_id>/events/stream", games.EventStream),
+        # Acting on a game: in the games blueprint, whose tag generated SDKs have always grouped them by.
+        ("/<uuid:game_id>/actions", actions.Actions),
+        ("/<uuid:game_id>/moves", actions.Moves),
+        ("/<uuid:game_id>/draw", actions.Draw),
+        ("/<uuid:game_id>/resign", actions.Resignation),
+        ("/<uuid:game_id>/hint", hints.Hint),
+        ("/<uuid:game_id>/analysis", analysis.Analysis),
+    )),
+    (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
+    (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
+    (feeds.blp, (("/stream", feeds.Feed),)),
+)
+
+
+@functools.cache
+def blueprints() -> tuple[Blueprint, ...]:
+    """The API's blueprints with their routes, in order: routed once, however many apps register them."""
+    for blueprint, routes in ROUTES:
+        for rule, view in routes:
+            blueprint.route(rule)(view)
+    return tuple(blueprint for blueprint, _ in ROUTES)
