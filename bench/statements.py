@@ -26,7 +26,7 @@ from server.rules import preset  # noqa: E402
 from server.service.games import GameService  # noqa: E402
 from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
-from server.store.postgres import write_game  # noqa: E402
+from server.store.rows import write_game  # noqa: E402
 
 STEPS = ("read game + secret", "guarded write, committed", "whole action")
 

@@ -11,7 +11,7 @@ from flask.views import MethodView
 from . import examples, replies
 from .common import Blueprint, game_service, request_idempotency
 from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
-from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
+from .replay_schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
                       description="Sealed deals: the server commits to its seed before it sees yours")

@@ -13,7 +13,7 @@ from ..service.feed import FeedPosition
 from . import examples, streams
 from .common import Blueprint, event_stream, game_service, live_hub
 from .contract import READ_ERRORS, answers, ref
-from .schemas import FeedHeadersSchema, FeedQuerySchema
+from .reading_schemas import FeedHeadersSchema, FeedQuerySchema
 
 blp = Blueprint("live", __name__, url_prefix="/events", description="Live feeds of many games on one connection")
 

@@ -29,20 +29,15 @@ from .contract import (
     ref,
 )
 from .pusher import CAN_HAND_OVER
-from .schemas import (
-    SEQ_PATTERN,
-    CreateGameSchema,
+from .reading_schemas import (
     EventListSchema,
     EventQuerySchema,
     EventStreamHeadersSchema,
     EventStreamQuerySchema,
-    GameListQuerySchema,
-    GameListSchema,
-    GameSchema,
-    ReplaySchema,
     StateAtSchema,
-    VerdictSchema,
 )
+from .replay_schemas import ReplaySchema, VerdictSchema
+from .schemas import SEQ_PATTERN, CreateGameSchema, GameListQuerySchema, GameListSchema, GameSchema
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
 # Every @blp.arguments takes a schema instance, not its class: given a class, webargs builds a new schema

@@ -9,9 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from .. import rules
-from ..log.events import EVENT_KINDS
 from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, RULES_THAT_REFUSE, StartRule, Status, WasteAccess
-from ..service.feed import FEED_POSITION_PATTERN
 from .errors import every_code
 
 
@@ -338,151 +336,9 @@ class ActionSubmissionSchema(ma.Schema):
     expected_version = _version("Refuse the action with 412 unless the game is at this version.")
 
 
-class RecordedEventSchema(ma.Schema):
-    """An event as an uploaded export claims it: what is wrong with its data is the verdict's to say."""
-
-    seq = fields.Integer(required=True, strict=True)
-    kind = fields.String(required=True, validate=validate.OneOf(EVENT_KINDS))
-    data = fields.Dict(required=True)
-    hash = fields.String(required=True)
-
-
 class ActionResultSchema(ma.Schema):
     game = fields.Nested(GameSchema, required=True)
     events = fields.List(component("Event"), required=True, metadata={"description": "The events appended."})
-
-
-class EventQuerySchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
-
-    after = fields.Integer(validate=validate.Range(min=0), load_default=0)
-    limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
-    wait = fields.Integer(
-        validate=validate.Range(min=0, max=30), load_default=0,
-        metadata={"description": "Long poll: if no event has seq > after yet, wait up to this many seconds "
-                                 "for one, then answer (with an empty list if none came)."},
-    )
-
-
-class EventStreamQuerySchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
-
-    after = fields.Integer(
-        validate=validate.Range(min=0), load_default=0,
-        metadata={"description": "Send events with seq > after; a Last-Event-ID header takes precedence."},
-    )
-
-
-class FeedQuerySchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
-
-    game_id = fields.List(
-        fields.UUID(), validate=validate.Length(min=1, max=100),
-        metadata={"description": "Follow these games (the parameter once per game, up to 100): each is sent as it "
-                                 "is now, then its new events. Without it: every game's new events."},
-    )
-    variant = fields.String(validate=validate.OneOf(list(PRESETS)),
-                            metadata={"description": "Only games of this preset."})
-
-
-def _last_event_id(description: str, pattern: str) -> fields.String:
-    """The Last-Event-ID header. Its form is checked by the view (422 invalid-input, as the server always
-    answered); the pattern states it for the document."""
-    return fields.String(data_key="Last-Event-ID", metadata={"description": description, "pattern": pattern})
-
-
-class EventStreamHeadersSchema(ma.Schema):
-    class Meta:
-        unknown = ma.EXCLUDE  # every other header of the request
-
-    last_event_id = _last_event_id("The id of the last event received (its seq): the stream resumes after it. "
-                                   "EventSource sends it when it reconnects; it takes precedence over `after`.",
-                                   SEQ_PATTERN)
-
-
-class FeedHeadersSchema(ma.Schema):
-    class Meta:
-        unknown = ma.EXCLUDE  # every other header of the request
-
-    last_event_id = _last_event_id("The id of the last event message received: the feed goes on after it. "
-                                   "EventSource sends it when it reconnects.", FEED_POSITION_PATTERN)
-
-
-class EventListSchema(ma.Schema):
-    events = fields.List(component("Event"), required=True)
-    next = fields.String(required=True, allow_none=True,
-                         metadata={"description": "The next page's URL (the Link header's); null when no more "
-                                                  "events are stored now."})
-    next_after = fields.Integer(required=True, allow_none=True,
-                                metadata={"description": "The `after` of the next page; null when no more events are "
-                                                         "stored now (a long poll with this `after` waits for one)."})
-
-
-class StateAtSchema(ma.Schema):
-    game_id = fields.UUID(required=True)
-    seq = fields.Integer(required=True)
-    event_hash = fields.String(required=True, metadata={"description": "The hash of event seq."})
-    state = fields.Nested(PublicStateSchema, required=True)
-    legal_actions = fields.List(component("LegalAction"), required=True)
-
-
-class SealedDealSchema(ma.Schema):
-    id = fields.UUID(required=True)
-    commitment = fields.String(required=True, metadata={"description": "hex SHA-256 commitment to the seed."})
-    created_at = fields.String(required=True, metadata={"format": "date-time"})
-    game_id = fields.UUID(required=True, allow_none=True, metadata={"description": "The game made from it."})
-
-
-class ReplaySchema(ma.Schema):
-    """An osmosis-replay/1 document: see docs/replay-format.md."""
-
-    format = fields.String(required=True, validate=validate.OneOf(["osmosis-replay/1"]))
-    game_id = fields.String(required=True)
-    variant = fields.String(required=True, allow_none=True)
-    rules = fields.Nested(RulesSchema, required=True)
-    deal_algorithm = fields.String(required=True, metadata={"example": "osmosis-deal-v1"})
-    deal = fields.Nested(DealInfoSchema, required=True)
-    commitment = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
-    head_hash = fields.String(required=True)
-    events = fields.List(component("Event"), required=True)
-
-
-class ReplayDocumentSchema(ma.Schema):
-    """A replay document to verify: an export (a Replay) as it was kept, or as someone changed it. It needs the
-    shape of one; whether its contents hold is the verdict's to say."""
-
-    format = fields.String(required=True, metadata={"example": "osmosis-replay/1"})
-    game_id = fields.String(required=True)
-    variant = fields.String(required=True, allow_none=True)
-    rules = fields.Dict(required=True)
-    deal_algorithm = fields.String(required=True, metadata={"example": "osmosis-deal-v1"})
-    deal = fields.Dict(required=True)
-    commitment = fields.String(required=True)
-    status = fields.String(required=True)
-    head_hash = fields.String(required=True)
-    events = fields.List(fields.Nested(RecordedEventSchema), required=True)
-
-
-class VerdictSchema(ma.Schema):
-    valid = fields.Boolean(required=True)
-    complete = fields.Boolean(
-        required=True, metadata={"description": "Every check ran: the seeds were known, and every search the checks "
-                                                "need was within the request's budget. False while the game is on, "
-                                                "or when `unchecked` lists something."}
-    )
-    checked_events = fields.Integer(required=True)
-    first_bad_seq = fields.Integer(required=True, allow_none=True)
-    reason = fields.String(required=True, allow_none=True)
-    unchecked = fields.List(fields.String(), required=True, metadata={
-        "description": "What the check of a valid log left out, in words: a winnable deal's choice or recorded hints "
-                       "whose search is beyond the request's budget of solver positions, or hints of another "
-                       "solver version. `osmosis verify` checks them offline. Empty when the log is invalid or every "
-                       "check ran."})
-    summary = fields.String(required=True)
 
 
 class HealthSchema(ma.Schema):

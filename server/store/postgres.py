@@ -8,13 +8,12 @@ stays the guard of last resort, so the log never has a gap or a duplicate.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NoReturn
+from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -24,7 +23,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..log.events import Event
 from ..service.errors import (
     GameNotFound,
-    IdempotencyConflict,
     SealedDealNotFound,
     SealedDealUsed,
     StoreUnavailable,
@@ -34,6 +32,16 @@ from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from ..service.records import GameRecord, GameSecret, GameWrite, LockedGame, SealedDeal, StoredResponse, TimeTravel
 from . import sql
 from .connections import dedicated_connection, live_connection
+from .rows import (
+    game_of,
+    game_params,
+    insert_events,
+    lock_key,
+    raise_translated,
+    response_params,
+    secret_of,
+    write_game,
+)
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +84,7 @@ class PostgresStore:
     ) -> None:
         try:
             with self._transaction() as conn:
-                conn.execute(sql.INSERT_GAME, _game_params(game))
+                conn.execute(sql.INSERT_GAME, game_params(game))
                 if sealed_deal_id is not None:
                     claimed = conn.execute(sql.CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
                     if claimed.rowcount != 1:
@@ -91,11 +99,11 @@ class PostgresStore:
                         "token_hash": secret.token_hash,
                     },
                 )
-                _insert_events(conn, game.id, events)
+                insert_events(conn, game.id, events)
                 if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, _response_params(response))
+                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
-            _raise_translated(error)
+            raise_translated(error)
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
         try:
@@ -103,9 +111,9 @@ class PostgresStore:
                 conn.execute(sql.INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
                                                   "server_seed": deal.server_seed, "commitment": deal.commitment})
                 if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, _response_params(response))
+                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
-            _raise_translated(error)
+            raise_translated(error)
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         with self._connection() as conn:
@@ -119,7 +127,7 @@ class PostgresStore:
             row = conn.execute(sql.SELECT_GAME, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        return _game(row)
+        return game_of(row)
 
     def load_document(self, game_id: UUID) -> tuple[int, str]:
         with self._connection() as conn:
@@ -133,14 +141,14 @@ class PostgresStore:
             row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        return _game(row), _secret(row)
+        return game_of(row), secret_of(row)
 
     def write(self, write: GameWrite, expected_version: int) -> bool:
         try:
             with self._connection() as conn:
                 return write_game(conn, write, expected_version)
         except psycopg.errors.UniqueViolation as error:
-            _raise_translated(error)
+            raise_translated(error)
 
     @contextmanager
     def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
@@ -152,15 +160,15 @@ class PostgresStore:
                 row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
                 if row is None:
                     raise GameNotFound(game_id)
-                game = _game(row)
+                game = game_of(row)
 
                 def write(change: GameWrite) -> None:
                     if not write_game(conn, change, game.version):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
 
-                yield LockedGame(game, _secret(row), write)
+                yield LockedGame(game, secret_of(row), write)
         except psycopg.errors.UniqueViolation as error:
-            _raise_translated(error)
+            raise_translated(error)
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._connection() as conn, conn.pipeline():
@@ -174,7 +182,7 @@ class PostgresStore:
             # Up to the end of the step `seq` is in: an action appends at most two events after its own.
             rows = conn.execute(sql.SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
                                                 "limit": None}).fetchall()
-        return TimeTravel(_secret(found), found["rules"], found["deal"],
+        return TimeTravel(secret_of(found), found["rules"], found["deal"],
                           (latest["seq"], latest["state"]) if latest else None,
                           [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
 
@@ -192,7 +200,7 @@ class PostgresStore:
                            if given is not None)
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()
-        return [_game(row) for row in rows]
+        return [game_of(row) for row in rows]
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
         last = upto if upto is not None else 2**31 - 1
@@ -300,108 +308,3 @@ class PostgresStore:
         if revision != self._head_revision:
             return f"the database schema is at {revision}, not at head {self._head_revision}"
         return None
-
-
-def _insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence[Event]) -> None:
-    conn.cursor().executemany(
-        sql.INSERT_EVENT,
-        [
-            {"game_id": game_id, "seq": event.seq, "kind": event.kind, "data": _json(event.data), "hash": event.hash}
-            for event in events
-        ],
-    )
-
-
-def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_version: int) -> bool:
-    """Write `change` if the game is still at `expected_version`; whether it was."""
-    response = change.response
-    row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
-        **_game_params(change.game),
-        "lock_key": lock_key(change.game.id),
-        "expected_version": expected_version,
-        "state": change.state_text,
-        "events": _json([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
-                         for event in change.events]),
-        "snapshot": change.snapshot,
-        "scope": response.scope if response else None,
-        "key_hash": response.key_hash if response else None,
-        "fingerprint": response.fingerprint if response else None,
-        "response_status": response.status if response else None,
-        "body": response.body if response else None,
-    }).fetchone()
-    return bool(row and row[0])
-
-
-def lock_key(game_id: UUID) -> int:
-    """The game's advisory lock: the first 64 bits of its random id (a shared key only makes two games wait)."""
-    return int.from_bytes(game_id.bytes[:8], "big", signed=True)
-
-
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def _json(value: Any) -> str:
-    """JSON for a jsonb parameter, as text: PostgreSQL parses it all the same, and psycopg's Jsonb
-    wrapper costs more to adapt than the encoding itself on every statement of the hot path."""
-    return _JSON.encode(value)
-
-
-def _raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:
-    """The store's own error for a unique violation: the one place these are told apart."""
-    constraint = error.diag.constraint_name
-    if constraint == "game_events_pkey":
-        raise VersionConflict("the game moved on while this action was written") from error
-    if constraint == "idempotency_keys_pkey":
-        raise IdempotencyConflict() from error
-    raise error
-
-
-def _game_params(game: GameRecord) -> dict[str, Any]:
-    return {
-        "id": game.id,
-        "created_at": game.created_at,
-        "updated_at": game.updated_at,
-        "rules": _json(game.rules),
-        "variant": game.variant,
-        "deal": _json(game.deal),
-        "commitment": game.commitment,
-        "version": game.version,
-        "status": game.status,
-        "score": game.score,
-        "head_hash": game.head_hash,
-        "hints": game.hints,
-        "document": game.document,
-    }
-
-
-def _response_params(response: StoredResponse) -> dict[str, Any]:
-    return {
-        "scope": response.scope,
-        "key_hash": response.key_hash,
-        "fingerprint": response.fingerprint,
-        "status": response.status,
-        "body": response.body,
-        "player_token_wrapped": response.player_token_wrapped,
-    }
-
-
-def _secret(row: dict[str, Any]) -> GameSecret:
-    return GameSecret(bytes(row["server_seed"]), row["client_seed"], row["state"], row["token_hash"])
-
-
-def _game(row: dict[str, Any]) -> GameRecord:
-    return GameRecord(
-        id=row["id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        rules=row["rules"],
-        variant=row["variant"],
-        deal=row["deal"],
-        commitment=row["commitment"],
-        version=row["version"],
-        status=row["status"],
-        score=row["score"],
-        head_hash=row["head_hash"],
-        hints=row["hints"],
-        document=row["document"],
-    )

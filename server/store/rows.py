@@ -1,0 +1,123 @@
+"""The records as the tables hold them: a record's statement parameters and a row's record, the one write of an
+action, and the store's errors for the constraints a write can break."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, NoReturn
+from uuid import UUID
+
+import psycopg
+from psycopg.rows import tuple_row
+
+from ..log.events import Event
+from ..service.errors import IdempotencyConflict, VersionConflict
+from ..service.records import GameRecord, GameSecret, GameWrite, StoredResponse
+from . import sql
+
+
+def insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence[Event]) -> None:
+    conn.cursor().executemany(
+        sql.INSERT_EVENT,
+        [
+            {"game_id": game_id, "seq": event.seq, "kind": event.kind, "data": jsonb_text(event.data),
+             "hash": event.hash}
+            for event in events
+        ],
+    )
+
+
+def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_version: int) -> bool:
+    """Write `change` if the game is still at `expected_version`; whether it was."""
+    response = change.response
+    row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
+        **game_params(change.game),
+        "lock_key": lock_key(change.game.id),
+        "expected_version": expected_version,
+        "state": change.state_text,
+        "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
+                             for event in change.events]),
+        "snapshot": change.snapshot,
+        "scope": response.scope if response else None,
+        "key_hash": response.key_hash if response else None,
+        "fingerprint": response.fingerprint if response else None,
+        "response_status": response.status if response else None,
+        "body": response.body if response else None,
+    }).fetchone()
+    return bool(row and row[0])
+
+
+def lock_key(game_id: UUID) -> int:
+    """The game's advisory lock: the first 64 bits of its random id (a shared key only makes two games wait)."""
+    return int.from_bytes(game_id.bytes[:8], "big", signed=True)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def jsonb_text(value: Any) -> str:
+    """JSON for a jsonb parameter, as text: PostgreSQL parses it all the same, and psycopg's Jsonb
+    wrapper costs more to adapt than the encoding itself on every statement of the hot path."""
+    return _JSON.encode(value)
+
+
+def raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:
+    """The store's own error for a unique violation: the one place these are told apart."""
+    constraint = error.diag.constraint_name
+    if constraint == "game_events_pkey":
+        raise VersionConflict("the game moved on while this action was written") from error
+    if constraint == "idempotency_keys_pkey":
+        raise IdempotencyConflict() from error
+    raise error
+
+
+def game_params(game: GameRecord) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "rules": jsonb_text(game.rules),
+        "variant": game.variant,
+        "deal": jsonb_text(game.deal),
+        "commitment": game.commitment,
+        "version": game.version,
+        "status": game.status,
+        "score": game.score,
+        "head_hash": game.head_hash,
+        "hints": game.hints,
+        "document": game.document,
+    }
+
+
+def response_params(response: StoredResponse) -> dict[str, Any]:
+    return {
+        "scope": response.scope,
+        "key_hash": response.key_hash,
+        "fingerprint": response.fingerprint,
+        "status": response.status,
+        "body": response.body,
+        "player_token_wrapped": response.player_token_wrapped,
+    }
+
+
+def secret_of(row: dict[str, Any]) -> GameSecret:
+    return GameSecret(bytes(row["server_seed"]), row["client_seed"], row["state"], row["token_hash"])
+
+
+def game_of(row: dict[str, Any]) -> GameRecord:
+    return GameRecord(
+        id=row["id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        rules=row["rules"],
+        variant=row["variant"],
+        deal=row["deal"],
+        commitment=row["commitment"],
+        version=row["version"],
+        status=row["status"],
+        score=row["score"],
+        head_hash=row["head_hash"],
+        hints=row["hints"],
+        document=row["document"],
+    )
