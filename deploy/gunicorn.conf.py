@@ -25,7 +25,7 @@ graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 # closed after it: gevent's worker bounds reading each request head by this time.
 keepalive = int(os.environ.get("KEEPALIVE_SECONDS", "5"))
 # What a request's head may hold (gunicorn's defaults, stated): past them the worker answers 414, 431 or 400
-# as problem+json (server/gevent_worker.py; docs/api.md, "Limits").
+# as problem+json (server/runtime/gevent_worker.py; docs/api.md, "Limits").
 limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
@@ -54,7 +54,7 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="osmosis-metrics-")
 
 # The counters every worker shares (rate limits, solver jobs in flight), in a file the workers map: made
-# here, in the master, so that they are this server's alone (server/shared_counters.py).
+# here, in the master, so that they are this server's alone (server/runtime/shared_counters.py).
 _counters_dir = tempfile.mkdtemp(prefix="osmosis-counters-")
 os.environ[shared_counters.ENVIRONMENT] = str(shared_counters.create(Path(_counters_dir)))
 

@@ -38,7 +38,7 @@ class Settings:
     """Per client address, in flask-limiter's notation; empty turns rate limiting off."""
     rate_limit_storage_uri: str = "osmosis-shared://"
     """Where the counts of rate limits and solver jobs live: by default in memory every worker of this server
-    shares (server/shared_counters.py); redis://… shares them between all instances too."""
+    shares (server/runtime/shared_counters.py); redis://… shares them between all instances too."""
     proxy_count: int = 0
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
     recent_games: int = 1024

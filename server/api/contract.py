@@ -215,7 +215,7 @@ READ_ERRORS = (422, 429, 503)
 BODY_ERRORS = (400, 408, 413, 415)
 ACTION_ERRORS = (*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, 412)
 SOLVER_CODES = ("rate-limited", "solver-busy", "service-unavailable", "solver-saturated")
-"""What an operation that runs the solver adds to its 429 and 503 codes (server/computing.py)."""
+"""What an operation that runs the solver adds to its 429 and 503 codes (server/runtime/solver_time.py)."""
 
 RATE_LIMIT_HEADERS = {"X-RateLimit-Limit": header("RateLimitLimit"),
                       "X-RateLimit-Remaining": header("RateLimitRemaining"),

@@ -9,7 +9,7 @@ gunicorn's hook for applications that take a connection over (`ALREADY_HANDLED`,
 otherwise keeps reading the connection for a next request for the keep-alive time, holding a greenlet and
 the request's objects. The live tier hands event streams over this way (server/api/pusher.py).
 
-Imported by gunicorn's master, which must not import psycopg (server/json_logs.py says why): gunicorn only.
+Imported by gunicorn's master, which must not import psycopg (server/runtime/json_logs.py says why): gunicorn only.
 """
 
 import json
@@ -51,7 +51,7 @@ class _Written:
 
 class Worker(GeventWorker):  # type: ignore[misc]
     def init_process(self) -> None:
-        # Solver searches run in native threads beside the loop (server/computing.py). The loop waits for the
+        # Solver searches run in native threads beside the loop (server/runtime/solver_time.py). The loop waits for the
         # interpreter lock after every system call, up to the switch interval each time: at Python's 5 ms a
         # request meets dozens of such waits; at half a millisecond it hardly notices the searches.
         sys.setswitchinterval(SWITCH_INTERVAL)

@@ -7,7 +7,7 @@ under one lock. Outside gunicorn (the tests, one process) the table is this proc
 
 Servers on several machines share their counts through Redis instead (`RATE_LIMIT_STORAGE_URI`); this
 module is the single-machine default, as a storage of the `limits` package so that flask-limiter and the
-solver's job leases (server/computing.py) use either alike.
+solver's job leases (server/runtime/solver_time.py) use either alike.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The solver's work (hints, winnable deals, analyses, verifications) takes up to a
 Two things keep one client from taking that time from everyone:
 
 - A cap on each client's jobs in flight on the whole server, counted in the counters every worker shares
-  (server/shared_counters.py, or Redis): past it the request is refused at once with 429 `solver-busy`
+  (server/runtime/shared_counters.py, or Redis): past it the request is refused at once with 429 `solver-busy`
   and Retry-After, before it costs anything.
 - A fair queue in each worker: a job starts when one of the worker's THREADS is free and its client has no
   other job running in this worker, the first such in the order they came. So however many jobs one
