@@ -21,7 +21,7 @@ from ..rules import Action, Deal, GameState, Redeal, Resign, RulesError, apply, 
 from ..solver import hints
 from .documents import rendered
 from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
-from .idempotency import Idempotency, first_reply, kept_reply, key_hash
+from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
@@ -116,7 +116,7 @@ class Acting:
         # Worked out before the write, outside any transaction: a search of a second or so must not hold
         # the game's lock. Should an action land meanwhile, the hint is worked out again for its position.
         given = self._solver_time(lambda: hints.hint(state).to_dict(),
-                                  once_for=_work_of(f"game:{game_id}", idempotency) if retries_wait else None)
+                                  once_for=work_of(f"game:{game_id}", idempotency) if retries_wait else None)
 
         def give(current: GameState) -> Step:
             if current != state:
@@ -238,11 +238,6 @@ class Acting:
         assert stored is not None, "the request that won the race kept its reply"
         reply, token = first_reply(stored, idempotency)
         return Answered(reply, None, token)
-
-
-def _work_of(scope: str, idempotency: Idempotency | None) -> str | None:
-    """What names a request's solver work, so that its retries wait for it (SolverTime's `once_for`)."""
-    return None if idempotency is None else key_hash(scope, idempotency.key)
 
 
 def _check_version(game: GameRecord, versions: Versions) -> None:

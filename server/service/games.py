@@ -17,7 +17,7 @@ from ..solver.winnable import first_winnable
 from .acting import Acting, ChangeSink, token_hash_of
 from .documents import rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
-from .idempotency import Idempotency, first_reply, kept_reply, key_hash
+from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
@@ -53,7 +53,6 @@ class GameService(Acting, GameQueries):
         """`recent_games`: how many games this process keeps as it last wrote them (0: none), so that
         their next action needs no read (see RecentGames). `solver_time`: where the solver runs."""
         super().__init__(store, solver_time)
-        self.store = store
         self.changes: ChangeSink | None = None
         """Told of every game created and every action that lands here (the live hub)."""
         self._recent = RecentGames(recent_games)
@@ -61,6 +60,11 @@ class GameService(Acting, GameQueries):
         self._new_server_seed = new_server_seed
         self._new_token = new_token
         self._new_id = new_id
+
+    @property
+    def store(self) -> Store:
+        """The store it runs on: the composition root gives the live hub the same."""
+        return self._store
 
     def create_sealed_deal(self, idempotency: Idempotency | None,
                            answer: Answer[SealedDealMade] | None = None) -> Answered[SealedDealMade]:
@@ -108,7 +112,7 @@ class GameService(Acting, GameQueries):
         if winnable:
             try:
                 chosen = self._solver_time(lambda: first_winnable(rules, server_seed, client_seed),
-                                           once_for=None if idempotency is None else key_hash(scope, idempotency.key))
+                                           once_for=work_of(scope, idempotency))
             except IdenticalRequestFinished:
                 # The first request with this key has finished: its answer, or (if it kept none) this one's.
                 if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:

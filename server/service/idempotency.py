@@ -27,6 +27,11 @@ def key_hash(scope: str, key: str) -> str:
     return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
 
 
+def work_of(scope: str, idempotency: Idempotency | None) -> str | None:
+    """What names a request's solver work, so that its retries wait for it (SolverTime's `once_for`)."""
+    return None if idempotency is None else key_hash(scope, idempotency.key)
+
+
 def kept_reply(scope: str, idempotency: Idempotency | None, reply: Reply | None,
                player_token: str | None = None) -> StoredResponse | None:
     """The reply as kept for retries with the key (none without a key): its text as sent, and a created game's

@@ -35,8 +35,6 @@ from ..rules import (
     waste_top_is_playable,
 )
 
-Policy = Callable[[GameState], GameState]
-
 
 def play_greedy(state: GameState) -> GameState:
     """Play the greedy policy from `state` to the end of the game."""
