@@ -24,15 +24,21 @@ from server.service.errors import (
     VersionConflict,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
+from server.service.ports import Integrate
 from server.service.records import (
     GameRecord,
     GameSecret,
     GameWrite,
     LockedGame,
+    LogGrowth,
+    PendingEntry,
+    PublicEntry,
     SealedDeal,
+    SignedCheckpoint,
     StoredResponse,
     TimeTravel,
 )
+from server.transparency.tiles import partial_tiles
 
 
 def _copied(value: Any) -> Any:
@@ -59,11 +65,22 @@ class MemoryStore:
         self._analyses: dict[tuple[UUID, str, int], str] = {}
         self._last_tx = 0
         self._listeners: list[Callable[[str], None]] = []
+        self._pending: list[PendingEntry] = []
+        self._leaves: list[PublicEntry] = []
+        self._tiles: dict[tuple[int, int], bytes] = {}
+        self._bundles: dict[int, bytes] = {}
+        self._checkpoints: list[SignedCheckpoint] = []
+        self._cosignatures: dict[tuple[int, str], str] = {}
+        self._sequencing = threading.Lock()
+        self._last_pending = 0
+        self.checkpoint_age = float("inf")
+        """Seconds since the latest checkpoint was signed, as the spacing between checkpoints sees it."""
 
     # Games and their log
 
     def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
-                    response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
+                    public_entry: PublicEntry | None = None) -> None:
         with self._lock:
             self._refuse_kept(response)
             if sealed_deal_id is not None:
@@ -75,6 +92,7 @@ class MemoryStore:
             self._games[game.id] = stored
             self._append(stored, events)
             self._keep(response)
+            self._record(public_entry)
 
     def load_game(self, game_id: UUID) -> GameRecord:
         return self._stored(game_id).record
@@ -102,6 +120,7 @@ class MemoryStore:
             if write.snapshot:
                 stored.snapshots[write.game.version] = write.state_text
             self._keep(write.response)
+            self._record(write.public_entry)
             return True
 
     @contextmanager
@@ -155,11 +174,74 @@ class MemoryStore:
 
     # Sealed deals
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
+                           public_entry: PublicEntry | None = None) -> None:
         with self._lock:
             self._refuse_kept(response)
             self._sealed[deal.id] = deal
             self._keep(response)
+            self._record(public_entry)
+
+    # The public log
+
+    def sequence(self, limit: int, spacing: float, integrate: Integrate) -> LogGrowth | None:
+        if not self._sequencing.acquire(blocking=False):
+            return None
+        try:
+            with self._lock:
+                latest = self._checkpoints[-1] if self._checkpoints else None
+                if latest is not None and self.checkpoint_age < spacing:
+                    return None
+                size = latest.size if latest else 0
+                pending = self._pending[:limit]
+                partial = {a.level: self._tiles[(a.level, a.index)] for a in partial_tiles(size)}
+                if size % 256:
+                    partial[-1] = self._bundles[size // 256]
+            growth = integrate(latest, pending, partial)
+            if growth is None:
+                return None
+            with self._lock:
+                self._tiles.update(growth.tiles)
+                self._bundles.update(growth.bundles)
+                self._leaves += [entry for _, entry in growth.leaves]
+                self._checkpoints.append(growth.checkpoint)
+                del self._pending[:len(pending)]
+                self.checkpoint_age = 0.0
+            return growth
+        finally:
+            self._sequencing.release()
+
+    def published_checkpoint(self, witnesses: Sequence[str]) -> SignedCheckpoint | None:
+        with self._lock:
+            for checkpoint in reversed(self._checkpoints):
+                if all((checkpoint.size, w) in self._cosignatures for w in witnesses):
+                    return self._with_cosignatures(checkpoint)
+            return self._with_cosignatures(self._checkpoints[-1]) if self._checkpoints else None
+
+    def _with_cosignatures(self, checkpoint: SignedCheckpoint) -> SignedCheckpoint:
+        lines = tuple(line for (size, _), line in sorted(self._cosignatures.items()) if size == checkpoint.size)
+        return replace(checkpoint, cosignatures=lines)
+
+    def cosigned_size(self, witness: str) -> int:
+        return max((size for size, name in self._cosignatures if name == witness), default=0)
+
+    def add_cosignature(self, size: int, witness: str, line: str) -> None:
+        with self._lock:
+            self._cosignatures.setdefault((size, witness), line)
+
+    def read_tile(self, level: int, index: int) -> bytes:
+        return self._tiles.get((level, index), b"")
+
+    def read_bundle(self, index: int) -> bytes:
+        return self._bundles.get(index, b"")
+
+    def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
+        return [(index, entry.kind) for index, entry in enumerate(self._leaves) if entry.subject in subjects]
+
+    def _record(self, entry: PublicEntry | None) -> None:
+        if entry is not None:
+            self._last_pending += 1
+            self._pending.append(PendingEntry(self._last_pending, entry))
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         sealed = self._sealed.get(deal_id)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ..log import events as ev
+from ..log import public_entries
 from ..rules import Action, Deal, GameState, Redeal, Resign, RulesError, apply, can_redeal, from_text, to_text
 from ..solver import hints
 from .documents import rendered
@@ -25,7 +26,7 @@ from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
-from .records import GameRecord, GameSecret, GameWrite
+from .records import GameRecord, GameSecret, GameWrite, PublicEntry
 
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
@@ -213,8 +214,14 @@ class Acting:
         outcome = ActionTaken(updated, tuple(appended), step.hint)
         reply = answer(outcome) if answer is not None else None
         state_text = to_text(after)
+        ended = None
+        if after.is_over:
+            ended = PublicEntry(game.id, public_entries.GAME_ENDED, public_entries.game_ended(
+                game.id, updated.status, updated.version, updated.head_hash, updated.score, secret.server_seed,
+                secret.client_seed))
         write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
-                          snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY)
+                          snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
+                          public_entry=ended)
         return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
 
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:

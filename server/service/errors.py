@@ -25,6 +25,14 @@ class EventNotFound(ServiceError, LookupError):
     """A seq the game's log does not have."""
 
 
+class LogNotStarted(ServiceError, LookupError):
+    """The public log has no checkpoint yet: its sequencer has not run."""
+
+
+class TileNotFound(ServiceError, LookupError):
+    """A tile, bundle or proof the public log does not have (yet): past its tree, or full while still partial."""
+
+
 class SealedDealUsed(ServiceError):
     """A sealed deal makes one game only."""
 

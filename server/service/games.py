@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from ..log import events as ev
+from ..log import public_entries
 from ..rules import Rules, commitment, deal_number_seed, layout, opening, shuffled_deck, to_text
 from ..solver.winnable import first_winnable
 from .acting import Acting, ChangeSink, token_hash_of
@@ -22,7 +23,7 @@ from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
 from .recent_games import Known, RecentGames
-from .records import GameRecord, GameSecret, SealedDeal
+from .records import GameRecord, GameSecret, PublicEntry, SealedDeal
 
 
 def _utc_now() -> datetime:
@@ -75,8 +76,10 @@ class GameService(Acting, GameQueries):
         server_seed = self._new_server_seed()
         made = SealedDealMade(SealedDeal(self._new_id(), self._clock(), server_seed, commitment(server_seed), None))
         reply = answer(made) if answer is not None else None
+        logged = PublicEntry(made.deal.id, public_entries.DEAL_SEALED,
+                             public_entries.deal_sealed(made.deal.id, made.deal.commitment))
         try:
-            self._store.create_sealed_deal(made.deal, kept_reply(scope, idempotency, reply))
+            self._store.create_sealed_deal(made.deal, kept_reply(scope, idempotency, reply), logged)
         except IdempotencyConflict:
             return self._first_answer_after_race(scope, idempotency)
         return Answered(reply, made)
@@ -144,9 +147,11 @@ class GameService(Acting, GameQueries):
         secret = GameSecret(server_seed, client_seed, to_text(state), token_hash_of(token))
         made = GameMade(record, token)
         reply = answer(made) if answer is not None else None
+        logged = PublicEntry(game_id, public_entries.GAME_CREATED,
+                             public_entries.game_created(game_id, record.variant, record.rules, deal, commit))
         try:
             self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
-                                    sealed_deal_id)
+                                    sealed_deal_id, logged)
         except IdempotencyConflict:
             return self._first_answer_after_race(scope, idempotency)
         self._recent.keep(record.id, Known(record, secret, state))

@@ -8,7 +8,7 @@ A use case names the ports it uses; the composition root (server/runtime/app.py)
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from datetime import datetime
@@ -17,7 +17,19 @@ from uuid import UUID
 
 from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
-from .records import GameRecord, GameSecret, GameWrite, LockedGame, SealedDeal, StoredResponse, TimeTravel
+from .records import (
+    GameRecord,
+    GameSecret,
+    GameWrite,
+    LockedGame,
+    LogGrowth,
+    PendingEntry,
+    PublicEntry,
+    SealedDeal,
+    SignedCheckpoint,
+    StoredResponse,
+    TimeTravel,
+)
 
 
 class Games(Protocol):
@@ -25,9 +37,10 @@ class Games(Protocol):
     request with an Idempotency-Key is kept in the same write (KeptResponses reads it)."""
 
     def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
-                    response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
+                    public_entry: PublicEntry | None = None) -> None:
         """Raises SealedDealUsed if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's
-        key is kept already; either way nothing is written."""
+        key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
         ...
 
     def load_game(self, game_id: UUID) -> GameRecord:
@@ -69,7 +82,8 @@ class Games(Protocol):
 class SealedDeals(Protocol):
     """Sealed deals: kept until one makes a game (Games.create_game claims it), and shown meanwhile."""
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
+                           public_entry: PublicEntry | None = None) -> None:
         """Raises IdempotencyConflict if the reply's key is kept already; then nothing is written."""
         ...
 
@@ -132,13 +146,52 @@ class ChangeNotices(Protocol):
         ...
 
 
+Integrate = Callable[[SignedCheckpoint | None, Sequence[PendingEntry], Mapping[int, bytes]], LogGrowth | None]
+"""(the latest checkpoint, the entries to sequence, the partial tiles of its tree by level with -1 for its partial
+entry bundle) -> what to write, or None to write nothing."""
+
+
+class PublicLogStore(Protocol):
+    """The public transparency log: its pending entries, leaves, tiles and bundles, and signed checkpoints."""
+
+    def sequence(self, limit: int, spacing: float, integrate: Integrate) -> LogGrowth | None:
+        """One sequencing, in one transaction under the log's one lock (held by one process at a time, across
+        every instance): unless another process holds it, or the latest checkpoint is younger than `spacing`
+        seconds, `integrate` what is pending (the first `limit` entries, in their order) and write what it
+        returns, taking those entries off the pending list. Returns what was written, or None."""
+        ...
+
+    def published_checkpoint(self, witnesses: Sequence[str]) -> SignedCheckpoint | None:
+        """The newest checkpoint cosigned by every one of `witnesses` (names as the cosignatures carry them),
+        or, if none is, the newest; None before the first."""
+        ...
+
+    def cosigned_size(self, witness: str) -> int:
+        """The largest checkpoint `witness` cosigned (0 if none)."""
+        ...
+
+    def add_cosignature(self, size: int, witness: str, line: str) -> None: ...
+
+    def read_tile(self, level: int, index: int) -> bytes:
+        """The hashes the tile holds (all 256 once full, fewer while partial; none if it does not exist)."""
+        ...
+
+    def read_bundle(self, index: int) -> bytes:
+        """The entry bundle as it stands (empty if it does not exist)."""
+        ...
+
+    def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
+        """The (index, kind) of every leaf about these games or sealed deals, by index."""
+        ...
+
+
 class Readiness(Protocol):
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not."""
         ...
 
 
-class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, Readiness, Protocol):
+class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Readiness, Protocol):
     """Every port of the store, as one backend implements them."""
 
 

@@ -68,6 +68,44 @@ class StoredResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class PublicEntry:
+    """An entry for the public transparency log (log/public_entries.py), about one game or sealed deal."""
+
+    subject: UUID
+    kind: str
+    entry: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEntry:
+    """An entry recorded by its game's write and not yet in the tree: `id` orders the sequencing."""
+
+    id: int
+    entry: PublicEntry
+
+
+@dataclass(frozen=True, slots=True)
+class SignedCheckpoint:
+    """A checkpoint the log signed: its size and root, the signed note, and the witnesses' cosignature lines."""
+
+    size: int
+    root: bytes
+    note: str
+    cosignatures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LogGrowth:
+    """What one sequencing writes: the tiles and entry bundles as they become (by (level, index), and by
+    index), the new leaves as (index, entry), and the checkpoint of the grown tree."""
+
+    tiles: dict[tuple[int, int], bytes]
+    bundles: dict[int, bytes]
+    leaves: list[tuple[int, PublicEntry]]
+    checkpoint: SignedCheckpoint
+
+
+@dataclass(frozen=True, slots=True)
 class GameWrite:
     """What one action writes: the game's new row, the events to append, the new full position."""
 
@@ -77,6 +115,8 @@ class GameWrite:
     response: StoredResponse | None
     snapshot: bool = False
     """Keep `state_text` as the snapshot at the new version, for time travel."""
+    public_entry: PublicEntry | None = None
+    """The entry this write adds to the public log (a game's end), recorded as pending in the same write."""
 
 
 @dataclass(frozen=True, slots=True)

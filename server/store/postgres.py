@@ -29,9 +29,19 @@ from ..service.errors import (
     VersionConflict,
 )
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
-from ..service.records import GameRecord, GameSecret, GameWrite, LockedGame, SealedDeal, StoredResponse, TimeTravel
+from ..service.records import (
+    GameRecord,
+    GameSecret,
+    GameWrite,
+    LockedGame,
+    PublicEntry,
+    SealedDeal,
+    StoredResponse,
+    TimeTravel,
+)
 from . import sql
 from .connections import dedicated_connection, live_connection
+from .public_log import PublicLogTables, insert_pending
 from .rows import (
     game_of,
     game_params,
@@ -46,7 +56,7 @@ from .rows import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore:
+class PostgresStore(PublicLogTables):
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
@@ -81,6 +91,7 @@ class PostgresStore:
         events: Sequence[Event],
         response: StoredResponse | None,
         sealed_deal_id: UUID | None = None,
+        public_entry: PublicEntry | None = None,
     ) -> None:
         try:
             with self._transaction() as conn:
@@ -100,16 +111,19 @@ class PostgresStore:
                     },
                 )
                 insert_events(conn, game.id, events)
+                insert_pending(conn, public_entry)
                 if response is not None:
                     conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None) -> None:
+    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
+                           public_entry: PublicEntry | None = None) -> None:
         try:
             with self._transaction() as conn:
                 conn.execute(sql.INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
                                                   "server_seed": deal.server_seed, "commitment": deal.commitment})
+                insert_pending(conn, public_entry)
                 if response is not None:
                     conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:

@@ -39,6 +39,8 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
         "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
                              for event in change.events]),
         "snapshot": change.snapshot,
+        "log_kind": change.public_entry.kind if change.public_entry else None,
+        "log_entry": change.public_entry.entry if change.public_entry else None,
         "scope": response.scope if response else None,
         "key_hash": response.key_hash if response else None,
         "fingerprint": response.fingerprint if response else None,

@@ -50,6 +50,9 @@ WRITE_CHANGE = """
     ), snapshot AS (
         INSERT INTO game_snapshots (game_id, seq, state)
         SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
+    ), logged AS (
+        INSERT INTO log_pending (subject, kind, entry)
+        SELECT id, %(log_kind)s::text, %(log_entry)s::bytea FROM moved WHERE %(log_entry)s::bytea IS NOT NULL
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
@@ -202,3 +205,73 @@ INSERT_ANALYSIS = """
     VALUES (%(game_id)s, %(solver)s, %(budget)s, %(analysis)s)
     ON CONFLICT (game_id, solver, budget) DO NOTHING
 """
+
+INSERT_PENDING_ENTRY = "INSERT INTO log_pending (subject, kind, entry) VALUES (%(subject)s, %(kind)s, %(entry)s)"
+
+# The public log's one sequencer lock: a transaction-level advisory lock, so that a sequencer that dies or loses
+# its connection mid-batch releases it with its transaction, which writes nothing. Its key is outside the
+# games' (lock_key: the first 64 bits of a random UUID) only by chance; a clash would only make one wait.
+SEQUENCER_LOCK = "SELECT pg_try_advisory_xact_lock(%(key)s) AS locked"
+
+# The latest checkpoint, and whether it is younger than the spacing between checkpoints (by the database's
+# clock, which every instance shares).
+SELECT_LATEST_CHECKPOINT = """
+    SELECT size, root, note, now() - signed_at < make_interval(secs => %(spacing)s) AS recent
+    FROM log_checkpoints ORDER BY size DESC LIMIT 1
+"""
+
+SELECT_PENDING_ENTRIES = "SELECT id, subject, kind, entry FROM log_pending ORDER BY id LIMIT %(limit)s"
+
+SELECT_TILES = """
+    SELECT level, hashes FROM log_tiles
+    WHERE (level, index) IN (SELECT * FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[]))
+"""
+
+SELECT_TILE = "SELECT hashes FROM log_tiles WHERE level = %(level)s AND index = %(index)s"
+
+SELECT_BUNDLE = "SELECT entries FROM log_bundles WHERE index = %(index)s"
+
+UPSERT_TILES = """
+    INSERT INTO log_tiles (level, index, width, hashes)
+    SELECT level, index, length(hashes) / 32, hashes
+    FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[], %(hashes)s::bytea[]) AS t (level, index, hashes)
+    ON CONFLICT (level, index) DO UPDATE SET width = EXCLUDED.width, hashes = EXCLUDED.hashes
+"""
+
+UPSERT_BUNDLES = """
+    INSERT INTO log_bundles (index, width, entries)
+    SELECT index, width, entries
+    FROM unnest(%(indexes)s::bigint[], %(widths)s::smallint[], %(entries)s::bytea[]) AS b (index, width, entries)
+    ON CONFLICT (index) DO UPDATE SET width = EXCLUDED.width, entries = EXCLUDED.entries
+"""
+
+INSERT_LEAVES = """
+    INSERT INTO log_leaves (index, subject, kind, leaf_hash)
+    SELECT * FROM unnest(%(indexes)s::bigint[], %(subjects)s::uuid[], %(kinds)s::text[], %(hashes)s::bytea[])
+"""
+
+INSERT_CHECKPOINT = "INSERT INTO log_checkpoints (size, root, note) VALUES (%(size)s, %(root)s, %(note)s)"
+
+DELETE_PENDING_ENTRIES = "DELETE FROM log_pending WHERE id = ANY(%(ids)s::bigint[])"
+
+# The newest checkpoint cosigned by every witness named (with none named: the newest).
+SELECT_PUBLISHED_CHECKPOINT = """
+    SELECT c.size, c.root, c.note,
+           ARRAY(SELECT line FROM log_cosignatures s WHERE s.size = c.size ORDER BY witness) AS cosignatures
+    FROM log_checkpoints c
+    WHERE NOT EXISTS (
+        SELECT FROM unnest(%(witnesses)s::text[]) AS w (name)
+        WHERE NOT EXISTS (SELECT FROM log_cosignatures s WHERE s.size = c.size AND s.witness = w.name)
+    )
+    ORDER BY c.size DESC
+    LIMIT 1
+"""
+
+SELECT_COSIGNED_SIZE = "SELECT coalesce(max(size), 0) FROM log_cosignatures WHERE witness = %(witness)s"
+
+INSERT_COSIGNATURE = """
+    INSERT INTO log_cosignatures (size, witness, line) VALUES (%(size)s, %(witness)s, %(line)s)
+    ON CONFLICT (size, witness) DO NOTHING
+"""
+
+SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(subjects)s::uuid[]) ORDER BY index"

@@ -1,0 +1,72 @@
+"""The entries of the public transparency log: one when a deal is sealed, one when a game is created, one
+when it ends. Each is canonical JSON (keys sorted, no white space, UTF-8), so anyone can rebuild an entry
+from a game's export and find its leaf hash in the log (docs/transparency.md).
+
+A sealed deal is logged when sealed, so that a server cannot seal many and hand out those it likes; a game's
+creation names its deal's public inputs and its commitment; its end names how it ended, its event count and
+head hash (which commit to every move) and the seeds it revealed, which the commitment must match.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from uuid import UUID
+
+from .events import canonical_json
+
+DEAL_SEALED = "deal_sealed"
+GAME_CREATED = "game_created"
+GAME_ENDED = "game_ended"
+ENTRY_KINDS = (DEAL_SEALED, GAME_CREATED, GAME_ENDED)
+
+_FIELDS = {
+    DEAL_SEALED: {"kind", "sealed_deal_id", "commitment"},
+    GAME_CREATED: {"kind", "game_id", "variant", "rules", "deal", "commitment"},
+    GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
+}
+REVEALED = ("server_seed", "client_seed")
+"""What a game's `deal` gains when it ends: not part of its creation's entry."""
+
+
+def deal_sealed(sealed_deal_id: UUID, commitment: str) -> bytes:
+    return canonical_json({"kind": DEAL_SEALED, "sealed_deal_id": str(sealed_deal_id), "commitment": commitment})
+
+
+def game_created(game_id: UUID, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
+                 commitment: str) -> bytes:
+    public_deal = {key: value for key, value in deal.items() if key not in REVEALED}
+    return canonical_json({"kind": GAME_CREATED, "game_id": str(game_id), "variant": variant, "rules": rules,
+                           "deal": public_deal, "commitment": commitment})
+
+
+def game_ended(game_id: UUID, status: str, events: int, head_hash: str, score: int, server_seed: bytes,
+               client_seed: str) -> bytes:
+    return canonical_json({"kind": GAME_ENDED, "game_id": str(game_id), "status": status, "events": events,
+                           "head_hash": head_hash, "score": score, "server_seed": server_seed.hex(),
+                           "client_seed": client_seed})
+
+
+def subject_of(entry: Mapping[str, Any]) -> str:
+    """The game or sealed deal an entry is about."""
+    return str(entry["sealed_deal_id"] if entry["kind"] == DEAL_SEALED else entry["game_id"])
+
+
+def parse_entry(entry: bytes) -> dict[str, Any]:
+    """An entry as logged, checked to be one of the three kinds, canonical and complete; ValueError if not."""
+    try:
+        value = json.loads(entry.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError("the entry is not JSON in UTF-8") from None
+    if not isinstance(value, dict) or value.get("kind") not in _FIELDS:
+        raise ValueError(f"the entry is not one of the kinds {', '.join(ENTRY_KINDS)}")
+    if set(value) != _FIELDS[value["kind"]]:
+        raise ValueError(f"a {value['kind']} entry has exactly the fields {', '.join(sorted(_FIELDS[value['kind']]))}")
+    if canonical_json(value) != entry:
+        raise ValueError("the entry is not in canonical JSON")
+    try:
+        UUID(subject_of(value))
+    except ValueError:
+        raise ValueError("the entry's game or sealed deal id is not a UUID") from None
+    return value

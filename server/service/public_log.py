@@ -1,0 +1,169 @@
+"""The public transparency log's use cases: sequencing what the games' writes recorded as pending into the
+Merkle tree and signing its checkpoint; serving the checkpoint, tiles and bundles, a game's proofs, and a
+consistency proof. The tree's algorithms are server/transparency's; the format of entries, log/public_entries.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from ..log.public_entries import DEAL_SEALED, GAME_CREATED, GAME_ENDED
+from ..transparency.merkle import Subtree, consistency_proof, inclusion_proof, leaf_hash, tree_hash
+from ..transparency.notes import Checkpoint, Signer, Verifier, open_note, sign_note
+from ..transparency.tiles import (
+    ENTRIES,
+    TILE_WIDTH,
+    TileAddress,
+    bundle_entries,
+    bundle_prefix,
+    grown,
+    partial_tiles,
+    tile_subtrees,
+)
+from .errors import LogNotStarted, TileNotFound
+from .ports import Games, PublicLogStore
+from .records import LogGrowth, PendingEntry, SignedCheckpoint
+
+SEQUENCE_BATCH = 4096
+"""Entries one sequencing takes at most: a checkpoint's worth, however long the queue."""
+
+
+class KeyMismatch(RuntimeError):
+    """The latest checkpoint was signed by another key than the one this process signs with."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeafProof:
+    index: int
+    kind: str
+    entry: bytes
+    proof: list[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class GameProofs:
+    """Where a game's entries are in the log, and the proofs of those in the published checkpoint."""
+
+    checkpoint: SignedCheckpoint
+    leaves: list[LeafProof]
+    pending: list[str] = field(default_factory=list)
+    """The kinds of the game's entries not yet in the published checkpoint."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "checkpoint": published_note(self.checkpoint),
+            "tree_size": self.checkpoint.size,
+            "root_hash": _b64(self.checkpoint.root),
+            "leaves": [{"index": leaf.index, "kind": leaf.kind, "entry": leaf.entry.decode(),
+                        "leaf_hash": _b64(leaf_hash(leaf.entry)), "inclusion_proof": [_b64(h) for h in leaf.proof]}
+                       for leaf in self.leaves],
+            "pending": self.pending,
+        }
+
+
+def _b64(value: bytes) -> str:
+    return base64.b64encode(value).decode()
+
+
+def published_note(checkpoint: SignedCheckpoint) -> str:
+    """The signed note with the witnesses' cosignatures after the log's own signature."""
+    return checkpoint.note + "".join(checkpoint.cosignatures)
+
+
+class PublicLog:
+    def __init__(self, store: PublicLogStore, games: Games, signer: Signer | None,
+                 witnesses: Sequence[Verifier] = (), spacing: float = 1.0) -> None:
+        """`signer`: the log's key (None: this process serves the log but does not sequence). `witnesses`: whose
+        cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints."""
+        self._store = store
+        self._games = games
+        self._signer = signer
+        self.witnesses = tuple(witnesses)
+        self._spacing = spacing
+
+    @property
+    def verifier(self) -> Verifier | None:
+        return self._signer.verifier if self._signer is not None else None
+
+    def sequence(self, limit: int = SEQUENCE_BATCH) -> SignedCheckpoint | None:
+        """Integrate the pending entries (up to `limit`) and sign the grown tree: the checkpoint signed, or None
+        if there was nothing to do, or another process is the sequencer now."""
+        if self._signer is None:
+            return None
+        growth = self._store.sequence(limit, self._spacing, self._integrate)
+        return growth.checkpoint if growth is not None else None
+
+    def _integrate(self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry],
+                   partial: Mapping[int, bytes]) -> LogGrowth | None:
+        assert self._signer is not None
+        if latest is not None:
+            try:
+                open_note(latest.note, self._signer.verifier)
+            except ValueError:
+                raise KeyMismatch(f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
+                                  "set LOG_SIGNING_KEY to the log's key") from None
+            if not pending:
+                return None
+        size = latest.size if latest is not None else 0
+        entries = [p.entry.entry for p in pending]
+        tiles, bundles = grown(size, partial, entries)
+        new_size = size + len(entries)
+        edge = {(a.level, a.index): partial[a.level] for a in partial_tiles(size)}
+        edge.update({(a.level, a.index): hashes for a, hashes in tiles.items()})
+        root = tree_hash(new_size, tile_subtrees(lambda level, index: edge.get((level, index), b"")))
+        note = sign_note(Checkpoint(self._signer.name, new_size, root).text, self._signer)
+        return LogGrowth({(a.level, a.index): hashes for a, hashes in tiles.items()}, bundles,
+                         [(size + i, p.entry) for i, p in enumerate(pending)], SignedCheckpoint(new_size, root, note))
+
+    def checkpoint(self) -> SignedCheckpoint:
+        published = self._store.published_checkpoint([w.name for w in self.witnesses])
+        if published is None:
+            raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
+        return published
+
+    def tile(self, address: TileAddress) -> bytes:
+        """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one."""
+        if address.level == ENTRIES:
+            stored = self._store.read_bundle(address.index)
+            count = len(bundle_entries(stored)) if stored else 0
+        else:
+            stored = self._store.read_tile(address.level, address.index)
+            count = len(stored) // 32
+        wanted = address.width if address.width is not None else TILE_WIDTH
+        if count < wanted:
+            raise TileNotFound(f"the log has no {address.path} (yet)")
+        if address.level == ENTRIES:
+            return bundle_prefix(stored, wanted)
+        return stored[:wanted * 32]
+
+    def consistency(self, old_size: int, new_size: int) -> list[bytes]:
+        """A consistency proof between two sizes up to the published checkpoint's."""
+        published = self.checkpoint()
+        if not 0 < old_size <= new_size <= published.size:
+            raise TileNotFound(f"no consistency proof from {old_size} to {new_size}: sizes run from 1 to the "
+                               f"published checkpoint's, {published.size}, the first no larger than the second")
+        return consistency_proof(old_size, new_size, self._subtrees())
+
+    def game_proofs(self, game_id: UUID) -> GameProofs:
+        game = self._games.load_game(game_id)
+        subjects = [game_id]
+        if game.deal.get("kind") == "sealed":
+            subjects.append(UUID(game.deal["sealed_deal_id"]))
+        expected = [*([DEAL_SEALED] if len(subjects) > 1 else []), GAME_CREATED,
+                    *([GAME_ENDED] if game.status != "playing" else [])]
+        published = self.checkpoint()
+        subtrees = self._subtrees()
+        leaves = []
+        for index, kind in self._store.leaves_of(subjects):
+            if index < published.size:
+                entry = bundle_entries(self._store.read_bundle(index // TILE_WIDTH))[index % TILE_WIDTH]
+                leaves.append(LeafProof(index, kind, entry, inclusion_proof(index, published.size, subtrees)))
+        logged = {leaf.kind for leaf in leaves}
+        return GameProofs(published, leaves, [kind for kind in expected if kind not in logged])
+
+    def _subtrees(self) -> Subtree:
+        return tile_subtrees(self._store.read_tile)

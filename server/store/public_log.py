@@ -1,0 +1,127 @@
+"""The public transparency log on PostgreSQL (the PublicLogStore port): its one sequencer, its tiles and bundles,
+its checkpoints and their cosignatures. PostgresStore has these methods."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+from uuid import UUID
+
+import psycopg
+from psycopg.rows import tuple_row
+
+from ..service.ports import Integrate
+from ..service.records import LogGrowth, PendingEntry, PublicEntry, SignedCheckpoint
+from ..transparency.merkle import leaf_hash
+from ..transparency.tiles import bundle_entries, partial_tiles
+from . import sql
+
+SEQUENCER_LOCK_KEY = 0x6F736D6F7369736C  # "osmosisl"
+
+
+class _Connections(Protocol):
+    def _connection(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+    def _transaction(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+
+def insert_pending(conn: psycopg.Connection[Any], entry: PublicEntry | None) -> None:
+    if entry is not None:
+        conn.execute(sql.INSERT_PENDING_ENTRY, {"subject": entry.subject, "kind": entry.kind, "entry": entry.entry})
+
+
+class PublicLogTables:
+    def sequence(self: _Connections, limit: int, spacing: float, integrate: Integrate) -> LogGrowth | None:
+        with self._transaction() as conn:
+            if not conn.execute(sql.SEQUENCER_LOCK, {"key": SEQUENCER_LOCK_KEY}).fetchone()["locked"]:  # type: ignore[index]
+                return None
+            row = conn.execute(sql.SELECT_LATEST_CHECKPOINT, {"spacing": spacing}).fetchone()
+            if row is not None and row["recent"]:
+                return None
+            latest = None if row is None else SignedCheckpoint(row["size"], bytes(row["root"]), row["note"])
+            pending = [PendingEntry(r["id"], PublicEntry(r["subject"], r["kind"], bytes(r["entry"])))
+                       for r in conn.execute(sql.SELECT_PENDING_ENTRIES, {"limit": limit}).fetchall()]
+            growth = integrate(latest, pending, _partial_tiles(conn, latest.size if latest else 0))
+            if growth is None:
+                return None
+            _write(conn, growth, [p.id for p in pending])
+            return growth
+
+    def published_checkpoint(self: _Connections, witnesses: Sequence[str]) -> SignedCheckpoint | None:
+        with self._connection() as conn:
+            row = conn.execute(sql.SELECT_PUBLISHED_CHECKPOINT, {"witnesses": list(witnesses)}).fetchone()
+            if row is None and witnesses:
+                row = conn.execute(sql.SELECT_PUBLISHED_CHECKPOINT, {"witnesses": []}).fetchone()
+        if row is None:
+            return None
+        return SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
+
+    def cosigned_size(self: _Connections, witness: str) -> int:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_COSIGNED_SIZE, {"witness": witness}).fetchone()
+        return int(row[0]) if row else 0
+
+    def add_cosignature(self: _Connections, size: int, witness: str, line: str) -> None:
+        with self._connection() as conn:
+            conn.execute(sql.INSERT_COSIGNATURE, {"size": size, "witness": witness, "line": line})
+
+    def read_tile(self: _Connections, level: int, index: int) -> bytes:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_TILE,
+                                                             {"level": level, "index": index}).fetchone()
+        return bytes(row[0]) if row else b""
+
+    def read_bundle(self: _Connections, index: int) -> bytes:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_BUNDLE, {"index": index}).fetchone()
+        return bytes(row[0]) if row else b""
+
+    def leaves_of(self: _Connections, subjects: Collection[UUID]) -> list[tuple[int, str]]:
+        with self._connection() as conn:
+            rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_LEAVES_OF,
+                                                              {"subjects": list(subjects)}).fetchall()
+        return [(int(index), str(kind)) for index, kind in rows]
+
+
+def _partial_tiles(conn: psycopg.Connection[Any], size: int) -> dict[int, bytes]:
+    """The hashes of the partial tiles of the tree of `size` by level, and its partial entry bundle at -1."""
+    addresses = partial_tiles(size)
+    partial: dict[int, bytes] = {}
+    if addresses:
+        rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_TILES, {
+            "levels": [a.level for a in addresses], "indexes": [a.index for a in addresses]}).fetchall()
+        widths = {a.level: a.width or 0 for a in addresses}
+        partial = {level: bytes(hashes)[:32 * widths[level]] for level, hashes in rows}
+    if size % 256:
+        row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_BUNDLE, {"index": size // 256}).fetchone()
+        partial[-1] = bytes(row[0]) if row else b""
+    return partial
+
+
+def _write(conn: psycopg.Connection[Any], growth: LogGrowth, taken: Sequence[int]) -> None:
+    tiles = sorted(growth.tiles.items())
+    bundles = sorted(growth.bundles.items())
+    with conn.pipeline():
+        if tiles:
+            conn.execute(sql.UPSERT_TILES, {"levels": [level for (level, _), _ in tiles],
+                                            "indexes": [index for (_, index), _ in tiles],
+                                            "hashes": [hashes for _, hashes in tiles]})
+        if bundles:
+            conn.execute(sql.UPSERT_BUNDLES, {"indexes": [index for index, _ in bundles],
+                                              "widths": [_bundle_width(entries) for _, entries in bundles],
+                                              "entries": [entries for _, entries in bundles]})
+        if growth.leaves:
+            conn.execute(sql.INSERT_LEAVES, {"indexes": [index for index, _ in growth.leaves],
+                                             "subjects": [entry.subject for _, entry in growth.leaves],
+                                             "kinds": [entry.kind for _, entry in growth.leaves],
+                                             "hashes": [leaf_hash(entry.entry) for _, entry in growth.leaves]})
+        checkpoint = growth.checkpoint
+        conn.execute(sql.INSERT_CHECKPOINT, {"size": checkpoint.size, "root": checkpoint.root, "note": checkpoint.note})
+        if taken:
+            conn.execute(sql.DELETE_PENDING_ENTRIES, {"ids": list(taken)})
+
+
+def _bundle_width(bundle: bytes) -> int:
+    return len(bundle_entries(bundle))
+
