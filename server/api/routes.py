@@ -11,7 +11,7 @@ import functools
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from . import actions, analysis, deals, feeds, games, hints, meta
+from . import actions, analysis, deals, feeds, games, hints, meta, public_log
 
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
@@ -31,10 +31,17 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
         ("/<uuid:game_id>/resign", actions.Resignation),
         ("/<uuid:game_id>/hint", hints.Hint),
         ("/<uuid:game_id>/analysis", analysis.Analysis),
+        ("/<uuid:game_id>/transparency", public_log.GameTransparency),
     )),
     (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
     (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
     (feeds.blp, (("/stream", feeds.Feed),)),
+    (public_log.blp, (
+        ("/checkpoint", public_log.LogCheckpoint),
+        ("/key", public_log.LogKey),
+        ("/tile/<path:tile_path>", public_log.LogTile),
+        ("/consistency", public_log.LogConsistency),
+    )),
 )
 
 

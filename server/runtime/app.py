@@ -11,17 +11,24 @@ from ..api import boundary, http_app, observability, pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
 from ..service.games import GameService
+from ..service.public_log import PublicLog
 from ..store import PostgresStore, migrate, open_pool
+from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, parse_verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
+from .log_key import log_signer
+from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
+from .witnessing import Witnesses
 
 
 def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
-    """The WSGI application. Without a `service`, it connects to settings.database_url and runs the solver in
-    fair turns; a service given is used as it is."""
+    """The WSGI application. Without a `service`, it connects to settings.database_url, runs the solver in
+    fair turns and the public log's sequencer; a service given is used as it is, and its log is sequenced only
+    when asked (`app.extensions["osmosis.sequencer"].run_once()`)."""
     settings = settings or Settings.from_env()
     app = http_app(settings)
     pool_stats = None
+    sequencing = service is None
     if service is None:
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
@@ -31,6 +38,17 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         app.extensions["osmosis.pool"] = pool
         service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games,
                               solver_time=SolverTurns(_solver_queue(settings)))
+    witnesses = _witnesses(settings)
+    # A service given (the tests') signs only with a key given: it makes no key file of its own.
+    signer = log_signer(settings) if sequencing or settings.log_signing_key is not None else None
+    public_log = PublicLog(service.store, service.store, signer, [w for w, _ in witnesses],
+                           spacing=settings.log_interval_seconds)
+    sequencer = Sequencer(public_log, settings.log_interval_seconds,
+                          Witnesses(public_log, service.store, witnesses) if witnesses else None)
+    app.extensions["osmosis.public_log"] = public_log
+    app.extensions["osmosis.sequencer"] = sequencer
+    if sequencing:
+        sequencer.start()
     hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
     service.changes = hub
     app.extensions["osmosis.service"] = service
@@ -47,3 +65,16 @@ def _solver_queue(settings: Settings) -> ComputeQueue:
     if not isinstance(counters, Storage):
         raise ConfigError(f"RATE_LIMIT_STORAGE_URI names an asynchronous storage: {settings.rate_limit_storage_uri}")
     return ComputeQueue(JobLeases(counters, settings.solver_jobs_per_client))
+
+
+def _witnesses(settings: Settings) -> list[tuple[Verifier, str]]:
+    witnesses = []
+    for vkey, url in settings.log_witnesses:
+        try:
+            verifier = parse_verifier(vkey)
+        except NoteError as error:
+            raise ConfigError(f"LOG_WITNESSES names a key that is not a witness's verifier key: {error}") from None
+        if verifier.kind != COSIGNATURE_V1:
+            raise ConfigError(f"LOG_WITNESSES: {verifier.name}'s key is not a cosignature key (type 0x04)")
+        witnesses.append((verifier, url))
+    return witnesses

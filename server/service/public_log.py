@@ -141,11 +141,13 @@ class PublicLog:
         return stored[:wanted * 32]
 
     def consistency(self, old_size: int, new_size: int) -> list[bytes]:
-        """A consistency proof between two sizes up to the published checkpoint's."""
-        published = self.checkpoint()
-        if not 0 < old_size <= new_size <= published.size:
+        """A consistency proof between two sizes up to the latest checkpoint's."""
+        latest = self._store.published_checkpoint([])
+        if latest is None:
+            raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
+        if not 0 < old_size <= new_size <= latest.size:
             raise TileNotFound(f"no consistency proof from {old_size} to {new_size}: sizes run from 1 to the "
-                               f"published checkpoint's, {published.size}, the first no larger than the second")
+                               f"latest checkpoint's, {latest.size}, the first no larger than the second")
         return consistency_proof(old_size, new_size, self._subtrees())
 
     def game_proofs(self, game_id: UUID) -> GameProofs:

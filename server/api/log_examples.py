@@ -1,0 +1,61 @@
+"""The public log's examples in the OpenAPI document: the example game's two entries in a log of their own,
+signed with an example key, so that every proof in them checks."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+from typing import Any
+from uuid import UUID
+
+from ..log import public_entries
+from ..service.public_log import GameProofs, LeafProof
+from ..service.records import SignedCheckpoint
+from ..transparency.merkle import inclusion_proof, leaf_hash, subtrees_of, tree_hash
+from ..transparency.notes import ED25519, Checkpoint, Signer, sign_note
+from . import examples
+
+EXAMPLE_SIGNER = Signer("log.example/osmosis", ED25519, hashlib.sha256(b"osmosis example log key").digest())
+
+
+@functools.cache
+def _log() -> tuple[list[bytes], SignedCheckpoint]:
+    created, resigned = examples.game(), examples.replay()
+    game_id = UUID(created["id"])
+    seeds = resigned["events"][-1]["data"]
+    entries = [
+        public_entries.game_created(game_id, created["variant"], created["rules"], created["deal"],
+                                    created["commitment"]),
+        public_entries.game_ended(game_id, resigned["status"], len(resigned["events"]), resigned["head_hash"],
+                                  0, bytes.fromhex(seeds["server_seed"]), seeds["client_seed"]),
+    ]
+    root = tree_hash(len(entries), subtrees_of([leaf_hash(e) for e in entries]))
+    note = sign_note(Checkpoint(EXAMPLE_SIGNER.name, len(entries), root).text, EXAMPLE_SIGNER)
+    return entries, SignedCheckpoint(len(entries), root, note)
+
+
+def checkpoint() -> str:
+    return _log()[1].note
+
+
+def verifier_key() -> str:
+    return EXAMPLE_SIGNER.verifier.vkey
+
+
+def level_zero_tile() -> str:
+    entries, _ = _log()
+    return base64.b64encode(b"".join(leaf_hash(e) for e in entries)).decode()
+
+
+def game_transparency() -> dict[str, Any]:
+    entries, signed = _log()
+    subtrees = subtrees_of([leaf_hash(e) for e in entries])
+    leaves = [LeafProof(index, kind, entry, inclusion_proof(index, signed.size, subtrees))
+              for index, (kind, entry) in enumerate(zip(("game_created", "game_ended"), entries, strict=True))]
+    return GameProofs(signed, leaves, []).to_dict()
+
+
+def consistency() -> dict[str, Any]:
+    entries, _ = _log()
+    return {"from": 1, "to": 2, "proof": [base64.b64encode(leaf_hash(entries[1])).decode()]}

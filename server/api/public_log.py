@@ -1,0 +1,124 @@
+"""The public transparency log over HTTP: the checkpoint, tiles and entry bundles as C2SP tlog-tiles serves them,
+the log's verifier key, a consistency proof, and a game's place in the log (docs/transparency.md)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from uuid import UUID
+
+from flask import Response, current_app
+from flask.views import MethodView
+
+from ..service.errors import TileNotFound
+from ..service.public_log import PublicLog, published_note
+from ..transparency.tiles import TilePathError, parse_tile_path
+from . import log_examples
+from .common import Blueprint
+from .contract import READ_ERRORS, answers
+from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
+
+blp = Blueprint("log", __name__, url_prefix="/log",
+                description="The public transparency log of every deal and result (C2SP tlog-tiles)")
+
+TEXT = "text/plain; charset=utf-8"
+IMMUTABLE = "public, max-age=31536000, immutable"
+SHORT_LIVED = "public, max-age=5"
+
+
+def public_log() -> PublicLog:
+    found: PublicLog = current_app.extensions["osmosis.public_log"]
+    return found
+
+
+def _text(body: str, cache: str) -> Response:
+    return Response(body, 200, {"Content-Type": TEXT, "Cache-Control": cache})
+
+
+class LogCheckpoint(MethodView):
+    @blp.doc(operationId="getLogCheckpoint", security=[], responses={"200": {
+        "description": "The checkpoint, a C2SP signed note (tlog-checkpoint).",
+        "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.checkpoint()}}}})
+    @answers(*READ_ERRORS, only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started"))
+    def get(self) -> Response:
+        """Read the log's latest published checkpoint
+
+        The tree's size and root hash, signed by the log's key (GET /log/key), with the cosignatures of its
+        witnesses: a C2SP tlog-checkpoint in a signed note. Cached for a second at most.
+        """
+        return _text(published_note(public_log().checkpoint()), "no-cache")
+
+
+class LogKey(MethodView):
+    @blp.doc(operationId="getLogKey", security=[], responses={"200": {
+        "description": "The log's verifier key, in note format.",
+        "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.verifier_key() + "\n"}}}})
+    @answers(422, 429, 404, only=("validation-failed", "rate-limited", "not-found"))
+    def get(self) -> Response:
+        """Read the log's verifier key, the note-format string a client pins
+
+        `<name>+<key id>+<base64 Ed25519 key>`, as Go's sumdb/note reads it. Pin it once, from a source you trust
+        (the operator's README), rather than fetching it each time.
+        """
+        verifier = public_log().verifier
+        if verifier is None:
+            raise TileNotFound("this server has no log key")
+        return _text(verifier.vkey + "\n", SHORT_LIVED)
+
+
+class LogTile(MethodView):
+    @blp.doc(operationId="getLogTile", security=[], parameters=[{
+        "in": "path", "name": "tile_path", "required": True, "schema": {"type": "string"},
+        "description": "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, as C2SP tlog-tiles writes them."}],
+        responses={"200": {"description": "The tile's hashes, or the entry bundle.", "content": {
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"},
+                                         "example": log_examples.level_zero_tile()}}}})
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log"))
+    def get(self, tile_path: str) -> Response:
+        """Read a tile of the tree or an entry bundle
+
+        Full tiles (256 hashes) and bundles never change and are cached for a year; partial ones (`.p/<W>`) are
+        served as long as the log has that many, for a few seconds. A path the spec does not allow, or a tile
+        past the tree, is a 404.
+        """
+        try:
+            address = parse_tile_path(tile_path)
+        except TilePathError as error:
+            raise TileNotFound(f"no such tile: {error}") from None
+        data = public_log().tile(address)
+        return Response(data, 200, {"Content-Type": "application/octet-stream",
+                                    "Cache-Control": IMMUTABLE if address.width is None else SHORT_LIVED})
+
+
+class LogConsistency(MethodView):
+    @blp.doc(operationId="getLogConsistencyProof", security=[])
+    @blp.arguments(ConsistencyQuerySchema(), location="query")
+    @blp.response(200, ConsistencyProofSchema, example=log_examples.consistency())
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log",
+                                      "log-not-started"))
+    def get(self, args: dict[str, int]) -> dict[str, Any]:
+        """Prove that the tree of one size extends the tree of a smaller one
+
+        An RFC 9162 consistency proof, for sizes up to the published checkpoint's. The tiles suffice to compute
+        it; this saves a client the work.
+        """
+        old, new = args["from_size"], args["to_size"]
+        return {"from_size": old, "to_size": new, "proof": [_b64(h) for h in public_log().consistency(old, new)]}
+
+
+class GameTransparency(MethodView):
+    @blp.doc(operationId="getGameTransparency", security=[])
+    @blp.response(200, GameTransparencySchema, example=log_examples.game_transparency())
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "game-not-found",
+                                      "log-not-started"))
+    def get(self, game_id: UUID) -> dict[str, Any]:
+        """Read where a game is in the public log, with proofs
+
+        The leaves of the game's creation, of its end and of its sealed deal, each with its entry as logged
+        and an inclusion proof in the latest published checkpoint; entries not yet in it are `pending`.
+        """
+        return public_log().game_proofs(game_id).to_dict()
+
+
+def _b64(value: bytes) -> str:
+    return base64.b64encode(value).decode()

@@ -1,0 +1,49 @@
+"""The public log's sequencer in each process: it integrates pending entries and signs a checkpoint at most every
+LOG_INTERVAL_MS, one process at a time across every instance (the store's lock), then asks the witnesses to
+cosign it. Play never waits for it: actions only record their entries as pending."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ..service.public_log import KeyMismatch, PublicLog
+from ..service.records import SignedCheckpoint
+from .witnessing import Witnesses
+
+log = logging.getLogger(__name__)
+
+
+class Sequencer:
+    def __init__(self, public_log: PublicLog, interval: float, witnesses: Witnesses | None = None) -> None:
+        self._log = public_log
+        self._interval = interval
+        self._witnesses = witnesses
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="osmosis-log-sequencer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def _run(self) -> None:
+        # Every half interval, so that an entry waits at most about one and a half for its checkpoint; the
+        # store keeps checkpoints an interval apart whichever process signs them.
+        while not self._stopped.wait(self._interval / 2):
+            self.run_once()
+
+    def run_once(self) -> SignedCheckpoint | None:
+        try:
+            signed = self._log.sequence()
+        except KeyMismatch as error:
+            log.error("the public log's sequencer is idle: %s", error)
+            return None
+        except Exception:
+            log.warning("the public log's sequencing failed; it is tried again", exc_info=True)
+            return None
+        if signed is not None and self._witnesses is not None:
+            self._witnesses.cosign(signed)
+        return signed
