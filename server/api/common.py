@@ -16,6 +16,7 @@ from ..live.hub import Hub
 from ..rules import InvalidInput
 from ..service.games import GameService
 from ..service.idempotency import Idempotency
+from ..service.public_log import PublicLog
 from .boundary import Parser, json_body
 from .schemas import IDEMPOTENCY_KEY_PATTERN
 
@@ -58,6 +59,11 @@ def etag(version: int) -> str:
 
 def game_service() -> GameService:
     found: GameService = current_app.extensions["osmosis.service"]
+    return found
+
+
+def public_log() -> PublicLog:
+    found: PublicLog = current_app.extensions["osmosis.public_log"]
     return found
 
 

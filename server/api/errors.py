@@ -39,7 +39,7 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (SealedDealNotFound, HTTPStatus.NOT_FOUND, "sealed-deal-not-found"),
     (EventNotFound, HTTPStatus.NOT_FOUND, "event-not-found"),
     (TileNotFound, HTTPStatus.NOT_FOUND, "not-in-log"),
-    (LogNotStarted, HTTPStatus.SERVICE_UNAVAILABLE, "log-not-started"),
+    (LogNotStarted, HTTPStatus.NOT_FOUND, "log-not-started"),
     (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),
     (GameOver, HTTPStatus.CONFLICT, "game-over"),
     (IllegalAction, HTTPStatus.CONFLICT, "illegal-action"),

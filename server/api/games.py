@@ -13,9 +13,10 @@ from flask.views import MethodView
 
 from ..rules import InvalidInput, Rules, preset
 from ..service.documents import to_json
+from ..service.errors import LogNotStarted
 from ..service.queries import MAX_SEQ
 from . import examples, replies, streams
-from .common import Blueprint, etag, event_stream, game_service, live_hub, request_idempotency
+from .common import Blueprint, etag, event_stream, game_service, live_hub, public_log, request_idempotency
 from .contract import (
     BODY_ERRORS,
     ETAG_HEADER,
@@ -172,9 +173,16 @@ class Replay(MethodView):
         """Export the game as an osmosis-replay/1 document, for offline verification
 
         The game's rules, deal, commitment and whole log (docs/replay-format.md). Once the game is over the
-        log reveals the seeds, and `osmosis verify` (or `verifyReplay`) checks everything from it alone.
+        log reveals the seeds, and `osmosis verify` (or `verifyReplay`) checks everything from it alone. Once
+        the public log has sequenced the game, `transparency` carries its entries' proofs of inclusion in a
+        signed checkpoint, which `osmosis verify --log-key` checks.
         """
-        return game_service().replay(game_id)
+        document = game_service().replay(game_id)
+        try:
+            proofs = public_log().game_proofs(game_id)
+        except LogNotStarted:
+            return document
+        return {**document, "transparency": proofs.to_dict()} if proofs.leaves else document
 
 
 class Verification(MethodView):

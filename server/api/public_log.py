@@ -7,14 +7,14 @@ import base64
 from typing import Any
 from uuid import UUID
 
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
 from ..service.errors import TileNotFound
-from ..service.public_log import PublicLog, published_note
+from ..service.public_log import published_note
 from ..transparency.tiles import TilePathError, parse_tile_path
 from . import log_examples
-from .common import Blueprint
+from .common import Blueprint, public_log
 from .contract import READ_ERRORS, answers
 from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
 
@@ -26,11 +26,6 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 SHORT_LIVED = "public, max-age=5"
 
 
-def public_log() -> PublicLog:
-    found: PublicLog = current_app.extensions["osmosis.public_log"]
-    return found
-
-
 def _text(body: str, cache: str) -> Response:
     return Response(body, 200, {"Content-Type": TEXT, "Cache-Control": cache})
 
@@ -39,7 +34,7 @@ class LogCheckpoint(MethodView):
     @blp.doc(operationId="getLogCheckpoint", security=[], responses={"200": {
         "description": "The checkpoint, a C2SP signed note (tlog-checkpoint).",
         "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.checkpoint()}}}})
-    @answers(*READ_ERRORS, only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started"))
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started"))
     def get(self) -> Response:
         """Read the log's latest published checkpoint
 

@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..log.events import EVENT_KINDS
+from .log_schemas import GameTransparencySchema
 from .schemas import STATUSES, DealInfoSchema, RulesSchema, component
 
 
@@ -38,6 +39,8 @@ class ReplaySchema(ma.Schema):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     head_hash = fields.String(required=True)
     events = fields.List(component("Event"), required=True)
+    transparency = fields.Nested(GameTransparencySchema, metadata={
+        "description": "The game's entries in the public log, with proofs; absent until the log has sequenced it."})
 
 
 class ReplayDocumentSchema(ma.Schema):
@@ -54,6 +57,7 @@ class ReplayDocumentSchema(ma.Schema):
     status = fields.String(required=True)
     head_hash = fields.String(required=True)
     events = fields.List(fields.Nested(RecordedEventSchema), required=True)
+    transparency = fields.Dict(metadata={"description": "Proofs in the public log, as the export carries them."})
 
 
 class VerdictSchema(ma.Schema):

@@ -16,7 +16,8 @@ from typing import TextIO
 
 from ..config import Settings, shipped
 from ..log import strict_json
-from ..log.replay import verify
+from ..log.events import ReplayError
+from ..log.replay import verify, verify_in_log
 from ..rules import (
     PRESETS,
     Layout,
@@ -30,6 +31,7 @@ from ..rules import (
 )
 from ..solver.players import play_greedy, play_random
 from ..store import embedded, migrate
+from ..transparency.notes import NoteError, parse_verifier
 from .solver_commands import add_commands as add_solver_commands
 from .stats import wilson_interval
 
@@ -85,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="search at most this many solver positions (re-deriving a winnable deal, recomputing "
                              "hints); what it cannot pay for is reported unchecked (default: every check, however "
                              "long it takes)")
+    verify.add_argument("--log-key", metavar="KEY",
+                        help="the public log's verifier key (or a file holding it): also check that the export's "
+                             "transparency section proves the game is in a checkpoint this key signed")
     verify.set_defaults(run=_verify)
 
     migrate_command = commands.add_parser("migrate", help="apply the database migrations to DATABASE_URL")
@@ -210,11 +215,31 @@ def _verify(args: argparse.Namespace) -> int:
     except (OSError, strict_json.JSONRefused) as error:
         print(f"osmosis: cannot read a replay from {args.file}: {error}", file=sys.stderr)
         return 2
+    try:
+        key = parse_verifier(read_key(args.log_key)) if args.log_key is not None else None
+    except (OSError, NoteError) as error:
+        print(f"osmosis: --log-key is not a verifier key: {error}", file=sys.stderr)
+        return 2
     verdict = verify(document, args.budget)
+    if verdict.valid and key is not None:
+        try:
+            where, unproven = verify_in_log(document, key)
+        except ReplayError as error:
+            print(f"INVALID in the public log: {error.reason}")
+            return VERIFY_INVALID
+        print(verdict.summary)
+        print(f"Logged: {where}" + (f"; not proven yet: {'; '.join(unproven)}" if unproven else ""))
+        return 0 if verdict.complete and not unproven else VERIFY_INCOMPLETE
     print(verdict.summary)
     if not verdict.valid:
         return VERIFY_INVALID
     return 0 if verdict.complete else VERIFY_INCOMPLETE
+
+
+def read_key(given: str) -> str:
+    """A key given as it is, or as the file that holds it."""
+    path = Path(given)
+    return path.read_text().strip() if "+" not in given and path.is_file() else given
 
 
 def _migrate(args: argparse.Namespace) -> int:

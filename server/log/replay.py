@@ -9,12 +9,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..rules import DEAL_ALGORITHM, GameState, Rules, RulesError
+from ..transparency.notes import Verifier
 from .audit import Audit, is_hex, is_int, same_json, verify_log
 from .events import Event, ReplayError
+from .public_proofs import check_proofs, check_shape
 
 REPLAY_FORMAT = "osmosis-replay/1"
 FIELDS = ("format", "game_id", "variant", "rules", "deal_algorithm", "deal", "commitment", "status", "head_hash",
           "events")
+OPTIONAL_FIELDS = ("transparency",)
+"""Proofs of the game's entries in the public log (public_proofs.py): an export made before the log has none."""
 EVENT_FIELDS = ("seq", "kind", "data", "hash")
 
 
@@ -51,11 +55,19 @@ def verify(document: Mapping[str, Any], budget: int | None = None) -> Audit:
     return audit
 
 
+def verify_in_log(document: Mapping[str, Any], key: Verifier) -> tuple[str, list[str]]:
+    """Check an export that verify() found valid against the public log's key: its transparency section proves
+    the game's entries are in a checkpoint the key signed. Where the game is in the log, and what is not proven
+    yet; raises ReplayError naming what failed."""
+    events, _, _ = _read(document)
+    return check_proofs(document, events, key)
+
+
 def _read(document: Mapping[str, Any]) -> tuple[list[Event], Rules, str]:
     """The document's events, rules and commitment, each of the shape the format gives it."""
     if not isinstance(document, Mapping) or document.get("format") != REPLAY_FORMAT:
         raise ReplayError(None, f"not an {REPLAY_FORMAT} document")
-    unknown = sorted(str(name) for name in set(document) - set(FIELDS))
+    unknown = sorted(str(name) for name in set(document) - set(FIELDS) - set(OPTIONAL_FIELDS))
     if unknown:
         raise ReplayError(None, f"the document has fields the format does not: {', '.join(unknown)}")
     missing = [name for name in FIELDS if name not in document]
@@ -77,6 +89,8 @@ def _read(document: Mapping[str, Any]) -> tuple[list[Event], Rules, str]:
         rules = Rules.from_mapping(document["rules"])
     except (RulesError, TypeError) as error:
         raise ReplayError(None, f"the document's rules are not valid: {error}") from None
+    if "transparency" in document:
+        check_shape(document["transparency"])
     commit = document["commitment"]
     if not is_hex(commit, 64):
         raise ReplayError(None, "the document's commitment is not 64 hexadecimal digits")

@@ -5,6 +5,7 @@ import threading
 from pathlib import Path
 
 from server.log.events import chain_hash
+from server.transparency.notes import generate_signer
 
 
 def create(client, headers=None, **body):
@@ -150,3 +151,8 @@ def body_of(answered):
     if isinstance(outcome, GameMade):
         return {**json.loads(replies.created_game(outcome).text), "player_token": outcome.player_token}
     return json.loads(replies.action_taken(outcome).text)
+
+
+LOG_SIGNER = generate_signer("osmosis.test/api-log")
+"""The public log's key in every test app on the session's database: its checkpoints are all signed by one key,
+as one log's are (another key finds them not its own, and does not sequence)."""

@@ -26,7 +26,8 @@ OPENAPI = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").re
 OPERATIONS = sorted((method.upper(), path) for path, item in OPENAPI["paths"].items()
                     for method in item if method in ("get", "post", "put", "patch", "delete"))
 PROBLEM = "application/problem+json"
-KNOWN_QUERY = ["after", "limit", "cursor", "deal_number"]  # not `wait`: a long poll would only slow the fuzz
+# Not `wait`: a long poll would only slow the fuzz.
+KNOWN_QUERY = ["after", "limit", "cursor", "deal_number", "from", "to"]
 
 HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=40)
 NUMBERISH = st.one_of(
@@ -74,7 +75,9 @@ def real_game(app):
 
 def path_values(real_id):
     uuid_or_garbage = st.one_of(st.just(real_id), st.uuids().map(str), HEADER_TEXT)
-    return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH}
+    tile_path = st.one_of(st.sampled_from(["0/000", "0/000.p/1", "entries/000", "entries/000.p/2", "1/x001/002.p/255",
+                                           "63/000", "0/x999/x999/x999/x999/x999/x999/999"]), HEADER_TEXT)
+    return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH, "tile_path": tile_path}
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))

@@ -11,12 +11,12 @@ from server.log import public_entries
 from server.runtime.app import create_app
 from server.service.games import GameService
 from server.transparency.merkle import leaf_hash, tree_hash, verify_consistency, verify_inclusion
-from server.transparency.notes import generate_signer, open_checkpoint, parse_verifier
+from server.transparency.notes import open_checkpoint, parse_verifier
 from server.transparency.tiles import bundle_entries, tile_subtrees
-from tests.api.helpers import create
+from tests.api.helpers import LOG_SIGNER, create
 from tests.memory_store import MemoryStore
 
-SIGNER = generate_signer("osmosis.test/api-log")
+SIGNER = LOG_SIGNER
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +173,7 @@ def test_before_the_first_checkpoint_the_log_says_so():
     game, _ = create(client, variant="osmosis")
     for path in ["/log/checkpoint", f"/games/{game['id']}/transparency", "/log/consistency?from=1&to=1"]:
         response = client.get(path)
-        assert response.status_code == 503 and response.get_json()["code"] == "log-not-started", path
+        assert response.status_code == 404 and response.get_json()["code"] == "log-not-started", path
     assert client.get("/log/tile/0/000.p/1").status_code == 404
     app.extensions["osmosis.sequencer"].run_once()
     assert client.get(f"/games/{game['id']}/transparency").get_json()["leaves"][0]["index"] == 0
