@@ -29,9 +29,11 @@ from ..rules import (
     preset,
     shuffled_deck,
 )
+from ..runtime.log_key import log_signer
 from ..solver.players import play_greedy, play_random
 from ..store import embedded, migrate
 from ..transparency.notes import NoteError, parse_verifier
+from .log_commands import add_commands as add_log_commands
 from .solver_commands import add_commands as add_solver_commands
 from .stats import wilson_interval
 
@@ -99,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     openapi.add_argument("--output", type=Path, help="write it to this file instead")
     openapi.set_defaults(run=_openapi)
     add_solver_commands(commands)
+    add_log_commands(commands)
     return parser
 
 
@@ -170,8 +173,10 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL."""
+    """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL. The public
+    log's key is made here on first start, before any worker looks for it."""
     settings = Settings.from_env()
+    print(f"osmosis: the public log's verifier key is {log_signer(settings).verifier.vkey}", flush=True)
     if settings.database_url is not None:
         return _run_gunicorn(args, settings.database_url)
     try:

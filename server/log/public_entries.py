@@ -34,7 +34,7 @@ def deal_sealed(sealed_deal_id: UUID, commitment: str) -> bytes:
     return canonical_json({"kind": DEAL_SEALED, "sealed_deal_id": str(sealed_deal_id), "commitment": commitment})
 
 
-def game_created(game_id: UUID, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
+def game_created(game_id: UUID | str, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
                  commitment: str) -> bytes:
     public_deal = {key: value for key, value in deal.items() if key not in REVEALED}
     return canonical_json({"kind": GAME_CREATED, "game_id": str(game_id), "variant": variant, "rules": rules,

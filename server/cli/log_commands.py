@@ -1,0 +1,90 @@
+"""The public log's commands: `osmosis audit` (a monitor) and `osmosis log-key` (the verifier key to pin)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..monitor.audit import MonitorState, audit
+from ..runtime.log_key import log_signer
+from ..transparency.notes import NoteError, parse_verifier
+
+MAX_BODY = 64 * 1024 * 1024
+
+
+def add_commands(commands: Any) -> None:
+    monitor = commands.add_parser("audit", help="monitor a server's public log (exit 0 when every check holds)")
+    monitor.add_argument("url", help="the server's base URL, e.g. https://osmosis.example")
+    monitor.add_argument("--log-key", required=True, metavar="KEY", help="the log's verifier key (or its file)")
+    monitor.add_argument("--state", required=True, type=Path, metavar="FILE",
+                         help="where the monitor keeps what it has checked (made on the first run)")
+    monitor.add_argument("--witness-key", action="append", default=[], metavar="KEY",
+                         help="require this witness's cosignature on the checkpoint (repeatable)")
+    monitor.add_argument("--json", action="store_true", help="print the report as JSON")
+    monitor.set_defaults(run=_audit)
+
+    key = commands.add_parser("log-key", help="print the public log's verifier key, the string clients pin")
+    key.set_defaults(run=_log_key)
+
+
+def _read_key(given: str) -> str:
+    path = Path(given)
+    return path.read_text().strip() if "+" not in given and path.is_file() else given
+
+
+def _audit(args: argparse.Namespace) -> int:
+    try:
+        key = parse_verifier(_read_key(args.log_key))
+        witnesses = [parse_verifier(_read_key(w)) for w in args.witness_key]
+    except (OSError, NoteError) as error:
+        print(f"osmosis: not a verifier key: {error}", file=sys.stderr)
+        return 2
+    try:
+        state = MonitorState.from_json(args.state.read_text()) if args.state.exists() else MonitorState()
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"osmosis: cannot read the monitor's state {args.state}: {error}", file=sys.stderr)
+        return 2
+    base = args.url.rstrip("/")
+
+    def fetch(path: str) -> bytes:
+        try:
+            with urllib.request.urlopen(base + path, timeout=30) as response:
+                return bytes(response.read(MAX_BODY))
+        except urllib.error.HTTPError as error:
+            raise OSError(f"{path} answered {error.code}") from None
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty() and total and (done == total or done % 256 == 0):
+            filled = 40 * done // total
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{total} entries")
+            sys.stderr.write("\n" if done == total else "")
+            sys.stderr.flush()
+
+    report = audit(fetch, key, witnesses, state, progress)
+    if report.ok:
+        draft = args.state.with_name(args.state.name + ".new")
+        draft.write_text(state.to_json())
+        os.replace(draft, args.state)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    elif report.ok:
+        print(f"OK: checkpoint of size {report.checkpoint_size}, {report.new_entries} new entries checked, "
+              f"{report.games_verified} finished games verified")
+    else:
+        print("FAILED: " + "\n        ".join(report.problems))
+        if report.split_view:
+            print("Evidence, two checkpoints the log signed that cannot both be its own:")
+            print("\n".join(report.split_view))
+    return 0 if report.ok else 1
+
+
+def _log_key(args: argparse.Namespace) -> int:
+    print(log_signer(Settings.from_env()).verifier.vkey)
+    return 0

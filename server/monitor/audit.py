@@ -1,0 +1,206 @@
+"""A monitor of the public log (`osmosis audit`): it follows the log from the state it kept, trusting nothing
+the server says that it cannot check.
+
+Each run fetches the checkpoint and checks its signature (and the witnesses' cosignatures asked for), its
+consistency with the checkpoint kept last time, downloads the new entries from the entry bundles, recomputes
+the root from them and the kept right edge of the tree, and checks every entry: each game created once and
+ended at most once, after its creation; each ended game's export fetched and verified, its head hash the one
+logged. A split view (two checkpoints of one size with different roots, or one that does not extend the last)
+is reported with both signed checkpoints as evidence.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..log import public_entries as pe
+from ..log import strict_json
+from ..log.replay import verify
+from ..transparency.merkle import ProofError, leaf_hash, node_hash, verify_consistency
+from ..transparency.notes import Checkpoint, NoteError, Verifier, open_checkpoint
+from ..transparency.tiles import TILE_WIDTH, bundle_entries, tile_path
+
+Fetch = Callable[[str], bytes]
+"""A path of the server (/log/checkpoint, ...) -> its body; raises OSError for anything but a 200."""
+VERIFY_BUDGET = 300_000
+
+
+@dataclass
+class MonitorState:
+    """What the monitor keeps between runs (its --state file)."""
+
+    checkpoint: str | None = None
+    size: int = 0
+    frontier: list[tuple[int, bytes]] = field(default_factory=list)
+    """The right edge of the tree: the (height, hash) of each complete subtree of the decomposition of `size`."""
+    games: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Each game's and sealed deal's entries by kind: their leaf index."""
+    creations: dict[str, str] = field(default_factory=dict)
+    """Each game's creation entry, as its leaf hash in base64: what its export must rebuild."""
+
+    def to_json(self) -> str:
+        return json.dumps({"checkpoint": self.checkpoint, "size": self.size,
+                           "frontier": [[h, base64.b64encode(v).decode()] for h, v in self.frontier],
+                           "games": self.games, "creations": self.creations})
+
+    @classmethod
+    def from_json(cls, text: str) -> MonitorState:
+        raw = json.loads(text)
+        return cls(raw["checkpoint"], raw["size"], [(h, base64.b64decode(v)) for h, v in raw["frontier"]],
+                   raw["games"], raw["creations"])
+
+    def root(self) -> bytes:
+        hashes = [h for _, h in self.frontier]
+        root = hashes[-1]
+        for left in reversed(hashes[:-1]):
+            root = node_hash(left, root)
+        return root
+
+    def append(self, entry: bytes) -> None:
+        self.frontier.append((0, leaf_hash(entry)))
+        while len(self.frontier) > 1 and self.frontier[-1][0] == self.frontier[-2][0]:
+            (height, left), (_, right) = self.frontier[-2], self.frontier[-1]
+            self.frontier[-2:] = [(height + 1, node_hash(left, right))]
+        self.size += 1
+
+
+@dataclass
+class Report:
+    ok: bool = True
+    problems: list[str] = field(default_factory=list)
+    split_view: list[str] | None = None
+    """The two signed checkpoints that cannot both be the log's, when it showed a split view."""
+    checkpoint_size: int | None = None
+    new_entries: int = 0
+    games_verified: int = 0
+
+    def fail(self, problem: str) -> None:
+        self.ok = False
+        self.problems.append(problem)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checkpoint_size": self.checkpoint_size, "new_entries": self.new_entries,
+                "games_verified": self.games_verified, "problems": self.problems, "split_view": self.split_view}
+
+
+def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: MonitorState,
+          progress: Callable[[int, int], None] = lambda done, total: None) -> Report:
+    """One run: the report, and `state` advanced to the new checkpoint if every check held."""
+    report = Report()
+    try:
+        note = fetch("/log/checkpoint").decode()
+        checkpoint, _, cosigned = open_checkpoint(note, key, *witnesses)
+    except (OSError, UnicodeDecodeError, NoteError) as error:
+        report.fail(f"the checkpoint: {error}")
+        return report
+    report.checkpoint_size = checkpoint.size
+    for witness in witnesses:
+        if witness not in cosigned:
+            report.fail(f"the checkpoint of size {checkpoint.size} carries no cosignature of witness {witness.name}")
+    if state.checkpoint is not None and not _extends(fetch, state, checkpoint, note, report):
+        return report
+    if not report.ok:
+        return report
+    grown = MonitorState(state.checkpoint, state.size, list(state.frontier),
+                         {subject: dict(kinds) for subject, kinds in state.games.items()}, dict(state.creations))
+    ended: list[tuple[str, dict[str, Any]]] = []
+    total = checkpoint.size - state.size
+    try:
+        for entry in _new_entries(fetch, state.size, checkpoint.size):
+            index = grown.size
+            grown.append(entry)
+            _check_entry(index, entry, grown, ended)
+            progress(grown.size - state.size, total)
+    except (OSError, ValueError) as error:
+        report.fail(str(error))
+        return report
+    if (grown.root() if grown.size else None) != (checkpoint.root if checkpoint.size else None):
+        report.fail(f"the entries served do not hash to the root of the checkpoint of size {checkpoint.size}")
+        return report
+    report.new_entries = total
+    for game_id, entry in ended:
+        _check_ended_game(fetch, game_id, entry, grown, report)
+        report.games_verified += 1
+    if report.ok:
+        grown.checkpoint = note
+        state.__dict__.update(grown.__dict__)
+    return report
+
+
+def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: str, report: Report) -> bool:
+    kept = state.checkpoint
+    assert kept is not None
+    old_root = state.root() if state.size else None
+    if checkpoint.size < state.size or (checkpoint.size == state.size and checkpoint.root != old_root):
+        report.fail(f"split view: the log signed a checkpoint of size {checkpoint.size} that does not extend the one "
+                    f"of size {state.size} it signed before")
+        report.split_view = [kept, note]
+        return False
+    if state.size == 0 or checkpoint.size == state.size:
+        return True
+    try:
+        body = json.loads(fetch(f"/log/consistency?from={state.size}&to={checkpoint.size}"))
+        proof = [base64.b64decode(h, validate=True) for h in body["proof"]]
+        assert old_root is not None
+        verify_consistency(state.size, checkpoint.size, old_root, checkpoint.root, proof)
+    except (OSError, ValueError, KeyError, TypeError, ProofError) as error:
+        report.fail(f"split view: the checkpoint of size {checkpoint.size} is not proven consistent with the one of "
+                    f"size {state.size} kept before ({error})")
+        report.split_view = [kept, note]
+        return False
+    return True
+
+
+def _new_entries(fetch: Fetch, old_size: int, new_size: int) -> Any:
+    for index in range(old_size // TILE_WIDTH, -(-new_size // TILE_WIDTH)):
+        width = min(TILE_WIDTH, new_size - index * TILE_WIDTH)
+        path = tile_path(-1, index, width if width < TILE_WIDTH else None)
+        entries = bundle_entries(fetch("/log/" + path))
+        if len(entries) != width:
+            raise ValueError(f"{path} holds {len(entries)} entries, not {width}")
+        yield from entries[max(0, old_size - index * TILE_WIDTH):]
+
+
+def _check_entry(index: int, entry: bytes, state: MonitorState, ended: list[tuple[str, dict[str, Any]]]) -> None:
+    try:
+        value = pe.parse_entry(entry)
+    except ValueError as error:
+        raise ValueError(f"entry {index} is not a log entry: {error}") from None
+    subject, kind = pe.subject_of(value), value["kind"]
+    seen = state.games.setdefault(subject, {})
+    if kind in seen:
+        raise ValueError(f"entry {index}: {subject} has a second {kind} (the first at {seen[kind]})")
+    if kind == pe.GAME_ENDED and pe.GAME_CREATED not in seen:
+        raise ValueError(f"entry {index}: game {subject} ends before its creation is logged")
+    seen[kind] = index
+    if kind == pe.GAME_CREATED:
+        state.creations[subject] = base64.b64encode(leaf_hash(entry)).decode()
+    if kind == pe.GAME_ENDED:
+        ended.append((subject, value))
+
+
+def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: MonitorState,
+                      report: Report) -> None:
+    try:
+        document = strict_json.loads(fetch(f"/games/{game_id}/replay"))
+    except (OSError, strict_json.JSONRefused) as error:
+        report.fail(f"game {game_id}: its export could not be fetched: {error}")
+        return
+    verdict = verify(document, VERIFY_BUDGET)
+    if not verdict.valid:
+        report.fail(f"game {game_id}: its export is INVALID: {verdict.reason}")
+        return
+    events = document["events"]
+    if (document["head_hash"], len(events), document["status"]) != (entry["head_hash"], entry["events"],
+                                                                    entry["status"]):
+        report.fail(f"game {game_id}: its export does not end as the log says (head hash, events or status differ)")
+        return
+    created = events[0]["data"]
+    logged_creation = pe.game_created(game_id, created["variant"], created["rules"], created["deal"],
+                                      document["commitment"])
+    if base64.b64encode(leaf_hash(logged_creation)).decode() != state.creations.get(game_id):
+        report.fail(f"game {game_id}: its export's creation is not the one logged")
