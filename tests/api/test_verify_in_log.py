@@ -83,7 +83,7 @@ def no_section(document):
 @pytest.mark.parametrize(("forge", "named"), [
     (tampered_entry, "leaf_hash of leaf"),
     (forged_checkpoint, "does not verify"),
-    (proof_of_another_leaf, "does not lead to the root"),
+    (proof_of_another_leaf, "inclusion proof"),
     (truncated_proof, "shorter than the tree is high"),
     (other_games_end, "leaf_hash"),
     (no_section, "no proofs of inclusion"),
