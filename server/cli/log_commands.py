@@ -34,15 +34,16 @@ def add_commands(commands: Any) -> None:
     key.set_defaults(run=_log_key)
 
 
-def _read_key(given: str) -> str:
+def read_key(given: str) -> str:
+    """A key given as it is, or as the file that holds it."""
     path = Path(given)
     return path.read_text().strip() if "+" not in given and path.is_file() else given
 
 
 def _audit(args: argparse.Namespace) -> int:
     try:
-        key = parse_verifier(_read_key(args.log_key))
-        witnesses = [parse_verifier(_read_key(w)) for w in args.witness_key]
+        key = parse_verifier(read_key(args.log_key))
+        witnesses = [parse_verifier(read_key(w)) for w in args.witness_key]
     except (OSError, NoteError) as error:
         print(f"osmosis: not a verifier key: {error}", file=sys.stderr)
         return 2

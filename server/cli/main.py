@@ -34,6 +34,7 @@ from ..solver.players import play_greedy, play_random
 from ..store import embedded, migrate
 from ..transparency.notes import NoteError, parse_verifier
 from .log_commands import add_commands as add_log_commands
+from .log_commands import read_key
 from .solver_commands import add_commands as add_solver_commands
 from .stats import wilson_interval
 
@@ -240,11 +241,6 @@ def _verify(args: argparse.Namespace) -> int:
         return VERIFY_INVALID
     return 0 if verdict.complete else VERIFY_INCOMPLETE
 
-
-def read_key(given: str) -> str:
-    """A key given as it is, or as the file that holds it."""
-    path = Path(given)
-    return path.read_text().strip() if "+" not in given and path.is_file() else given
 
 
 def _migrate(args: argparse.Namespace) -> int:

@@ -52,6 +52,15 @@ def _check_name(name: str) -> None:
         raise NoteError(f"a key name is not empty and has no spaces or '+': {name!r}")
 
 
+def _key_material(name: str, encoded: str, what: str) -> tuple[int, bytes]:
+    """(the signature type, the 32 bytes of the key) of a key's last part."""
+    _check_name(name)
+    key = _b64decode(encoded, what)
+    if len(key) != 33 or key[0] not in KINDS:
+        raise NoteError(f"{what} is not an Ed25519 key (type 0x01) or cosignature key (type 0x04)")
+    return key[0], key[1:]
+
+
 @dataclass(frozen=True, slots=True)
 class Verifier:
     name: str
@@ -87,11 +96,7 @@ def parse_verifier(vkey: str) -> Verifier:
     if len(parts) != 3:
         raise NoteError("a verifier key is <name>+<key id>+<base64 key>")
     name, key_id, encoded = parts
-    _check_name(name)
-    key = _b64decode(encoded, "the verifier key")
-    if len(key) != 33 or key[0] not in KINDS:
-        raise NoteError("the verifier key is not an Ed25519 key (type 0x01) or cosignature key (type 0x04)")
-    verifier = Verifier(name, key[0], key[1:])
+    verifier = Verifier(name, *_key_material(name, encoded, "the verifier key"))
     if key_id != f"{verifier.key_id:08x}":
         raise NoteError(f"the verifier key's id {key_id} does not match its name and key")
     return verifier
@@ -129,11 +134,7 @@ def parse_signer(skey: str) -> Signer:
     if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
         raise NoteError("a signing key is PRIVATE+KEY+<name>+<key id>+<base64 key>")
     name, key_id, encoded = parts[2:]
-    _check_name(name)
-    key = _b64decode(encoded, "the signing key")
-    if len(key) != 33 or key[0] not in KINDS:
-        raise NoteError("the signing key is not an Ed25519 key (type 0x01 or 0x04)")
-    signer = Signer(name, key[0], key[1:])
+    signer = Signer(name, *_key_material(name, encoded, "the signing key"))
     if key_id != f"{signer.verifier.key_id:08x}":
         raise NoteError(f"the signing key's id {key_id} does not match its name and key")
     return signer
