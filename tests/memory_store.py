@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -73,8 +74,7 @@ class MemoryStore:
         self._cosignatures: dict[tuple[int, str], str] = {}
         self._sequencing = threading.Lock()
         self._last_pending = 0
-        self.checkpoint_age = float("inf")
-        """Seconds since the latest checkpoint was signed, as the spacing between checkpoints sees it."""
+        self._signed_at = float("-inf")
 
     # Games and their log
 
@@ -190,7 +190,7 @@ class MemoryStore:
         try:
             with self._lock:
                 latest = self._checkpoints[-1] if self._checkpoints else None
-                if latest is not None and self.checkpoint_age < spacing:
+                if latest is not None and time.monotonic() - self._signed_at < spacing:
                     return None
                 size = latest.size if latest else 0
                 pending = self._pending[:limit]
@@ -206,7 +206,7 @@ class MemoryStore:
                 self._leaves += [entry for _, entry in growth.leaves]
                 self._checkpoints.append(growth.checkpoint)
                 del self._pending[:len(pending)]
-                self.checkpoint_age = 0.0
+                self._signed_at = time.monotonic()
             return growth
         finally:
             self._sequencing.release()

@@ -21,14 +21,13 @@ EXAMPLE_SIGNER = Signer("log.example/osmosis", ED25519, hashlib.sha256(b"osmosis
 
 @functools.cache
 def _log() -> tuple[list[bytes], SignedCheckpoint]:
-    created, resigned = examples.game(), examples.replay()
+    created, ended = examples.game(), examples.resigned()["game"]
     game_id = UUID(created["id"])
-    seeds = resigned["events"][-1]["data"]
     entries = [
         public_entries.game_created(game_id, created["variant"], created["rules"], created["deal"],
                                     created["commitment"]),
-        public_entries.game_ended(game_id, resigned["status"], len(resigned["events"]), resigned["head_hash"],
-                                  0, bytes.fromhex(seeds["server_seed"]), seeds["client_seed"]),
+        public_entries.game_ended(game_id, ended["status"], ended["version"], ended["head_hash"], ended["score"],
+                                  bytes.fromhex(ended["deal"]["server_seed"]), ended["deal"]["client_seed"]),
     ]
     root = tree_hash(len(entries), subtrees_of([leaf_hash(e) for e in entries]))
     note = sign_note(Checkpoint(EXAMPLE_SIGNER.name, len(entries), root).text, EXAMPLE_SIGNER)

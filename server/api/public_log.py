@@ -48,7 +48,7 @@ class LogKey(MethodView):
     @blp.doc(operationId="getLogKey", security=[], responses={"200": {
         "description": "The log's verifier key, in note format.",
         "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.verifier_key() + "\n"}}}})
-    @answers(422, 429, 404, only=("validation-failed", "rate-limited", "not-found"))
+    @answers(422, 429, 404, only=("validation-failed", "rate-limited", "not-in-log"))
     def get(self) -> Response:
         """Read the log's verifier key, the note-format string a client pins
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,8 +122,8 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
         report.fail(f"the entries served do not hash to the root of the checkpoint of size {checkpoint.size}")
         return report
     report.new_entries = total
-    for game_id, entry in ended:
-        _check_ended_game(fetch, game_id, entry, grown, report)
+    for game_id, logged_end in ended:
+        _check_ended_game(fetch, game_id, logged_end, grown, report)
         report.games_verified += 1
     if report.ok:
         grown.checkpoint = note
@@ -155,7 +155,7 @@ def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: st
     return True
 
 
-def _new_entries(fetch: Fetch, old_size: int, new_size: int) -> Any:
+def _new_entries(fetch: Fetch, old_size: int, new_size: int) -> Iterator[bytes]:
     for index in range(old_size // TILE_WIDTH, -(-new_size // TILE_WIDTH)):
         width = min(TILE_WIDTH, new_size - index * TILE_WIDTH)
         path = tile_path(-1, index, width if width < TILE_WIDTH else None)

@@ -4,6 +4,7 @@ proofs, as a client that trusts only the pinned key checks them; and every malfo
 import base64
 import json
 
+import psycopg
 import pytest
 
 from server.config import Settings
@@ -191,8 +192,6 @@ def test_an_unknown_game_is_404(log_app, log_client):
 def test_the_logs_rows_cannot_be_changed_or_deleted(log_app, log_client, db, table):
     create(log_client, variant="osmosis")
     sequence(log_app)
-    import psycopg
-
     with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
         db.execute(f"DELETE FROM {table}")
     with pytest.raises(psycopg.errors.RaiseException, match="only grow"):
