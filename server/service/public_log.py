@@ -125,6 +125,10 @@ class PublicLog:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
         return published
 
+    def latest_signed(self) -> SignedCheckpoint | None:
+        """The latest checkpoint signed, whether or not the witnesses have cosigned it yet."""
+        return self._store.published_checkpoint([])
+
     def tile(self, address: TileAddress) -> bytes:
         """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one."""
         if address.level == ENTRIES:
@@ -142,7 +146,7 @@ class PublicLog:
 
     def consistency(self, old_size: int, new_size: int) -> list[bytes]:
         """A consistency proof between two sizes up to the latest checkpoint's."""
-        latest = self._store.published_checkpoint([])
+        latest = self.latest_signed()
         if latest is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
         if not 0 < old_size <= new_size <= latest.size:
