@@ -6,18 +6,14 @@ actions from several client threads, and afterwards checks the log against every
 
 import os
 import random
-import shutil
 import signal
 import threading
 import time
-import uuid
-from pathlib import Path
 
 import psutil
 import psycopg
-import pytest
 
-from server.store import embedded, migrate
+from server.store import embedded
 from tests.conftest import free_port
 from tests.processes import call, start_gunicorn, stop
 
@@ -89,17 +85,6 @@ class Load:
         with self.lock:
             return [(seconds, status, code) for when, seconds, status, code in self.answers
                     if start <= when and when + seconds < end]
-
-
-@pytest.fixture
-def own_postgres():
-    """An embedded PostgreSQL of this test's own, in a short path (it holds a Unix socket)."""
-    data_dir = Path("/tmp") / f"osmosis-fault-{uuid.uuid4().hex[:8]}"
-    url = embedded.start(data_dir)
-    migrate.upgrade(url)
-    yield data_dir, url
-    embedded.stop(data_dir)
-    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def assert_every_2xx_is_in_the_log(url: str, load: Load) -> None:

@@ -4,16 +4,11 @@ order of its seqs, whichever worker wrote it, across a PostgreSQL restart and ac
 import http.client
 import json
 import random
-import shutil
 import threading
 import time
-import uuid
-from pathlib import Path
-
-import pytest
 
 from server.service.feed import FeedPosition
-from server.store import embedded, migrate
+from server.store import embedded
 from tests.conftest import drop_database, free_port, migrated_database
 from tests.processes import call, start_gunicorn, stop
 
@@ -174,17 +169,6 @@ def test_every_event_once_and_each_games_in_order_while_sixteen_bots_play_on_fou
     finally:
         stop(process)
         drop_database(embedded_server_url, url)
-
-
-@pytest.fixture
-def own_postgres():
-    """An embedded PostgreSQL of this test's own, in a short path (it holds a Unix socket)."""
-    data_dir = Path("/tmp") / f"osmosis-feed-{uuid.uuid4().hex[:8]}"
-    url = embedded.start(data_dir)
-    migrate.upgrade(url)
-    yield data_dir, url
-    embedded.stop(data_dir)
-    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def test_the_feed_loses_nothing_across_a_postgres_restart(own_postgres):

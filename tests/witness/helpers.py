@@ -38,13 +38,13 @@ class Log:
 
 
 class WitnessProcess:
-    def __init__(self, tmp_path: Path, logs=(LOG.verifier.vkey,), signer=WITNESS):
+    def __init__(self, tmp_path: Path, logs=(LOG.verifier.vkey,), signer=WITNESS, port=0):
         self.key = tmp_path / "witness.key"
         self.key.write_text(signer.skey + "\n")
         self.state = tmp_path / "state.json"
         self.process = subprocess.Popen(
             [str(OSMOSIS), "witness", "--key", str(self.key), *(a for key in logs for a in ("--log", key)),
-             "--state", str(self.state), "--listen", "127.0.0.1:0"],
+             "--state", str(self.state), "--listen", f"127.0.0.1:{port}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         banner = self.process.stdout.readline()
         assert banner.startswith(f"Witness {signer.name} on http://127.0.0.1:"), banner + self.process.stderr.read()

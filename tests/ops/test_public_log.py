@@ -1,0 +1,283 @@
+"""The public log with real processes: two app instances sequencing one log, a sequencer killed mid-batch,
+PostgreSQL restarted under load, and a witness that goes away and comes back. After each, every game and sealed
+deal is in the log exactly once, every checkpoint is a prefix of one tree, and `osmosis audit` (with the state it
+kept from before the fault) finds nothing wrong."""
+
+import itertools
+import json
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import psycopg
+
+from server.config import Settings
+from server.runtime.app import create_app
+from server.service.games import GameService
+from server.service.public_log import PublicLog
+from server.store import embedded, migrate
+from server.store.connections import open_pool
+from server.store.postgres import PostgresStore
+from server.transparency.merkle import subtrees_of, tree_hash
+from server.transparency.notes import COSIGNATURE_V1, generate_signer, open_checkpoint
+from tests.api.helpers import create
+from tests.conftest import drop_database, free_port, migrated_database
+from tests.processes import PROJECT, call, start_gunicorn, stop
+from tests.witness.helpers import OSMOSIS, WitnessProcess
+
+KEY = generate_signer("osmosis.test/ops-log")
+INTERVAL_MS = 200
+
+
+class Players:
+    """Client threads making games (some from sealed deals) on any of the instances and resigning most of them."""
+
+    def __init__(self, bases: list[str], threads: int = 4) -> None:
+        self.bases = bases
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.created: list[str] = []
+        self.threads = [threading.Thread(target=self._play, args=(i,)) for i in range(threads)]
+
+    def __enter__(self) -> "Players":
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def _play(self, index: int) -> None:
+        rng = random.Random(index)
+        while not self.stop.is_set():
+            base = rng.choice(self.bases)
+            try:
+                body: dict = {"variant": "osmosis"}
+                if rng.random() < 0.3:
+                    status, deal, _ = call("POST", f"{base}/deals", {})
+                    if status != 201:
+                        continue
+                    body.update(sealed_deal_id=deal["id"], client_seed=f"player {index}")
+                status, game, _ = call("POST", f"{base}/games", body)
+                if status != 201:
+                    continue
+                with self.lock:
+                    self.created.append(game["id"])
+                if rng.random() < 0.8:
+                    call("POST", f"{base}/games/{game['id']}/resign", {}, game["player_token"])
+            except OSError:  # the server or its database is away: the test reads the log, not these answers
+                time.sleep(0.05)
+
+
+def wait_until_sequenced(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            pending, leaves, size = conn.execute("""
+                SELECT (SELECT count(*) FROM log_pending), (SELECT count(*) FROM log_leaves),
+                       (SELECT coalesce(max(size), 0) FROM log_checkpoints)""").fetchone()
+            if pending == 0 and leaves == size:
+                return
+            assert time.monotonic() < deadline, f"{pending} entries still pending, {leaves} leaves, checkpoint {size}"
+            time.sleep(0.2)
+
+
+def assert_the_log_is_whole(url: str) -> list:
+    """Each game and sealed deal logged exactly once (an end only for a game that ended), leaves numbered without
+    a gap, and every signed checkpoint the root of a prefix of those leaves: one tree, never rewritten."""
+    with psycopg.connect(url) as conn:
+        leaves = conn.execute("SELECT index, subject, kind, leaf_hash FROM log_leaves ORDER BY index").fetchall()
+        games = conn.execute("SELECT id, status FROM games").fetchall()
+        sealed = conn.execute("SELECT id FROM sealed_deals").fetchall()
+        checkpoints = conn.execute("SELECT size, root, note, signed_at FROM log_checkpoints ORDER BY size").fetchall()
+    assert [leaf[0] for leaf in leaves] == list(range(len(leaves)))
+    expected = Counter({(game_id, "game_created"): 1 for game_id, _ in games})
+    expected.update({(game_id, "game_ended"): 1 for game_id, status in games if status != "playing"})
+    expected.update({(deal_id, "deal_sealed"): 1 for (deal_id,) in sealed})
+    assert Counter((subject, kind) for _, subject, kind, _ in leaves) == expected
+    subtree = subtrees_of([bytes(leaf[3]) for leaf in leaves])
+    for size, root, note, _ in checkpoints:
+        assert tree_hash(size, subtree) == bytes(root), f"checkpoint {size} is not a prefix of the tree"
+        assert open_checkpoint(note, KEY.verifier)[0].root == bytes(root)
+    return checkpoints
+
+
+def audit(base: str, state: Path, *witness_keys: str) -> dict:
+    keys = [a for key in witness_keys for a in ("--witness-key", key)]
+    done = subprocess.run([str(OSMOSIS), "audit", base, "--log-key", KEY.verifier.vkey, "--state", str(state),
+                           *keys, "--json"], capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    assert (done.returncode == 0) == report["ok"], done.stderr
+    return report
+
+
+def test_two_instances_sequence_one_log_with_each_entry_once(embedded_server_url, tmp_path):
+    url = migrated_database(embedded_server_url)
+    ports = [free_port(), free_port()]
+    servers = [start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS))
+               for port in ports]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    try:
+        with Players(bases) as players:
+            time.sleep(5)
+        assert len(players.created) > 20
+        wait_until_sequenced(url)
+        checkpoints = assert_the_log_is_whole(url)
+        assert len(checkpoints) > 5
+        # Four sequencers (two instances of two workers) signed one after another, an interval apart.
+        gaps = [(b[3] - a[3]).total_seconds() for a, b in itertools.pairwise(checkpoints)]
+        assert min(gaps) >= INTERVAL_MS / 1000, gaps
+        for base in bases:
+            report = audit(base, tmp_path / "monitor.json")
+            assert report["ok"], report["problems"]
+    finally:
+        for server in servers:
+            stop(server)
+        drop_database(embedded_server_url, url)
+
+
+STALLING_SEQUENCER = """
+import sys, time
+from server.service.public_log import PublicLog
+from server.store import migrate
+from server.store.connections import open_pool
+from server.store.postgres import PostgresStore
+from server.transparency.notes import parse_signer
+
+store = PostgresStore(open_pool(sys.argv[1], 1, 2, 10, 10000), migrate.head_revision())
+public_log = PublicLog(store, store, parse_signer(sys.argv[2]), spacing=0)
+integrate = public_log._integrate
+
+def integrate_then_stall(*args):
+    growth = integrate(*args)
+    print("integrated", growth.checkpoint.size, flush=True)
+    time.sleep(60)  # the tiles, leaves and signed checkpoint are written; the transaction is not yet committed
+    return growth
+
+public_log._integrate = integrate_then_stall
+public_log.sequence()
+"""
+
+
+def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    pool = open_pool(url, 1, 4, 10, 10000)
+    store = PostgresStore(pool, migrate.head_revision())
+    app = create_app(Settings(rate_limit=""), service=GameService(store))  # no key: it never sequences
+    client = app.test_client()
+    public_log = PublicLog(store, store, KEY, spacing=0)
+
+    def play(games: int) -> None:
+        for number in range(games):
+            game, token = create(client, variant="osmosis")
+            if number % 3:
+                assert client.post(f"/games/{game['id']}/resign", headers=token).status_code == 200
+
+    try:
+        play(12)
+        assert public_log.sequence() is not None
+        before = assert_the_log_is_whole(url)[-1]
+        play(12)
+        with psycopg.connect(url) as conn:
+            pending = conn.execute("SELECT count(*) FROM log_pending").fetchone()[0]
+        assert pending == 12 + 8
+        for _ in range(3):
+            stalled = subprocess.Popen([sys.executable, "-c", STALLING_SEQUENCER, url, KEY.skey], cwd=PROJECT,
+                                       stdout=subprocess.PIPE, text=True)
+            assert stalled.stdout.readline() == f"integrated {before[0] + pending}\n"
+            stalled.send_signal(signal.SIGKILL)
+            stalled.wait()
+            with psycopg.connect(url) as conn:
+                assert conn.execute("SELECT count(*) FROM log_pending").fetchone()[0] == pending
+                assert conn.execute("SELECT max(size) FROM log_checkpoints").fetchone()[0] == before[0]
+        signed = public_log.sequence()
+        assert signed is not None and signed.size == before[0] + pending
+        assert public_log.sequence() is None
+        assert_the_log_is_whole(url)
+    finally:
+        app.extensions["osmosis.hub"].stop()
+        pool.close()
+        drop_database(embedded_server_url, url)
+
+
+def test_postgres_restarted_under_load_leaves_one_consistent_log(own_postgres, tmp_path):
+    data_dir, url = own_postgres
+    port = free_port()
+    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS),
+                            POOL_TIMEOUT_MS="1000", STATEMENT_TIMEOUT_MS="2000")
+    base = f"http://127.0.0.1:{port}"
+    state = tmp_path / "monitor.json"
+    try:
+        with Players([base]):
+            time.sleep(2)
+            first = audit(base, state)
+            assert first["ok"], first["problems"]
+            embedded.stop(data_dir)
+            time.sleep(2)
+            embedded.start(data_dir)
+            time.sleep(3)
+        wait_until_sequenced(url)
+        assert_the_log_is_whole(url)
+        second = audit(base, state)
+        assert second["ok"], second["problems"]
+        assert second["checkpoint_size"] > first["checkpoint_size"] and second["new_entries"] > 0
+    finally:
+        stop(server)
+
+
+def test_a_witness_that_goes_away_holds_publication_back_until_it_cosigns_again(embedded_server_url, tmp_path):
+    url = migrated_database(embedded_server_url)
+    witness_signer = generate_signer("witness.test/ops", COSIGNATURE_V1)
+    witness = WitnessProcess(tmp_path, logs=(KEY.verifier.vkey,), signer=witness_signer)
+    port = free_port()
+    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS),
+                            LOG_WITNESSES=f"{witness_signer.verifier.vkey} {witness.url}")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with Players([base], threads=2):
+            time.sleep(2)
+        wait_until_sequenced(url)
+        report = audit(base, tmp_path / "monitor.json", witness_signer.verifier.vkey)
+        assert report["ok"], report["problems"]
+        stranger = generate_signer("witness.test/stranger", COSIGNATURE_V1)
+        refused = audit(base, tmp_path / "other-monitor.json", stranger.verifier.vkey)
+        assert not refused["ok"] and "no cosignature of witness witness.test/stranger" in refused["problems"][0]
+
+        assert witness.stop() == 0
+        published = call_text(f"{base}/log/checkpoint")
+        with Players([base], threads=2):
+            time.sleep(2)
+        wait_until_sequenced(url)
+        time.sleep(1)
+        assert call_text(f"{base}/log/checkpoint") == published, "published without the witness's cosignature"
+
+        # The same witness again: its address, its state file.
+        witness = WitnessProcess(tmp_path, logs=(KEY.verifier.vkey,), signer=witness_signer, port=witness.port)
+        deadline = time.monotonic() + 20
+        while call_text(f"{base}/log/checkpoint") == published:  # no new entries: the log offers it again
+            assert time.monotonic() < deadline, "the checkpoint the witness missed was never cosigned"
+            time.sleep(0.2)
+        with psycopg.connect(url) as conn:
+            latest = conn.execute("SELECT max(size) FROM log_checkpoints").fetchone()[0]
+        checkpoint, _, cosigners = open_checkpoint(call_text(f"{base}/log/checkpoint"), KEY.verifier,
+                                                   witness_signer.verifier)
+        assert checkpoint.size == latest and cosigners == [witness_signer.verifier]
+        report = audit(base, tmp_path / "monitor.json", witness_signer.verifier.vkey)
+        assert report["ok"], report["problems"]
+    finally:
+        stop(server)
+        witness.process.kill()
+        drop_database(embedded_server_url, url)
+
+
+def call_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
