@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import psycopg
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -96,3 +97,17 @@ def healthz_delays_while(base: str, threads: list) -> list[float]:
         delays.append(time.monotonic() - asked)
         time.sleep(0.02)
     return delays
+
+
+def wait_until_sequenced(url: str, seconds: float = 60) -> None:
+    """Until the public log has integrated every pending entry and signed a checkpoint of them all."""
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            pending, leaves, size = conn.execute("""
+                SELECT (SELECT count(*) FROM log_pending), (SELECT count(*) FROM log_leaves),
+                       (SELECT coalesce(max(size), 0) FROM log_checkpoints)""").fetchone()
+            if pending == 0 and leaves == size:
+                return
+            assert time.monotonic() < deadline, f"{pending} entries still pending, {leaves} leaves, checkpoint {size}"
+            time.sleep(0.2)

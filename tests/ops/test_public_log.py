@@ -28,7 +28,7 @@ from server.transparency.merkle import subtrees_of, tree_hash
 from server.transparency.notes import COSIGNATURE_V1, generate_signer, open_checkpoint
 from tests.api.helpers import create
 from tests.conftest import drop_database, free_port, migrated_database
-from tests.processes import PROJECT, call, start_gunicorn, stop
+from tests.processes import PROJECT, call, start_gunicorn, stop, wait_until_sequenced
 from tests.witness.helpers import OSMOSIS, WitnessProcess
 
 KEY = generate_signer("osmosis.test/ops-log")
@@ -75,19 +75,6 @@ class Players:
                     call("POST", f"{base}/games/{game['id']}/resign", {}, game["player_token"])
             except OSError:  # the server or its database is away: the test reads the log, not these answers
                 time.sleep(0.05)
-
-
-def wait_until_sequenced(url: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    with psycopg.connect(url, autocommit=True) as conn:
-        while True:
-            pending, leaves, size = conn.execute("""
-                SELECT (SELECT count(*) FROM log_pending), (SELECT count(*) FROM log_leaves),
-                       (SELECT coalesce(max(size), 0) FROM log_checkpoints)""").fetchone()
-            if pending == 0 and leaves == size:
-                return
-            assert time.monotonic() < deadline, f"{pending} entries still pending, {leaves} leaves, checkpoint {size}"
-            time.sleep(0.2)
 
 
 def assert_the_log_is_whole(url: str) -> list:
