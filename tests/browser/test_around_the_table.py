@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from tests.browser.table import (
     a_deal_won_by_clicking,
+    get,
     play_by_clicks,
     post,
     screenshot,
@@ -172,3 +173,56 @@ def test_a_game_being_played_is_listed_on_the_start_page_and_watched_live(page, 
     post(f"{live_server}/games/{game['id']}/draw", token=game["player_token"])
     expect(page.locator("#position")).to_have_text("Event 2 of 2", timeout=10000)
     expect(page.locator("#event-text")).to_contain_text("Drew ")
+
+
+def test_the_replay_shows_where_the_game_is_in_the_public_log_proven_in_the_browser(page, live_server):
+    game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 5})
+    post(f"{live_server}/games/{game['id']}/resign", token=game["player_token"])
+    page.goto(f"/#replay={game['id']}")
+    logged = page.locator("#logged")
+    expect(logged).to_contain_text("every inclusion proof checked in this browser", timeout=15000)
+    expect(logged).not_to_contain_text("Pending")
+    proofs = get(f"{live_server}/games/{game['id']}/transparency")
+    created, ended = (leaf["index"] for leaf in proofs["leaves"])
+    assert logged.inner_text().startswith(f"In the public log at indexes {created} (created), {ended} (ended), "
+                                          f"checkpoint of size ")
+    assert "won" in logged.get_attribute("class")
+    expect(page.locator("#verdict")).to_contain_text("VALID:")
+    screenshot(page, "7-replay-in-the-public-log")
+
+
+@pytest.mark.parametrize(("tamper", "named"), [
+    ("proof", "does not lead to the root"), ("entry", "does not hash to its leaf hash"),
+    ("game", "is another game's"),
+])
+def test_a_proof_that_does_not_hold_is_shown_invalid(page, live_server, tamper, named):
+    game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 6})
+    other = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 7})
+
+    def lie(route):
+        proofs = get(f"{live_server}/games/{game['id']}/transparency")
+        leaf = proofs["leaves"][0]
+        if tamper == "proof":
+            leaf["inclusion_proof"][0] = "A" * 43 + "="
+        elif tamper == "entry":
+            leaf["entry"] = leaf["entry"].replace('"variant":"osmosis"', '"variant":"peek"')
+        else:
+            leaf["entry"] = leaf["entry"].replace(game["id"], other["id"])
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(proofs))
+
+    for _ in range(30):  # until the sequencer has logged the game's creation
+        if get(f"{live_server}/games/{game['id']}/transparency")["leaves"]:
+            break
+        page.wait_for_timeout(500)
+    page.route(f"**/games/{game['id']}/transparency", lie)
+    page.goto(f"/#replay={game['id']}")
+    expect(page.locator("#logged")).to_contain_text(": INVALID, ", timeout=15000)
+    expect(page.locator("#logged")).to_contain_text(named)
+    assert "error" in page.locator("#logged").get_attribute("class")
+
+
+def test_the_replay_of_an_unwinnable_deal_says_so_once(page, live_server):
+    game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 5})
+    post(f"{live_server}/games/{game['id']}/resign", token=game["player_token"])
+    page.goto(f"/#replay={game['id']}")
+    expect(page.locator("#analysis")).to_have_text("Solver: the deal could not be won: every position was searched.")

@@ -3,6 +3,7 @@
 
 import { api, loadEvents } from "./api.js";
 import { describe, renderBoard } from "./board.js";
+import { showLogged } from "./transparency.js";
 
 const $ = (id) => document.getElementById(id);
 const SPEEDS = { slow: 1500, normal: 700, fast: 250 }; // milliseconds per event when playing itself
@@ -83,6 +84,9 @@ async function showVerdict() {
   $("to-last-winnable").hidden = $("to-lost-by").hidden = true;
   $("verdict").textContent = "";
   $("verdict").className = "";
+  $("logged").textContent = "";
+  $("logged").className = "";
+  showLogged(replay.id, $("logged"), () => replay === shown);
   if (replay.status === "playing") {
     $("verdict").textContent = "In progress: the verdict comes when the game is over.";
     $("analysis").textContent = "";
@@ -110,7 +114,9 @@ async function showAnalysis() {
   replay.analysis = analysis;
   const { deal, summary, last_winnable: lastWinnable, lost_by: lostBy } = replay.analysis;
   const verdicts = { winnable: "The deal was winnable", unwinnable: "The deal could not be won", unknown: "Undecided" };
-  $("analysis").textContent = `Solver: ${verdicts[deal.verdict]}: ${summary}.`;
+  const verdict = verdicts[deal.verdict];
+  const said = summary.toLowerCase().startsWith(verdict.toLowerCase()); // "the deal could not be won: …" says it
+  $("analysis").textContent = said ? `Solver: ${summary}.` : `Solver: ${verdict}: ${summary}.`;
   $("to-last-winnable").hidden = !lastWinnable;
   $("to-lost-by").hidden = !lostBy;
   showEventText();
