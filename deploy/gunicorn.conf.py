@@ -73,9 +73,12 @@ logconfig_dict = {
 
 
 def worker_exit(server, worker):
-    """Let the waiting connections go and close the database connections while the worker can still wait
-    for them: a pool left to the garbage collector fails noisily under gevent at exit."""
+    """Let the waiting connections go, let the log's sequencer finish its turn, and close the database
+    connections while the worker can still wait for them: a pool left to the garbage collector fails noisily
+    under gevent at exit."""
     extensions = getattr(getattr(worker, "wsgi", None), "extensions", {})
+    if "osmosis.sequencer" in extensions:
+        extensions["osmosis.sequencer"].stop()
     if "osmosis.hub" in extensions:
         extensions["osmosis.hub"].stop()
     if "osmosis.pool" in extensions:

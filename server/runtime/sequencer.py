@@ -26,8 +26,11 @@ class Sequencer:
         self._thread = threading.Thread(target=self._run, name="osmosis-log-sequencer", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
+        """No more turns; a turn under way finishes (its transaction commits or rolls back) before this returns."""
         self._stopped.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
     def _run(self) -> None:
         # Every half interval, so that an entry waits at most about one and a half for its checkpoint; the

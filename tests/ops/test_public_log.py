@@ -268,3 +268,20 @@ def test_a_witness_that_goes_away_holds_publication_back_until_it_cosigns_again(
 def call_text(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.read().decode()
+
+
+def test_a_worker_stops_its_sequencer_before_closing_its_pool(embedded_server_url):
+    """At shutdown the sequencer (awake every 5 ms here) finishes its turn before the pool closes under it."""
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS="10")
+    try:
+        for _ in range(5):
+            assert call("POST", f"http://127.0.0.1:{port}/games", {"variant": "osmosis"})[0] == 201
+        time.sleep(0.5)
+    finally:
+        stop(server)
+        drop_database(embedded_server_url, url)
+    server.log.seek(0)
+    log = server.log.read()
+    assert "sequencing failed" not in log and "PoolClosed" not in log, log[-3000:]
