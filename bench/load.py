@@ -60,13 +60,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_gunicorn(app: str, database_url: str, port: int, worker_class: str | None) -> subprocess.Popen[bytes]:
+def start_gunicorn(app: str, database_url: str, port: int, worker_class: str | None, root: Path = PROJECT,
+                   **env: str) -> subprocess.Popen[bytes]:
+    """gunicorn with `root`'s deploy/gunicorn.conf.py, running `root`'s code (another checkout's, to compare)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
+        [sys.executable, "-m", "gunicorn", "--config", str(root / "deploy" / "gunicorn.conf.py"),
          "--bind", f"127.0.0.1:{port}", *(["--worker-class", worker_class] if worker_class else []), app],
         env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", "RATE_LIMIT": "",
-             "PYTHONPATH": str(PROJECT)},
-        cwd=PROJECT,
+             "PYTHONPATH": str(root), **env},
+        cwd=root,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

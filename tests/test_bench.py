@@ -88,3 +88,13 @@ def test_the_solver_time_benchmark_reports_the_victim_the_attacker_and_the_uploa
     for figure in ("victim's hint, idle", "in flight by one", "attacker's answers", "/healthz during",
                    "costly upload answered in", "the same upload checked offline"):
         assert figure in printed
+
+
+def test_the_public_log_benchmark_reports_cost_delay_integration_serving_and_proofs(embedded_server_url):
+    printed = run_bench("public_log.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1", "--entries", "600",
+                        "--baseline", "HEAD", database_url=embedded_server_url)
+
+    for figure in ("play, log off (baseline)", "play, log on", "log on / log off", "creation to signed checkpoint",
+                   "a game's proofs", "integration of 600 entries", "level-0 tiles", "entry bundles", "checkpoint",
+                   "inclusion proof, 20 random leaves", "consistency proof"):
+        assert figure in printed, figure
