@@ -1,0 +1,152 @@
+"""The log's side of C2SP tlog-witness, against the project's witness served in this process: a checkpoint is
+published once every listed witness has cosigned it; a witness that holds the checkpoint already cosigns it again,
+one ahead is left alone, one that answers with a cosignature of another key is not believed, and one that was
+away is asked again until it cosigns."""
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from server.config import Settings
+from server.runtime.app import create_app
+from server.service.games import GameService
+from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, open_checkpoint, parse_note
+from server.witness.http import WitnessServer
+from server.witness.ledger import FileLedger
+from server.witness.protocol import Witness
+from tests.api.helpers import LOG_SIGNER, create
+from tests.memory_store import MemoryStore
+
+WITNESS = generate_signer("witness.test/in-process", COSIGNATURE_V1)
+
+
+class Served:
+    """An HTTP server on a loopback port, in a thread, until stopped."""
+
+    def __init__(self, server):
+        self.server = server
+        self.url = f"http://127.0.0.1:{server.server_port}"
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def witness(tmp_path):
+    protocol = Witness(WITNESS, [LOG_SIGNER.verifier], FileLedger(tmp_path / "state.json"), lambda: 1_800_000_000)
+    served = Served(WitnessServer(("127.0.0.1", 0), protocol))
+    served.protocol = protocol
+    yield served
+    served.stop()
+
+
+def log_app(*witnesses):
+    settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0,
+                        log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses))
+    return create_app(settings, service=GameService(MemoryStore()))
+
+
+def grow(app, games=1):
+    client = app.test_client()
+    for _ in range(games):
+        create(client, variant="osmosis")
+    return app.extensions["osmosis.sequencer"].run_once()
+
+
+def published(app):
+    return app.test_client().get("/log/checkpoint").get_data(as_text=True)
+
+
+def cosigners(note):
+    return open_checkpoint(note, LOG_SIGNER.verifier, WITNESS.verifier)[2]
+
+
+def test_a_checkpoint_is_published_with_the_witness_s_cosignature(witness):
+    app = log_app((WITNESS, witness.url))
+    first = grow(app)
+    assert first is not None and cosigners(published(app)) == [WITNESS.verifier]
+    second = grow(app, 3)
+    note = published(app)
+    assert open_checkpoint(note, LOG_SIGNER.verifier)[0].size == second.size == first.size + 3
+    assert cosigners(note) == [WITNESS.verifier]
+
+
+def sign_only(app, games):
+    """A new checkpoint signed but not offered to any witness (as if the log died right after signing it)."""
+    client = app.test_client()
+    for _ in range(games):
+        create(client, variant="osmosis")
+    store = app.extensions["osmosis.service"].store
+    return store.sequence(100, 0.0, app.extensions["osmosis.public_log"]._integrate).checkpoint
+
+
+def test_a_witness_ahead_is_left_alone_and_one_holding_the_checkpoint_cosigns_it_again(witness, caplog):
+    app = log_app((WITNESS, witness.url))
+    store = app.extensions["osmosis.service"].store
+    older, newer = sign_only(app, 1), sign_only(app, 2)
+    # The witness cosigned the newer one, but its answer never reached the log.
+    assert witness.protocol.add_checkpoint(f"old 0\n\n{newer.note}".encode()).status == 200
+
+    app.extensions["osmosis.sequencer"]._witnesses.cosign(older)  # 409 naming a larger size: nothing to do
+    assert store.cosigned_size(WITNESS.name) == 0 and "did not cosign" not in caplog.text
+
+    assert app.extensions["osmosis.sequencer"].run_once() is None  # the latest again: 409 at its own size
+    assert store.cosigned_size(WITNESS.name) == newer.size
+    note = published(app)
+    assert cosigners(note) == [WITNESS.verifier] and open_checkpoint(note, LOG_SIGNER.verifier)[0].size == newer.size
+
+
+class Liar(BaseHTTPRequestHandler):
+    """A witness that answers every add-checkpoint with a cosignature made by another key of its name."""
+
+    impostor = generate_signer(WITNESS.name, COSIGNATURE_V1)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        text = parse_note(body.split("\n\n", 1)[1]).text
+        line = cosign(text, self.impostor, 1_800_000_000).line.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(line)))
+        self.end_headers()
+        self.wfile.write(line)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_cosignature_of_another_key_is_not_believed(caplog):
+    liar = Served(ThreadingHTTPServer(("127.0.0.1", 0), Liar))
+    try:
+        app = log_app((WITNESS, liar.url))
+        signed = grow(app)
+        assert signed is not None
+        store = app.extensions["osmosis.service"].store
+        assert store.cosigned_size(WITNESS.name) == 0
+        assert "carries no cosignature of its key" in caplog.text
+        assert cosigners(published(app)) == []  # the log's first checkpoint, served while none is cosigned
+    finally:
+        liar.stop()
+
+
+def test_a_witness_that_was_away_is_asked_again_without_new_entries(tmp_path):
+    protocol = Witness(WITNESS, [LOG_SIGNER.verifier], FileLedger(tmp_path / "state.json"), lambda: 1_800_000_000)
+    first = Served(WitnessServer(("127.0.0.1", 0), protocol))
+    port = first.server.server_port
+    app = log_app((WITNESS, first.url))
+    grow(app)
+    cosigned = published(app)
+    first.stop()
+    grow(app, 2)
+    assert published(app) == cosigned, "published without the witness's cosignature"
+    again = Served(WitnessServer(("127.0.0.1", port), protocol))
+    try:
+        assert app.extensions["osmosis.sequencer"].run_once() is None  # nothing new to sign
+        note = published(app)
+        assert note != cosigned and cosigners(note) == [WITNESS.verifier]
+        size_of = lambda text: open_checkpoint(text, LOG_SIGNER.verifier)[0].size  # noqa: E731
+        assert size_of(note) == size_of(cosigned) + 2
+    finally:
+        again.stop()
