@@ -81,6 +81,13 @@ def start_gunicorn(app: str, database_url: str, port: int, worker_class: str | N
     raise SystemExit(f"gunicorn for {app} did not start")
 
 
+def stop_servers(servers: dict[str, subprocess.Popen[bytes]]) -> None:
+    for server in servers.values():
+        server.send_signal(signal.SIGTERM)
+    for server in servers.values():
+        server.wait(timeout=30)
+
+
 def run_phase(clients: int, seconds: float, make_work: Callable[[int], Callable[[], float | None]]) -> list[float]:
     """Run `clients` threads for `seconds`; each work call returns the latency to record, or None."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
@@ -204,6 +211,16 @@ def alternate(meter: CpuMeter, clients: int, seconds: float, rounds: int,
             measurement.add(latencies, seconds, {party: after[party] - before[party] for party in after})
 
 
+def random_action(client: Http, rng: random.Random, game: dict, token: str) -> tuple[float, dict]:
+    """One of the game's legal actions, chosen by `rng`: (its latency, the answer)."""
+    action = rng.choice(game["legal_actions"])
+    if action["kind"] == "move":
+        path, body = f"/games/{game['id']}/moves", {"card": action["card"], "to": action["to"]}
+    else:
+        path, body = f"/games/{game['id']}/draw", {}
+    return timed(lambda: client.call("POST", path, body, token))
+
+
 def actions_work(port: int) -> Callable[[int], Callable[[], float | None]]:
     def make(index: int) -> Callable[[], float | None]:
         client, rng = Http(port), random.Random(index)
@@ -216,12 +233,7 @@ def actions_work(port: int) -> Callable[[int], Callable[[], float | None]]:
                 _, game = timed(lambda: client.call("POST", "/games", {"variant": "osmosis-draw-one"}), 201)
                 token = game["player_token"]
                 return None
-            action = rng.choice(game["legal_actions"])
-            if action["kind"] == "move":
-                path, body = f"/games/{game['id']}/moves", {"card": action["card"], "to": action["to"]}
-            else:
-                path, body = f"/games/{game['id']}/draw", {}
-            latency, result = timed(lambda: client.call("POST", path, body, token))
+            latency, result = random_action(client, rng, game, token)
             game = result["game"]
             return latency
 
@@ -324,10 +336,7 @@ def main() -> None:
         print(f"state at 300 / current read (p50) {travel.p50 / long_reads.p50:.2f}   (goal <= 3)")
         print(f"action p99 / p50 ({c} clients)     {actions.p99 / actions.p50:.2f}   (goal <= 5)")
     finally:
-        for server in servers.values():
-            server.send_signal(signal.SIGTERM)
-        for server in servers.values():
-            server.wait(timeout=30)
+        stop_servers(servers)
         if not os.environ.get("DATABASE_URL"):
             embedded.stop(data_dir)
 

@@ -27,7 +27,6 @@ import json
 import math
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -50,8 +49,10 @@ from bench.load import (  # noqa: E402
     alternate,
     ceiling_work,
     free_port,
+    random_action,
     run_phase,
     start_gunicorn,
+    stop_servers,
     timed,
 )
 from server.service.public_log import PublicLog  # noqa: E402
@@ -108,12 +109,7 @@ def play_work(port: int) -> Callable[[int], Callable[[], float | None]]:
                 latency, result = timed(lambda: client.call("POST", f"/games/{game['id']}/resign", {}, token))
                 game = result["game"]
                 return latency
-            action = rng.choice(game["legal_actions"])
-            if action["kind"] == "move":
-                path, body = f"/games/{game['id']}/moves", {"card": action["card"], "to": action["to"]}
-            else:
-                path, body = f"/games/{game['id']}/draw", {}
-            latency, result = timed(lambda: client.call("POST", path, body, token))
+            latency, result = random_action(client, rng, game, token)
             game, actions = result["game"], actions + 1
             return latency
 
@@ -261,10 +257,7 @@ def main() -> None:
         print(f"a game's proofs (/transparency)      {len(json.dumps(proofs)):,} bytes, "
               f"{len(proofs['leaves'][0]['inclusion_proof'])} hashes in a log of {proofs['tree_size']:,}")
     finally:
-        for server in servers.values():
-            server.send_signal(signal.SIGTERM)
-        for server in servers.values():
-            server.wait(timeout=30)
+        stop_servers(servers)
 
     if args.entries == 0:
         if not os.environ.get("DATABASE_URL"):
@@ -299,10 +292,7 @@ def main() -> None:
         print(f"level-0 tiles / SELECT ceiling       {tiles.rate / select.rate:.2f}")
         proof_sizes(large, tile_port, args.entries)
     finally:
-        for server in servers.values():
-            server.send_signal(signal.SIGTERM)
-        for server in servers.values():
-            server.wait(timeout=30)
+        stop_servers(servers)
         if not os.environ.get("DATABASE_URL"):
             embedded.stop(data_dir)
 

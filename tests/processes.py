@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -15,6 +16,28 @@ import psycopg
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
+
+
+class ClientThreads:
+    """Client threads for as long as a `with` block lasts: each runs `_client(index)` until `stop` is set."""
+
+    def __init__(self, count: int) -> None:
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._client, args=(i,)) for i in range(count)]
+
+    def _client(self, index: int) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=120)
 
 
 def start_gunicorn(database_url: str, port: int, **env: str) -> subprocess.Popen:

@@ -15,32 +15,20 @@ import psycopg
 
 from server.store import embedded
 from tests.conftest import free_port
-from tests.processes import call, start_gunicorn, stop
+from tests.processes import ClientThreads, call, start_gunicorn, stop
 
 CLIENTS = 4
 
 
-class Load:
+class Load(ClientThreads):
     """Client threads playing random legal actions, each on its own games, recording every answer."""
 
     def __init__(self, base: str) -> None:
+        super().__init__(CLIENTS)
         self.base = base
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
         self.landed: list[tuple[str, int, str]] = []  # (game id, seq, hash) of events in 2xx answers
         self.answers: list[tuple[float, float, int, str]] = []  # (when, seconds, status, code)
         self.errors: list[str] = []  # requests that got no HTTP answer at all
-        self.threads = [threading.Thread(target=self._client, args=(i,)) for i in range(CLIENTS)]
-
-    def __enter__(self) -> "Load":
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(timeout=60)
 
     def _record(self, started: float, status: int, body: dict) -> None:
         with self.lock:

@@ -10,7 +10,7 @@ import time
 from server.service.feed import FeedPosition
 from server.store import embedded
 from tests.conftest import drop_database, free_port, migrated_database
-from tests.processes import call, start_gunicorn, stop
+from tests.processes import ClientThreads, call, start_gunicorn, stop
 
 
 class Follower:
@@ -70,21 +70,19 @@ class Follower:
         self.thread.join(timeout=35)
 
 
-class Bots:
+class Bots(ClientThreads):
     """Players acting on games of their own, each request on a new connection (so on any worker)."""
 
     def __init__(self, base: str, count: int, actions: int) -> None:
+        super().__init__(count)
         self.base, self.actions = base, actions
         self.games: dict[str, int] = {}  # game id: its version as last answered
-        self.lock = threading.Lock()
-        self.stopped = threading.Event()
-        self.threads = [threading.Thread(target=self._play, args=(n,)) for n in range(count)]
 
-    def _play(self, index: int) -> None:
+    def _client(self, index: int) -> None:
         rng = random.Random(index)
         game = None
         done = 0
-        while done < self.actions and not self.stopped.is_set():
+        while done < self.actions and not self.stop.is_set():
             try:
                 if game is None:
                     status, body, _ = call("POST", f"{self.base}/games", {"variant": "osmosis-draw-one"})
@@ -106,17 +104,6 @@ class Bots:
                         self.games[game["id"]] = game["version"]
             except OSError:
                 time.sleep(0.1)
-
-    def __enter__(self) -> "Bots":
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        for thread in self.threads:
-            thread.join(timeout=120)
-
 
 def final_versions(base: str, games: dict[str, int]) -> dict[str, int]:
     versions = {}

@@ -9,7 +9,6 @@ import random
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections import Counter
@@ -28,34 +27,22 @@ from server.transparency.merkle import subtrees_of, tree_hash
 from server.transparency.notes import COSIGNATURE_V1, generate_signer, open_checkpoint
 from tests.api.helpers import create
 from tests.conftest import drop_database, free_port, migrated_database
-from tests.processes import PROJECT, call, start_gunicorn, stop, wait_until_sequenced
+from tests.processes import PROJECT, ClientThreads, call, start_gunicorn, stop, wait_until_sequenced
 from tests.witness.helpers import OSMOSIS, WitnessProcess
 
 KEY = generate_signer("osmosis.test/ops-log")
 INTERVAL_MS = 200
 
 
-class Players:
+class Players(ClientThreads):
     """Client threads making games (some from sealed deals) on any of the instances and resigning most of them."""
 
     def __init__(self, bases: list[str], threads: int = 4) -> None:
+        super().__init__(threads)
         self.bases = bases
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
         self.created: list[str] = []
-        self.threads = [threading.Thread(target=self._play, args=(i,)) for i in range(threads)]
 
-    def __enter__(self) -> "Players":
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(timeout=60)
-
-    def _play(self, index: int) -> None:
+    def _client(self, index: int) -> None:
         rng = random.Random(index)
         while not self.stop.is_set():
             base = rng.choice(self.bases)
