@@ -26,7 +26,7 @@ system-packages:
 	scripts/install-system-packages
 
 test: $(VENV)/.test-tools system-packages
-	$(BIN)/ruff check server tests bench
+	$(BIN)/ruff check server tests bench examples
 	$(BIN)/mypy
 	$(BIN)/pytest
 

@@ -13,7 +13,7 @@ import pytest
 
 SERVER = Path(__file__).parents[1] / "server"
 LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "monitor", "witness",
-          "runtime", "cli")
+          "gym", "runtime", "cli")
 
 MAY_IMPORT: dict[str, set[str]] = {
     "config": set(),
@@ -26,6 +26,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "live": {"service", "log"},
     "monitor": {"log", "transparency"},
     "witness": {"transparency"},
+    "gym": {"rules"},
     "api": {"service", "live", "log", "rules", "solver", "config", "transparency"},
     "runtime": set(LAYERS),
     "cli": set(LAYERS),
@@ -43,6 +44,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "live": set(),
     "monitor": set(),
     "witness": set(),
+    "gym": {"gymnasium", "numpy"},
     "api": {"flask", "flask_smorest", "flask_cors", "flask_limiter", "marshmallow", "webargs", "werkzeug", "apispec",
             "prometheus_client", "gevent", "gunicorn"},
     "runtime": {"flask", "limits", "gevent", "gunicorn"},
@@ -50,7 +52,7 @@ THIRD_PARTY: dict[str, set[str]] = {
 }
 """What else than the standard library each layer may import: the pure layers and the use cases nothing."""
 
-PURE = {"rules", "solver", "transparency", "log"}
+PURE = {"rules", "solver", "transparency", "log", "gym"}
 IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
                 "select", "signal"}
 RANDOM_USERS = {"solver/search.py", "solver/hints.py", "solver/players.py"}

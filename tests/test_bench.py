@@ -98,3 +98,11 @@ def test_the_public_log_benchmark_reports_cost_delay_integration_serving_and_pro
                    "a game's proofs", "integration of 600 entries", "level-0 tiles", "entry bundles", "checkpoint",
                    "inclusion proof, 20 random leaves", "consistency proof"):
         assert figure in printed, figure
+
+
+def test_the_gym_benchmark_reports_every_preset():
+    from server.rules import PRESETS
+
+    printed = run_bench("gym_env.py", "--steps", "300", "--rounds", "1")
+
+    assert all(f"{name} " in printed and "steps/s" in printed for name in PRESETS)
