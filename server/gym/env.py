@@ -106,8 +106,8 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
         state = self._playing()
         legal = [index_of(action) for action in legal_actions(state)]
         mask = np.zeros(ACTIONS, dtype=np.int8)
-        mask[legal] = 1
         if not state.is_over:
+            mask[legal] = 1
             mask[RESIGN] = 1
         return {"action_mask": mask, "legal_actions": legal, "deal_number": self._deal_number,
                 "status": state.status.value, "cards_home": self._home}

@@ -44,7 +44,7 @@ def observation_space() -> spaces.Dict:
         "stock": spaces.Discrete(len(DECK) + 1),
         "live_waste": spaces.Discrete(len(DECK) + 1),
         "base_rank": spaces.Discrete(13),
-        "pass_number": spaces.Box(1, MAX_PASSES, shape=(), dtype=np.int64),
+        "pass_number": spaces.Discrete(MAX_PASSES, start=1),
     })
 
 
@@ -57,26 +57,29 @@ def observe(state: GameState) -> dict[str, Any]:
     face_down = [0, 0, 0, 0]
     for p, pile in enumerate(state.reserves):
         hidden = face_down[p] = state.face_down(p)
-        top = len(pile) - 1
-        for at in range(hidden, len(pile)):
+        top, place = len(pile) - 1, 1 + p
+        for at in range(hidden, top + 1):
             index = pile[at].index
-            cards[index], depth[index] = 1 + p, top - at
+            cards[index] = place
+            depth[index] = top - at
     top = len(state.waste) - 1
     for at, card in enumerate(state.waste):
-        cards[card.index], depth[card.index] = WASTE, top - at
+        cards[card.index] = WASTE
+        depth[card.index] = top - at
     if state.cell is not None:
         cards[state.cell.index] = CELL
-    for k, foundation in enumerate(state.foundations):
+    for place, foundation in enumerate(state.foundations, start=_FOUNDATION):
         for card in foundation:
-            cards[card.index] = _FOUNDATION + k
+            cards[card.index] = place
+    both = np.array(cards + depth, dtype=np.int64)  # one array made, two views of it
     return {
-        "cards": np.array(cards, dtype=np.int64),
-        "depth": np.array(depth, dtype=np.int64),
+        "cards": both[:len(DECK)],
+        "depth": both[len(DECK):],
         "face_down": np.array(face_down, dtype=np.int64),
         "stock": len(state.stock),
         "live_waste": state.live_waste,
         "base_rank": state.base_rank - 1,
-        "pass_number": np.array(min(state.pass_number, MAX_PASSES), dtype=np.int64),
+        "pass_number": min(state.pass_number, MAX_PASSES),
     }
 
 

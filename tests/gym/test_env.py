@@ -192,3 +192,14 @@ def test_the_example_agents_win_exactly_the_deals_osmosis_simulate_wins(name):
     assert len(lines) == 2 and all(line.endswith("the same deals") for line in lines), done.stdout
     greedy_wins = int(lines[1].split()[2].split("/")[0])
     assert greedy_wins > 0, "a sample where the greedy agent wins nothing proves little"
+
+
+def test_the_ten_line_agent_of_docs_clients_runs_as_printed():
+    text = (PROJECT / "docs" / "clients.md").read_text()
+    agent = text.split("Ten lines of agent:\n\n```python\n", 1)[1].split("```", 1)[0]
+    assert len([line for line in agent.splitlines() if line.strip()]) <= 10
+    done = subprocess.run([sys.executable, "-c", agent], capture_output=True, text=True, timeout=120, cwd=PROJECT)
+    assert done.returncode == 0, done.stderr
+    status, cards_home, total = done.stdout.split()
+    # Osmosis opens with its base card home: the rewards are the cards brought home after it, and the win.
+    assert float(total) == int(cards_home) - 1 + (WIN_BONUS if status == "won" else 0.0)
