@@ -52,7 +52,7 @@ THIRD_PARTY: dict[str, set[str]] = {
 }
 """What else than the standard library each layer may import: the pure layers and the use cases nothing."""
 
-PURE = {"rules", "solver", "transparency", "log", "gym"}
+PURE = {"rules", "solver", "transparency", "log"}
 IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
                 "select", "signal"}
 RANDOM_USERS = {"solver/search.py", "solver/hints.py", "solver/players.py"}

@@ -1,4 +1,5 @@
-"""OsmosisEnv: one deal of a preset per episode, played through the rules engine in this process.
+"""OsmosisEnv: one deal of a preset per episode, played through the rules engine in this process, or, given a
+server's URL, as a real game on that server (each episode then in its log, verifiable afterwards).
 
     env = gymnasium.make("Osmosis-v0")
     observation, info = env.reset(seed=42)              # deal number 42: the server's deal 42, shareable
@@ -18,20 +19,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..rules import (
-    MAX_DEAL_NUMBER,
-    GameState,
-    RulesError,
-    apply,
-    deal_number_seed,
-    layout,
-    legal_actions,
-    opening,
-    public_text,
-    shuffled_deck,
-)
+from ..rules import MAX_DEAL_NUMBER
 from ..rules import preset as preset_rules
-from .spaces import ACTIONS, RESIGN, action_of, index_of, observation_space, observe
+from .games import Game, LocalGame
+from .remote import RemoteGame
+from .spaces import ACTIONS, RESIGN, observation_space
 
 WIN_BONUS = 52.0
 
@@ -39,15 +31,18 @@ WIN_BONUS = 52.0
 class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 -- gymnasium's own attribute
 
-    def __init__(self, preset: str = "osmosis", render_mode: str | None = None) -> None:
+    def __init__(self, preset: str = "osmosis", render_mode: str | None = None, server: str | None = None,
+                 timeout: float = 30.0) -> None:
+        """`server`: play each episode as a real game on that server (its base URL) instead of in process."""
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode is 'ansi' or None, not {render_mode!r}")
+        preset_rules(preset)  # an unknown preset is refused here, not at the first reset
         self.preset = preset
-        self.rules = preset_rules(preset)
         self.render_mode = render_mode
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTIONS)
-        self._state: GameState | None = None
+        self._game: Game = RemoteGame(server, preset, timeout) if server is not None else LocalGame(preset)
+        self._started = False
         self._deal_number = 0
         self._home = 0
 
@@ -65,49 +60,44 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
         if not 0 <= number <= MAX_DEAL_NUMBER:
             raise ValueError(f"a deal number runs from 0 to {MAX_DEAL_NUMBER}, not {number}")
         self._deal_number = number
-        self._state = opening(self.rules, layout(shuffled_deck(deal_number_seed(number)), self.rules))
-        self._home = self._state.cards_on_foundations
-        return self._observation(), self._info()
+        self._game.start(number)
+        self._started = True
+        self._home = self._game.cards_home
+        return self._game.observation(), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        state = self._playing()
-        refused = None
-        try:
-            after = apply(state, action_of(int(action)))
-        except RulesError as error:
-            after, refused = state, str(error)
-        self._state = after
-        home = after.cards_on_foundations
-        reward = float(home - self._home) + (WIN_BONUS if after.status == "won" else 0.0)
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        refused = self._game.act(int(action))
+        home = self._game.cards_home
+        won = self._game.status == "won"
+        reward = float(home - self._home) + (WIN_BONUS if won else 0.0)
         self._home = home
         info = self._info()
         if refused is not None:
             info["refused"] = refused
-        return self._observation(), reward, after.is_over, False, info
+        return self._game.observation(), reward, self._game.status != "playing", False, info
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self._state is None:
+        if self.render_mode != "ansi" or not self._started:
             return None
-        return public_text(self._state) + "\n"
+        return self._game.text() + "\n"
 
     @property
     def deal_number(self) -> int:
         return self._deal_number
 
-    def _playing(self) -> GameState:
-        if self._state is None:
-            raise RuntimeError("call reset() before step()")
-        return self._state
-
-    def _observation(self) -> dict[str, Any]:
-        return observe(self._playing())
+    @property
+    def game_id(self) -> str | None:
+        """With a server: the id of the episode's game there, to fetch its replay and verify it (it is not in
+        `info`, which Gymnasium wants the same for the same deal and actions)."""
+        return self._game.game_id if self._started else None
 
     def _info(self) -> dict[str, Any]:
-        state = self._playing()
-        legal = [index_of(action) for action in legal_actions(state)]
+        legal = self._game.legal()
         mask = np.zeros(ACTIONS, dtype=np.int8)
-        if not state.is_over:
+        if self._game.status == "playing":
             mask[legal] = 1
             mask[RESIGN] = 1
         return {"action_mask": mask, "legal_actions": legal, "deal_number": self._deal_number,
-                "status": state.status.value, "cards_home": self._home}
+                "status": self._game.status, "cards_home": self._home}

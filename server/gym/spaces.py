@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..rules import DECK, FOUNDATIONS, Action, Card, Deal, GameState, Move, Place, Redeal, Resign
+from ..rules import DECK, FOUNDATIONS, RANK_CODES, Action, Card, Deal, GameState, Move, Place, Redeal, Resign
 
 HIDDEN, WASTE, CELL = 0, 5, 6
 _RESERVE = {f"R{p + 1}": 1 + p for p in range(4)}
@@ -34,6 +34,7 @@ DEAL, REDEAL, RESIGN = MOVES, MOVES + 1, MOVES + 2
 ACTIONS = MOVES + 3
 MAX_PASSES = 1000
 _TARGET = {target: t for t, target in enumerate(TARGETS)}
+_INDEX = {card.code: card.index for card in DECK}
 
 
 def observation_space() -> spaces.Dict:
@@ -80,6 +81,33 @@ def observe(state: GameState) -> dict[str, Any]:
         "live_waste": state.live_waste,
         "base_rank": state.base_rank - 1,
         "pass_number": min(state.pass_number, MAX_PASSES),
+    }
+
+
+def observe_view(view: dict[str, Any]) -> dict[str, Any]:
+    """The observation of a public view as the API serves it (a remote game's): the same as `observe` gives
+    of the position in view."""
+    cards = [HIDDEN] * len(DECK)
+    depth = [0] * len(DECK)
+    places = [(1 + p, pile["face_up"]) for p, pile in enumerate(view["reserves"])] + [(WASTE, view["waste"])]
+    for place, codes in places:
+        for below, code in enumerate(reversed(codes)):
+            cards[_INDEX[code]], depth[_INDEX[code]] = place, below
+    if view["cell"] is not None:
+        cards[_INDEX[view["cell"]]] = CELL
+    for place, foundation in enumerate(view["foundations"], start=_FOUNDATION):
+        for code in foundation["cards"]:
+            cards[_INDEX[code]] = place
+    face_down = [pile["face_down"] for pile in view["reserves"]]
+    both = np.array(cards + depth, dtype=np.int64)
+    return {
+        "cards": both[:len(DECK)],
+        "depth": both[len(DECK):],
+        "face_down": np.array(face_down + [0] * (4 - len(face_down)), dtype=np.int64),
+        "stock": view["stock_count"],
+        "live_waste": view["live_waste"],
+        "base_rank": RANK_CODES.index(view["base_rank"]),
+        "pass_number": min(view["pass_number"], MAX_PASSES),
     }
 
 

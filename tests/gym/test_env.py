@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 from server.gym import ENV_IDS, MAX_EPISODE_STEPS
 from server.gym.env import WIN_BONUS, OsmosisEnv
-from server.gym.spaces import CELL, DEAL, HIDDEN, RESIGN, WASTE, action_of, index_of, observe
+from server.gym.spaces import CELL, DEAL, HIDDEN, RESIGN, WASTE, action_of, index_of, observe, observe_view
 from server.rules import (
     DECK,
     PRESETS,
@@ -132,15 +132,21 @@ def test_every_observation_says_what_the_public_view_says(name):
 
 
 def test_the_mask_is_exactly_the_legal_actions_and_resigning():
-    env = OsmosisEnv("osmosis-ablage")
-    for state in positions("osmosis-ablage", 6, 4):
-        env._state, env._home = state, state.cards_on_foundations
-        info = env._info()
-        legal = {index_of(action) for action in legal_actions(state)}
-        assert set(np.flatnonzero(info["action_mask"])) == legal | {RESIGN}
-        assert info["legal_actions"] == [index_of(action) for action in legal_actions(state)]
-        for index in info["legal_actions"]:
-            apply(state, action_of(index))  # each is taken as it is numbered
+    """Episodes played through the environment, beside the same actions applied to the engine's position."""
+    rng = random.Random(4)
+    for number in range(6):
+        env = OsmosisEnv("osmosis-ablage")
+        _, info = env.reset(seed=number)
+        state = opening_of("osmosis-ablage", number)
+        while state.outcome is None:
+            legal = [index_of(action) for action in legal_actions(state)]
+            assert info["legal_actions"] == legal
+            assert set(np.flatnonzero(info["action_mask"])) == set(legal) | {RESIGN}
+            chosen = rng.choice(legal)
+            state = apply(state, action_of(chosen))  # each is taken as it is numbered
+            _, _, terminated, _, info = env.step(chosen)
+            assert terminated == (state.outcome is not None) and "refused" not in info
+        assert not info["action_mask"].any() and info["legal_actions"] == []
 
 
 def test_a_refused_action_changes_nothing_and_earns_nothing():
@@ -203,3 +209,10 @@ def test_the_ten_line_agent_of_docs_clients_runs_as_printed():
     status, cards_home, total = done.stdout.split()
     # Osmosis opens with its base card home: the rewards are the cards brought home after it, and the win.
     assert float(total) == int(cards_home) - 1 + (WIN_BONUS if status == "won" else 0.0)
+
+
+@pytest.mark.parametrize("name", ["osmosis", "osmosis-ablage", "peek-till-dawn"])
+def test_an_observation_of_the_api_s_view_equals_the_observation_of_the_position(name):
+    for state in positions(name, 6, 5):
+        local, remote = observe(state), observe_view(public_view(state))
+        assert all(np.array_equal(local[key], remote[key]) for key in local)

@@ -1,0 +1,60 @@
+"""The environment's second backend: each episode a real game on a running server (gunicorn, PostgreSQL),
+step for step the same as the in-process one, and verifiable afterwards."""
+
+import random
+import socket
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from server.gym.env import OsmosisEnv
+from server.gym.remote import ServerError
+from server.gym.spaces import RESIGN
+from tests.browser.table import get
+
+
+def test_remote_episodes_are_the_in_process_ones_and_verify(live_server):
+    for number in (3, 4):
+        here, there = OsmosisEnv("osmosis-draw-one"), OsmosisEnv("osmosis-draw-one", server=live_server)
+        (seen_here, info_here), (seen_there, info_there) = here.reset(seed=number), there.reset(seed=number)
+        rng, steps = random.Random(number), 0
+        while True:
+            assert all(np.array_equal(seen_here[key], seen_there[key]) for key in seen_here)
+            assert info_here["legal_actions"] == info_there["legal_actions"]
+            assert np.array_equal(info_here["action_mask"], info_there["action_mask"])
+            action = rng.choice(info_here["legal_actions"]) if steps < 60 else RESIGN
+            seen_here, reward_here, over_here, _, info_here = here.step(action)
+            seen_there, reward_there, over_there, _, info_there = there.step(action)
+            assert (reward_here, over_here) == (reward_there, over_there)
+            steps += 1
+            if over_here:
+                break
+        game_id = there.game_id
+        assert get(f"{live_server}/games/{game_id}")["status"] == info_here["status"]
+        assert get(f"{live_server}/games/{game_id}/verification")["valid"]
+
+
+def test_an_action_the_server_does_not_list_is_refused_and_changes_nothing(live_server):
+    env = OsmosisEnv("osmosis", server=live_server)
+    seen, info = env.reset(seed=9)
+    illegal = next(i for i in range(RESIGN) if not info["action_mask"][i])
+    after, reward, terminated, _, info = env.step(illegal)
+    assert info["refused"] and reward == 0.0 and not terminated
+    assert all(np.array_equal(seen[key], after[key]) for key in seen)
+
+
+def test_gymnasium_s_checker_passes_the_remote_backend(live_server):
+    env = gym.make("server.gym:Bridesmaids-v0", server=live_server, render_mode="ansi")
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_a_server_that_is_not_there_is_a_clear_error():
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(ServerError, match="cannot reach"):
+        OsmosisEnv(server=f"http://127.0.0.1:{port}", timeout=2).reset(seed=1)
+    with pytest.raises(ValueError, match="base URL"):
+        OsmosisEnv(server="ftp://example.org")
