@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -92,7 +93,9 @@ class RemoteGame:
 
     def _call(self, method: str, path: str, body: dict[str, Any], token: str | None = None
               ) -> tuple[int, dict[str, Any]]:
-        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+        # One key for both attempts: a retry whose first try did reach the server is answered, not done twice.
+        headers = {"Content-Type": "application/json", "Idempotency-Key": str(uuid.uuid4()),
+                   **({"Authorization": f"Bearer {token}"} if token else {})}
         for attempt in (1, 2):  # once more on a fresh connection, if the kept one was closed meanwhile
             try:
                 connection = self._connect()

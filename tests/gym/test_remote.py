@@ -1,6 +1,7 @@
 """The environment's second backend: each episode a real game on a running server (gunicorn, PostgreSQL),
 step for step the same as the in-process one, and verifiable afterwards."""
 
+import http.client
 import random
 import socket
 
@@ -11,7 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 from server.gym.env import OsmosisEnv
 from server.gym.remote import ServerError
-from server.gym.spaces import RESIGN
+from server.gym.spaces import DEAL, RESIGN
 from tests.browser.table import get
 
 
@@ -58,3 +59,30 @@ def test_a_server_that_is_not_there_is_a_clear_error():
         OsmosisEnv(server=f"http://127.0.0.1:{port}", timeout=2).reset(seed=1)
     with pytest.raises(ValueError, match="base URL"):
         OsmosisEnv(server="ftp://example.org")
+
+
+class LosesTheFirstAnswer(http.client.HTTPConnection):
+    """A connection whose first answer to an action is lost on the way back, after the server acted."""
+
+    lost = 0
+
+    def getresponse(self):
+        response = super().getresponse()
+        if self._method_and_url[1].endswith("/actions") and LosesTheFirstAnswer.lost == 0:
+            response.read()
+            LosesTheFirstAnswer.lost += 1
+            raise ConnectionResetError("the answer was lost")
+        return response
+
+    def putrequest(self, method, url, *args, **kwargs):
+        self._method_and_url = (method, url)
+        return super().putrequest(method, url, *args, **kwargs)
+
+
+def test_an_action_whose_answer_was_lost_is_retried_once_and_done_once(live_server, monkeypatch):
+    monkeypatch.setattr(http.client, "HTTPConnection", LosesTheFirstAnswer)
+    env = OsmosisEnv("osmosis", server=live_server)
+    env.reset(seed=11)
+    _, _, _, _, info = env.step(DEAL)
+    assert LosesTheFirstAnswer.lost == 1 and "refused" not in info
+    assert get(f"{live_server}/games/{env.game_id}")["version"] == 2, "the retried deal was done twice"
