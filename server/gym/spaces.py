@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..rules import DECK, FOUNDATIONS, RANK_CODES, Action, Card, Deal, GameState, Move, Place, Redeal, Resign
+from ..rules import DECK, FOUNDATIONS, RANK_CODES, Action, Deal, GameState, Move, Place, Redeal, Resign
 
 HIDDEN, WASTE, CELL = 0, 5, 6
 _RESERVE = {f"R{p + 1}": 1 + p for p in range(4)}
@@ -72,16 +72,8 @@ def observe(state: GameState) -> dict[str, Any]:
     for place, foundation in enumerate(state.foundations, start=_FOUNDATION):
         for card in foundation:
             cards[card.index] = place
-    both = np.array(cards + depth, dtype=np.int64)  # one array made, two views of it
-    return {
-        "cards": both[:len(DECK)],
-        "depth": both[len(DECK):],
-        "face_down": np.array(face_down, dtype=np.int64),
-        "stock": len(state.stock),
-        "live_waste": state.live_waste,
-        "base_rank": state.base_rank - 1,
-        "pass_number": min(state.pass_number, MAX_PASSES),
-    }
+    return _observation(cards, depth, face_down, len(state.stock), state.live_waste, state.base_rank - 1,
+                        state.pass_number)
 
 
 def observe_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -99,15 +91,21 @@ def observe_view(view: dict[str, Any]) -> dict[str, Any]:
         for code in foundation["cards"]:
             cards[_INDEX[code]] = place
     face_down = [pile["face_down"] for pile in view["reserves"]]
-    both = np.array(cards + depth, dtype=np.int64)
+    return _observation(cards, depth, face_down + [0] * (4 - len(face_down)), view["stock_count"],
+                        view["live_waste"], RANK_CODES.index(view["base_rank"]), view["pass_number"])
+
+
+def _observation(cards: list[int], depth: list[int], face_down: list[int], stock: int, live_waste: int,
+                 base_rank: int, pass_number: int) -> dict[str, Any]:
+    both = np.array(cards + depth, dtype=np.int64)  # one array made, two views of it
     return {
         "cards": both[:len(DECK)],
         "depth": both[len(DECK):],
-        "face_down": np.array(face_down + [0] * (4 - len(face_down)), dtype=np.int64),
-        "stock": view["stock_count"],
-        "live_waste": view["live_waste"],
-        "base_rank": RANK_CODES.index(view["base_rank"]),
-        "pass_number": min(view["pass_number"], MAX_PASSES),
+        "face_down": np.array(face_down, dtype=np.int64),
+        "stock": stock,
+        "live_waste": live_waste,
+        "base_rank": base_rank,
+        "pass_number": min(pass_number, MAX_PASSES),
     }
 
 
@@ -125,9 +123,5 @@ def index_of(action: Action) -> int:
 def action_of(index: int) -> Action:
     """The action numbered `index` (whether it is legal is the engine's to say)."""
     if index < MOVES:
-        return Move(_card(index // len(TARGETS)), None, TARGETS[index % len(TARGETS)])
+        return Move(DECK[index // len(TARGETS)], None, TARGETS[index % len(TARGETS)])
     return (Deal(), Redeal(), Resign())[index - MOVES]
-
-
-def _card(index: int) -> Card:
-    return DECK[index]
