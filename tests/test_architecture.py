@@ -13,7 +13,7 @@ import pytest
 
 SERVER = Path(__file__).parents[1] / "server"
 LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "monitor", "witness",
-          "gym", "runtime", "cli")
+          "client", "gym", "terminal", "runtime", "cli")
 
 MAY_IMPORT: dict[str, set[str]] = {
     "config": set(),
@@ -26,7 +26,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "live": {"service", "log"},
     "monitor": {"log", "transparency"},
     "witness": {"transparency"},
-    "gym": {"rules"},
+    "client": set(),
+    "gym": {"rules", "client"},
+    "terminal": {"client"},
     "api": {"service", "live", "log", "rules", "solver", "config", "transparency"},
     "runtime": set(LAYERS),
     "cli": set(LAYERS),
@@ -44,7 +46,9 @@ THIRD_PARTY: dict[str, set[str]] = {
     "live": set(),
     "monitor": set(),
     "witness": set(),
+    "client": set(),
     "gym": {"gymnasium", "numpy"},
+    "terminal": {"textual", "rich"},
     "api": {"flask", "flask_smorest", "flask_cors", "flask_limiter", "marshmallow", "webargs", "werkzeug", "apispec",
             "prometheus_client", "gevent", "gunicorn"},
     "runtime": {"flask", "limits", "gevent", "gunicorn"},

@@ -35,6 +35,7 @@ from ..store import embedded, migrate
 from ..transparency.notes import NoteError, parse_verifier
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
+from .play_commands import add_commands as add_play_commands
 from .solver_commands import add_commands as add_solver_commands
 from .stats import wilson_interval
 from .witness_commands import add_commands as add_witness_commands
@@ -105,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     add_solver_commands(commands)
     add_log_commands(commands)
     add_witness_commands(commands)
+    add_play_commands(commands)
     return parser
 
 

@@ -4,35 +4,28 @@ verify it afterwards (GET /games/{id}/replay, osmosis verify). One keep-alive co
 
 from __future__ import annotations
 
-import http.client
-import json
-import uuid
 from typing import Any
-from urllib.parse import urlsplit
 
+from ..client import Api, ApiError, Unreachable
 from ..rules import action_from_dict
 from .spaces import RESIGN, index_of, observe_view
 
-
-class ServerError(RuntimeError):
-    """The server could not be reached, or answered what a game server does not."""
+ServerError = Unreachable
+"""The server could not be reached, or answered what a game server does not (the client's Unreachable)."""
 
 
 class RemoteGame:
     def __init__(self, server: str, preset: str, timeout: float) -> None:
-        parts = urlsplit(server)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"server is an http:// or https:// base URL, not {server!r}")
-        self._parts, self._prefix, self._timeout = parts, parts.path.rstrip("/"), timeout
+        self._api = Api(server, timeout)
         self._preset = preset
-        self._connection: http.client.HTTPConnection | None = None
         self._game: dict[str, Any] | None = None
         self._legal: dict[int, dict[str, Any]] = {}
 
     def start(self, deal_number: int) -> None:
-        status, game = self._call("POST", "/games", {"variant": self._preset, "deal_number": deal_number})
-        if status != 201:
-            raise ServerError(f"the server did not create the game: {status} {game.get('detail', game)}")
+        try:
+            game = self._api.post("/games", {"variant": self._preset, "deal_number": deal_number})
+        except ApiError as error:
+            raise ServerError(f"the server did not create the game: {error.status} {error.detail}") from None
         self._token = game["player_token"]
         self._show(game)
 
@@ -45,9 +38,10 @@ class RemoteGame:
         else:
             return "not a legal action here (the server lists the legal ones)" if game["status"] == "playing" \
                 else "the game is over: no further action is accepted"
-        status, answer = self._call("POST", path, body, self._token)
-        if status != 200:
-            return f"{answer.get('detail', answer)}"
+        try:
+            answer = self._api.post(path, body, self._token)
+        except ApiError as error:
+            return error.detail
         self._show(answer["game"])
         return None
 
@@ -90,29 +84,3 @@ class RemoteGame:
         if self._game is None:
             raise RuntimeError("call reset() before step()")
         return self._game
-
-    def _call(self, method: str, path: str, body: dict[str, Any], token: str | None = None
-              ) -> tuple[int, dict[str, Any]]:
-        # One key for both attempts: a retry whose first try did reach the server is answered, not done twice.
-        headers = {"Content-Type": "application/json", "Idempotency-Key": str(uuid.uuid4()),
-                   **({"Authorization": f"Bearer {token}"} if token else {})}
-        for attempt in (1, 2):  # once more on a fresh connection, if the kept one was closed meanwhile
-            try:
-                connection = self._connect()
-                connection.request(method, self._prefix + path, json.dumps(body), headers)
-                response = connection.getresponse()
-                data = response.read()
-                return response.status, json.loads(data) if data else {}
-            except (OSError, http.client.HTTPException) as error:
-                self._connection = None
-                if attempt == 2:
-                    raise ServerError(f"cannot reach {self._parts.geturl()}: {error}") from None
-            except ValueError:
-                raise ServerError(f"{self._parts.geturl()} answered {path} with something other than JSON") from None
-        raise AssertionError("unreachable")
-
-    def _connect(self) -> http.client.HTTPConnection:
-        if self._connection is None:
-            kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
-            self._connection = kind(self._parts.hostname or "", self._parts.port, timeout=self._timeout)
-        return self._connection
