@@ -42,6 +42,9 @@ class Faces:
     def face_down(self) -> Text:
         return Text("##") if self.ascii else Text("░░", style="blue")
 
+    def styled(self, text: str, style: str) -> Text:
+        return Text(text, style="" if self.ascii else style)
+
     def nothing(self) -> Text:
         return Text("-") if self.ascii else Text("·", style="dim")
 
@@ -87,20 +90,20 @@ def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], fa
     numbers = {item.card: item.number for item in lit}
     base = state["base_rank"]
     order = RANKS[RANKS.index(base):] + RANKS[:RANKS.index(base)] if base else RANKS
-    lines = [Text(" " * 33) + Text("".join(f"{'10' if rank == 'T' else rank:>3}" for rank in order), style="dim")]
+    lines = [Text(" " * 34) + faces.styled("".join(f"{faces.rank(rank + 'S').plain:>3}" for rank in order), "dim")]
     reserves, foundations = state["reserves"], state["foundations"]
     for row in range(max(len(reserves), len(foundations))):
         line = Text(" ")
         if row < len(reserves):
             pile = reserves[row]
-            line += Text(f"R{row + 1}  ", style="bold")
+            line += faces.styled(f"R{row + 1}  ", "bold")
             cards = [faces.face_down() + Text("   ") for _ in range(pile["face_down"])]
             cards += [_slot(code, numbers, faces) for code in pile["face_up"]]
             line += Text("").join(cards) if cards else faces.nothing()
         line.pad_right(29 - line.cell_len)
         if row < len(foundations):
             foundation = foundations[row]
-            line += Text(f"F{row + 1} ", style="bold") + faces.suit(foundation["suit"]) + Text(" ")
+            line += faces.styled(f"F{row + 1} ", "bold") + faces.suit(foundation["suit"]) + Text(" ")
             ranks = {code[0]: code for code in foundation["cards"]}
             line += Text("").join(Text(" " * (3 - faces.rank(ranks[r]).cell_len)) + faces.rank(ranks[r])
                                   if r in ranks else Text("   ") for r in order)
@@ -119,7 +122,7 @@ def _stock_and_waste(state: Mapping[str, Any], numbers: Mapping[str, int], faces
     line += (faces.face_down() if state["stock_count"] else faces.nothing()) + Text("    Waste  ")
     shown = waste[-WASTE_SHOWN:]
     if len(waste) > len(shown):
-        line += Text(f"+{len(waste) - len(shown)} ", style="dim")
+        line += faces.styled(f"+{len(waste) - len(shown)} ", "dim")
     for i, code in enumerate(shown, start=len(waste) - len(shown)):
         dead = i < live_from and state["live_waste"] > 0
         line += _slot(code, numbers, faces, "dim" if dead else "")
