@@ -51,17 +51,17 @@ class PlayScreen(BoardScreen):
     async def _open(self) -> None:
         saved = self.table_app.saved
         if self.game_id is None:
-            game = await self.call(self.api.post, "/games", dict(self.new_game or {}))
-            if game is None:
-                return
-            self.token = game.pop("player_token")
-            saved.add(SavedGame(self.table_app.server_name, game["id"], self.token, game["variant"],
-                                game["created_at"]))
+            game, refusal = await ask(self.api.post, "/games", dict(self.new_game or {}))
+            if game is not None:
+                self.token = game.pop("player_token")
+                saved.add(SavedGame(self.table_app.server_name, game["id"], self.token, game["variant"],
+                                    game["created_at"]))
         else:
             self.token = saved.token_of(self.table_app.server_name, self.game_id) or ""
-            game = await self.call(self.api.get, f"/games/{self.game_id}")
-            if game is None:
-                return
+            game, refusal = await ask(self.api.get, f"/games/{self.game_id}")
+        if game is None:
+            self.say(f"{refusal} (Enter: try again, q: leave)", refused=True)
+            return
         self.say("" if self.token else "You do not hold this game's token here: you can watch it, not play it.")
         self._show(game)
 
@@ -87,12 +87,15 @@ class PlayScreen(BoardScreen):
         return "   ".join(moves) or "No move is left but to resign (r)."
 
     def on_key(self, event: events.Key) -> None:
-        if self.query_one("#name", Input).display or self.game is None:
+        if self.query_one("#name", Input).display:
             return
         event.stop()
         key = event.key
         if key == "q":
             self.app.exit()
+        elif self.game is None:
+            if key == "enter" and not self.busy:
+                self.run_worker(self._open(), exclusive=True, group="server")
         elif self.busy:
             self.say("Waiting for the server...")
         elif self.game["status"] != "playing":

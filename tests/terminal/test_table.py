@@ -66,7 +66,7 @@ def test_lit_cards_are_numbered_reserves_first_then_waste_then_cell():
 
 
 def test_a_lit_card_shows_its_number_and_the_foundations_stand_in_rank_columns():
-    rules, state, view = position("osmosis", 11)
+    _rules, state, view = position("osmosis", 11)
     lit = lit_cards(listed(state))
     lines = draw_table(view, 0, lit, PLAIN).plain.splitlines()
     assert lines[0].split() == ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]  # base rank 2
@@ -80,7 +80,7 @@ def test_a_lit_card_shows_its_number_and_the_foundations_stand_in_rank_columns()
 
 
 def test_glyphs_colour_red_suits_and_ascii_has_no_style_or_glyph():
-    rules, state, view = position("osmosis", 11)
+    _rules, state, view = position("osmosis", 11)
     fancy = draw_table(view, 0, lit_cards(listed(state)), GLYPHS)
     plain = draw_table(view, 0, lit_cards(listed(state)), PLAIN)
     assert "9♦" in fancy.plain and "♥" in fancy.plain
@@ -91,7 +91,7 @@ def test_glyphs_colour_red_suits_and_ascii_has_no_style_or_glyph():
 
 
 def test_the_cell_is_drawn_only_when_the_rules_have_one():
-    rules, state, view = position("osmosis-ablage", 3)
+    _rules, _state, view = position("osmosis-ablage", 3)
     assert "Cell" in draw_table(view, 1, [], PLAIN).plain
     assert "Cell" not in draw_table(view, 0, [], PLAIN).plain
 
@@ -117,6 +117,6 @@ def test_words_for_events_hints_and_the_headline():
     exact = {"action": {"kind": "move", "card": "KS", "from": "R4", "to": "F2"}, "basis": "exact",
              "verdict": "winnable", "estimates": []}
     assert hint_text(exact) == "Hint: KS from R4 to F2 (exact: it wins)"
-    rules, state, view = position("osmosis", 11)
+    _rules, _state, view = position("osmosis", 11)
     game = {"variant": "osmosis", "deal": {"kind": "number", "deal_number": 11}, "state": view}
     assert headline(game) == "osmosis | deal 11 | base 2 | pass 1, unlimited passes | 1/52 home"
