@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -86,7 +88,7 @@ class Api:
                     raise Unreachable(f"{self.base_url} answered {path} with something other than JSON") from None
         raise AssertionError("unreachable")
 
-    def open_stream(self, path: str, headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
+    def open_stream(self, path: str, headers: dict[str, str] | None = None) -> Stream:
         """A response to read as it comes (server-sent events), on a connection of its own."""
         connection = self._new_connection(timeout=None)
         try:
@@ -103,7 +105,7 @@ class Api:
             except ValueError:
                 problem = {}
             raise ApiError(response.status, problem)
-        return response
+        return Stream(connection, response)
 
     def close(self) -> None:
         with self._lock:
@@ -122,3 +124,23 @@ class Api:
     def _new_connection(self, timeout: float | None) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
         return kind(self._parts.hostname or "", self._parts.port, timeout=timeout)
+
+
+class Stream:
+    """A streamed response, read line by line; `close` may be called from another thread, and wakes a reader
+    waiting for the next line (it then sees the end of the stream)."""
+
+    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+        self._connection, self._response = connection, response
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._response)
+
+    def close(self) -> None:
+        sock = self._connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by the server: nothing left to wake
+        self._connection.close()

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual import events, work
 
-from ..client import ApiError, Unreachable, messages
+from ..client import ApiError, Stream, Unreachable, messages
 from .board import BoardScreen
 from .words import ending, event_text
 
@@ -98,7 +98,7 @@ class FollowScreen(BoardScreen):
         self.game_id = game_id
         self.game: dict[str, Any] | None = None
         self._stop = threading.Event()
-        self._response: Any = None
+        self._stream: Stream | None = None
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -120,8 +120,10 @@ class FollowScreen(BoardScreen):
             return
         while not self._stop.is_set():
             try:
-                self._response = self.api.open_stream(f"/games/{self.game_id}/events/stream?after={after}")
-                for message in messages(self._response):
+                self._stream = self.api.open_stream(f"/games/{self.game_id}/events/stream?after={after}")
+                if self._stop.is_set():  # the screen closed while the stream was being opened
+                    return
+                for message in messages(self._stream):
                     if message.event == "game":
                         self.app.call_from_thread(self._show_game, json.loads(message.data))
                         continue
@@ -145,9 +147,9 @@ class FollowScreen(BoardScreen):
             self._stop.wait(RECONNECT_SECONDS)
 
     def _hang_up(self) -> None:
-        response, self._response = self._response, None
-        if response is not None:
-            response.close()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
     def _show_game(self, game: dict[str, Any]) -> None:
         self.game = game

@@ -43,8 +43,11 @@ BORDER = str.maketrans("│╭╮╰╯─", "      ")
 
 
 async def settle(pilot):
+    """Once the app has done what the last key asked (a follower's reading of its stream is never done)."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    waited = [worker for worker in pilot.app.workers if worker.group != "follow"]
+    if waited:  # (an empty list would be taken for all of them)
+        await pilot.app.workers.wait_for_complete(waited)
     await pilot.pause()
 
 
