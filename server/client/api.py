@@ -4,6 +4,7 @@ was closed meanwhile, or the answer was lost) is answered by the server, never d
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -139,8 +140,6 @@ class Stream:
     def close(self) -> None:
         sock = self._connection.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):  # already closed by the server: nothing left to wake
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass  # already closed by the server: nothing left to wake
         self._connection.close()
