@@ -94,7 +94,7 @@ def _play(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> str | None:
     for option in ("resume", "replay", "follow"):
         value = getattr(args, option)
-        if value:
+        if value is not None and (value or option != "resume"):  # a bare --resume lists your games
             try:
                 uuid.UUID(value)
             except ValueError:
