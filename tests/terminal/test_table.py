@@ -10,9 +10,9 @@ from server.rules import (
     legal_actions,
     opening,
     preset,
+    public_view,
     shuffled_deck,
 )
-from server.rules.view import public_view
 from server.terminal.table import Faces, draw_table, lit_cards, stock_action
 from server.terminal.watching import steps_of
 from server.terminal.words import event_text, headline, hint_text
