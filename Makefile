@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test system-packages bench clean
+.PHONY: serve play test system-packages bench clean
 
 # Serving needs the project alone; the test tools (pytest, linters, browser drivers, SDK generators) come
 # with the first `make test`.
@@ -21,6 +21,14 @@ $(VENV)/.test-tools: $(BIN)/osmosis
 
 serve: $(BIN)/osmosis
 	$(BIN)/osmosis serve
+
+# The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game.
+$(VENV)/.play: $(BIN)/osmosis
+	$(BIN)/pip install --quiet -e '.[play]'
+	touch $@
+
+play: $(VENV)/.play
+	$(BIN)/osmosis play
 
 system-packages:
 	scripts/install-system-packages

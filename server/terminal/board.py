@@ -85,7 +85,9 @@ class BoardScreen(Screen[None]):
         """The game's table, at `state` when another position than the game's own is shown."""
         shown = state if state is not None else game["state"]
         self.query_one("#headline", Static).update(headline({**game, "state": shown}))
-        self.query_one("#table", Static).update(draw_table(shown, game["rules"]["free_cells"], lit, self.faces))
+        rules = game["rules"]
+        self.query_one("#table", Static).update(
+            draw_table(shown, rules["free_cells"], lit, self.faces, group_waste=rules["waste_access"] == "group"))
 
     def ask(self, text: str | Text) -> None:
         self.query_one("#prompt", Static).update(text)

@@ -86,7 +86,9 @@ def stock_action(legal_actions: Sequence[Mapping[str, Any]]) -> dict[str, Any] |
     return next((dict(action) for action in legal_actions if action["kind"] in ("deal", "redeal")), None)
 
 
-def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], faces: Faces) -> Text:
+def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], faces: Faces,
+               group_waste: bool = False) -> Text:
+    """`group_waste`: only the latest deal's cards may be played (the strict waste rule): the others are dimmed."""
     numbers = {item.card: item.number for item in lit}
     base = state["base_rank"]
     order = RANKS[RANKS.index(base):] + RANKS[:RANKS.index(base)] if base else RANKS
@@ -109,13 +111,13 @@ def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], fa
                                   if r in ranks else Text("   ") for r in order)
         lines.append(line)
     lines.append(Text(""))
-    lines.append(_stock_and_waste(state, numbers, faces))
+    lines.append(_stock_and_waste(state, numbers, faces, group_waste))
     if free_cells:
         lines.append(Text(" Cell   ") + (_slot(state["cell"], numbers, faces) if state["cell"] else faces.nothing()))
     return Text("\n").join(lines)
 
 
-def _stock_and_waste(state: Mapping[str, Any], numbers: Mapping[str, int], faces: Faces) -> Text:
+def _stock_and_waste(state: Mapping[str, Any], numbers: Mapping[str, int], faces: Faces, group_waste: bool) -> Text:
     waste = state["waste"]
     live_from = len(waste) - state["live_waste"]
     line = Text(f" Stock  {state['stock_count']:>2} ")
@@ -124,8 +126,7 @@ def _stock_and_waste(state: Mapping[str, Any], numbers: Mapping[str, int], faces
     if len(waste) > len(shown):
         line += faces.styled(f"+{len(waste) - len(shown)} ", "dim")
     for i, code in enumerate(shown, start=len(waste) - len(shown)):
-        dead = i < live_from and state["live_waste"] > 0
-        line += _slot(code, numbers, faces, "dim" if dead else "")
+        line += _slot(code, numbers, faces, "dim" if group_waste and i < live_from else "")
     if not waste:
         line += faces.nothing()
     return line

@@ -120,3 +120,13 @@ def test_words_for_events_hints_and_the_headline():
     _rules, _state, view = position("osmosis", 11)
     game = {"variant": "osmosis", "deal": {"kind": "number", "deal_number": 11}, "state": view}
     assert headline(game) == "osmosis | deal 11 | base 2 | pass 1, unlimited passes | 1/52 home"
+
+
+def test_under_the_strict_waste_rule_the_cards_of_earlier_deals_are_dimmed():
+    view = {"reserves": [], "foundations": [{"suit": None, "cards": []}] * 4, "base_rank": "5", "stock_count": 40,
+            "waste": ["AS", "2S", "3S", "4S", "5S", "6S"], "live_waste": 2, "cell": None}
+    strict = draw_table(view, 0, [], GLYPHS, group_waste=True)
+    dimmed = {strict.plain[span.start:span.end].strip() for span in strict.spans if "dim" in str(span.style)}
+    assert {"A♠", "2♠", "3♠", "4♠"} <= dimmed and not {"5♠", "6♠"} & dimmed
+    free = draw_table(view, 0, [], GLYPHS)
+    assert not any("♠" in free.plain[span.start:span.end] for span in free.spans if "dim" in str(span.style))
