@@ -223,9 +223,21 @@ class PlayScreen(BoardScreen):
             answer = await self.call(self.api.post, f"/games/{game_id}/hint", {}, self.token)
             if answer is not None:
                 self._show(answer["game"])
-                self.say(hint_text(answer["hint"]))
+                self.say(hint_text(answer["hint"]) + self._key_for(answer["hint"]["action"]))
         finally:
             self.busy = False
+
+
+    def _key_for(self, action: Mapping[str, Any]) -> str:
+        """Which key takes the hinted action."""
+        if action["kind"] in ("deal", "redeal"):
+            return "; press d"
+        lit = next((lit for lit in self.lit if dict(action) in lit.moves), None)
+        if lit is None:
+            return ""
+        if len(lit.moves) == 1:
+            return f"; press {lit.number}"
+        return f"; press {lit.number}, then {chr(ord('a') + lit.moves.index(dict(action)))}"
 
 
 class EndPanel(ModalScreen[None]):

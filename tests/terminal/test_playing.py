@@ -153,6 +153,19 @@ def test_a_hint_is_shown_and_counted(live_server, tmp_path):
         await until(pilot, lambda text: "Hint: " in text)
         _, after = call(live_server, "GET", f"/games/{game_of(app)['id']}")
         assert after["hints"] == 1 and game_of(app)["hints"] == 1
+        _, log = call(live_server, "GET", f"/games/{after['id']}/events?after=1")
+        hinted = log["events"][-1]["data"]["action"]
+        if hinted["kind"] == "deal":
+            assert "Hint: deal from the stock" in words(app) and "; press d" in words(app)
+            await press(pilot, "d")
+        else:
+            key = next(lit.number for lit in app.screen.lit if hinted in lit.moves)
+            assert f"; press {key}" in words(app)
+            await press(pilot, str(key))
+        _, played = call(live_server, "GET", f"/games/{after['id']}/events?after={after['version']}")
+        taken = played["events"][0]
+        assert taken["kind"] == ("cards_dealt" if hinted["kind"] == "deal" else "card_played")
+        assert hinted["kind"] == "deal" or taken["data"]["card"] == hinted["card"]
 
     run(app, scenario)
 
