@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +27,20 @@ def run(app, scenario, size=SIZE):
             await settle(pilot)
             await scenario(pilot)
 
-    asyncio.run(main())
+    # In a thread of its own: the browser tests' Playwright keeps an event loop running in this one.
+    failures = []
+
+    def in_thread():
+        try:
+            asyncio.run(main())
+        except BaseException as error:
+            failures.append(error)
+
+    thread = threading.Thread(target=in_thread, name="pilot")
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]
 
 
 def screen(app):
