@@ -9,13 +9,21 @@ import argparse
 import random
 import time
 
-from server.rules import PRESETS, apply, deal_number_seed, layout, legal_actions, opening, preset, shuffled_deck
+from server.rules import (
+    PRESETS,
+    apply,
+    deal_number_seed,
+    legal_actions,
+    numbered_opening,
+    preset,
+    shuffled_deck,
+)
 from server.solver.players import play_greedy
 
 
 def random_actions_per_second(name: str, games: int) -> tuple[int, float]:
     rules = preset(name)
-    openings = [opening(rules, layout(shuffled_deck(deal_number_seed(n)), rules)) for n in range(games)]
+    openings = [numbered_opening(rules, n) for n in range(games)]
     rng = random.Random(1)
     actions = 0
     started = time.perf_counter()
@@ -28,7 +36,7 @@ def random_actions_per_second(name: str, games: int) -> tuple[int, float]:
 
 def greedy_games_per_second(name: str, games: int) -> float:
     rules = preset(name)
-    openings = [opening(rules, layout(shuffled_deck(deal_number_seed(n)), rules)) for n in range(games)]
+    openings = [numbered_opening(rules, n) for n in range(games)]
     started = time.perf_counter()
     for state in openings:
         play_greedy(state)

@@ -11,13 +11,19 @@ import random
 import statistics
 import time
 
-from server.rules import PRESETS, GameState, apply, deal_number_seed, layout, legal_actions, opening, shuffled_deck
+from server.rules import (
+    PRESETS,
+    GameState,
+    apply,
+    legal_actions,
+    numbered_opening,
+)
 from server.solver.hints import HINT_BUDGET, hint
 
 
 def positions(name: str, number: int) -> list[GameState]:
     rules = PRESETS[name]
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    state = numbered_opening(rules, number)
     found = [state]
     rng = random.Random(number)
     for _ in range(rng.randint(5, 30)):

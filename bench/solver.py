@@ -10,7 +10,7 @@ import argparse
 import statistics
 import time
 
-from server.rules import PRESETS, deal_number_seed, layout, opening, shuffled_deck
+from server.rules import PRESETS, numbered_opening
 from server.solver import DEFAULT_BUDGET, Verdict, solve
 
 
@@ -21,7 +21,7 @@ def measure(name: str, deals: int, budget: int) -> dict[str, float]:
     verdicts = dict.fromkeys(Verdict, 0)
     within_two_seconds = 0
     for number in range(deals):
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = numbered_opening(rules, number)
         started = time.perf_counter()
         solution = solve(state, budget)
         elapsed = time.perf_counter() - started

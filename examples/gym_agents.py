@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.gym import env_id
 from server.gym.spaces import CELL, DEAL, REDEAL, RESIGN, WASTE
-from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules import numbered_opening, preset
 from server.solver.players import play_greedy, play_random
 
 SWEEP = (1, 2, 3, 4, CELL, WASTE)
@@ -94,7 +94,7 @@ def simulated(preset_name: str, deals: list[int], policy: str) -> list[int]:
     rules = preset(preset_name)
     won = []
     for number in deals:
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = numbered_opening(rules, number)
         final = play_greedy(state) if policy == "greedy" else play_random(state, random.Random(number))
         if final.status == "won":
             won.append(number)

@@ -24,7 +24,7 @@ from ..rules import (
     RulesError,
     deal_number_seed,
     layout,
-    opening,
+    numbered_opening,
     parse_server_seed,
     preset,
     shuffled_deck,
@@ -153,7 +153,7 @@ def _simulate(args: argparse.Namespace) -> int:
     won_deals = []
     started = time.perf_counter()
     for number in range(args.first_deal, args.first_deal + args.games):
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = numbered_opening(rules, number)
         final = play_greedy(state) if args.policy == "greedy" else play_random(state, random.Random(number))
         if final.status == "won":
             won_deals.append(number)

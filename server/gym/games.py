@@ -10,13 +10,10 @@ from ..rules import (
     GameState,
     RulesError,
     apply,
-    deal_number_seed,
-    layout,
     legal_actions,
-    opening,
+    numbered_opening,
     preset,
     public_text,
-    shuffled_deck,
 )
 from .spaces import action_of, index_of, observe
 
@@ -54,7 +51,7 @@ class LocalGame:
         self._state: GameState | None = None
 
     def start(self, deal_number: int) -> None:
-        self._state = opening(self._rules, layout(shuffled_deck(deal_number_seed(deal_number)), self._rules))
+        self._state = numbered_opening(self._rules, deal_number)
 
     def act(self, index: int) -> str | None:
         try:

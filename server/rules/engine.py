@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .actions import FOUNDATIONS, RESERVES, Action, Deal, Move, Place, Redeal, Resign
 from .cards import Card
-from .deal import Layout
+from .deal import Layout, deal_number_seed, layout, shuffled_deck
 from .errors import GameOver, IllegalAction, InvalidInput
 from .state import GameState, Outcome, Status
 from .variants import Rules, StartRule, WasteAccess
@@ -34,6 +34,11 @@ def opening(rules: Rules, deal: Layout) -> GameState:
         stock=deal.stock,
     )
     return settle(state)
+
+
+def numbered_opening(rules: Rules, deal_number: int) -> GameState:
+    """The position before the first action of public deal `deal_number` under `rules`: what the server deals."""
+    return opening(rules, layout(shuffled_deck(deal_number_seed(deal_number)), rules))
 
 
 def waste_top_is_playable(state: GameState) -> bool:

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
 from tests.api.helpers import create
 from tests.api.helpers import play_first_legal as play_first_legal_through_moves_and_draws
@@ -30,7 +30,7 @@ def test_a_bot_posting_each_chosen_legal_action_unchanged_plays_the_game_the_old
     rules = preset(variant)
 
     def first_legal_wins(number):
-        return play_first_legal(opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))).status == "won"
+        return play_first_legal(numbered_opening(rules, number)).status == "won"
 
     number = next(n for n in range(200) if first_legal_wins(n))
     game, token = create(client, variant=variant, deal_number=number)

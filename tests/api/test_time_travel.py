@@ -9,9 +9,9 @@ from server.rules import (
     PRESETS,
     action_to_dict,
     apply,
-    deal_number_seed,
     layout,
     legal_actions,
+    numbered_opening,
     opening,
     public_view,
     shuffled_deck,
@@ -24,7 +24,7 @@ from tests.api.helpers import act, create, play_first_legal
 def first_deal(rules, status):
     """The first deal number that clicking the first legal action (else deal, else redeal) ends as `status`."""
     for number in range(5000):
-        start = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        start = numbered_opening(rules, number)
         if policies.play_first_legal(start).status == status:
             return number
     raise AssertionError(f"no deal below 5000 ends {status}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from server.rules import deal_number_seed, layout, opening, preset, shuffled_deck
+from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
 
 CHROMIUM = "/usr/bin/chromium"
@@ -34,7 +34,7 @@ def watch_for_errors(page: Page, refused_requests=False):
 def dealt(variant, number):
     """The opening of deal `number` under the preset `variant`, as the server deals it."""
     rules = preset(variant)
-    return opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    return numbered_opening(rules, number)
 
 
 def click_policy_result(variant, number):

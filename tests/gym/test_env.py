@@ -20,13 +20,10 @@ from server.rules import (
     DECK,
     PRESETS,
     apply,
-    deal_number_seed,
-    layout,
     legal_actions,
-    opening,
+    numbered_opening,
     preset,
     public_view,
-    shuffled_deck,
 )
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -47,7 +44,7 @@ def test_every_preset_has_a_registered_id_with_a_step_limit():
 
 def opening_of(name, number):
     rules = preset(name)
-    return opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    return numbered_opening(rules, number)
 
 
 @pytest.mark.parametrize("number", [0, 7, 2**53 - 1])

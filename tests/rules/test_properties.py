@@ -19,10 +19,10 @@ from server.rules import (
     Redeal,
     Resign,
     apply,
-    deal_number_seed,
     from_text,
     layout,
     legal_actions,
+    numbered_opening,
     opening,
     preset,
     public_view,
@@ -99,7 +99,7 @@ def test_random_playouts_keep_every_invariant_and_always_end(name):
     statuses = set()
 
     for number in range(GAMES_PER_PRESET):
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = numbered_opening(rules, number)
         final = random_playout(state, random.Random(number), thorough=number % 100 == 0)
         statuses.add(final.status)
         with pytest.raises(GameOver):
@@ -112,7 +112,7 @@ def test_random_playouts_keep_every_invariant_and_always_end(name):
 def test_greedy_playouts_end_and_some_are_won(name):
     rules = preset(name)
 
-    finals = [play_greedy(opening(rules, layout(shuffled_deck(deal_number_seed(n)), rules))) for n in range(400)]
+    finals = [play_greedy(numbered_opening(rules, n)) for n in range(400)]
 
     assert all(final.is_over for final in finals)
     assert any(final.status == "won" for final in finals)

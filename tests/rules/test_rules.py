@@ -18,6 +18,7 @@ from server.rules import (
     from_text,
     layout,
     legal_actions,
+    numbered_opening,
     opening,
     parse_action,
     preset,
@@ -93,7 +94,7 @@ def test_bridesmaids_has_no_reserves_the_first_card_is_the_base_and_the_stock_ha
 def test_the_free_cell_starts_empty():
     rules = preset("osmosis-ablage")
 
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(3)), rules))
+    state = numbered_opening(rules, 3)
 
     assert state.cell is None
     assert public_view(state)["cell"] is None

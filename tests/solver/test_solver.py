@@ -15,11 +15,8 @@ from server.rules import (
     StartRule,
     WasteAccess,
     apply,
-    deal_number_seed,
-    layout,
     legal_actions,
-    opening,
-    shuffled_deck,
+    numbered_opening,
 )
 from server.solver import MAX_BUDGET, SOLVER_VERSION, Verdict, solve
 from server.solver.plans import plans_of, viable_plans
@@ -37,7 +34,7 @@ QUICK = 20_000
 
 
 def dealt(rules: Rules, number: int) -> GameState:
-    return opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    return numbered_opening(rules, number)
 
 
 def replay(state: GameState, actions) -> GameState:

@@ -4,7 +4,13 @@ it says on the server, refusals come in the engine's own words, and the table is
 import socket
 
 from server.client import Api
-from server.rules import action_to_dict, apply, deal_number_seed, layout, legal_actions, opening, preset, shuffled_deck
+from server.rules import (
+    action_to_dict,
+    apply,
+    legal_actions,
+    numbered_opening,
+    preset,
+)
 from server.terminal.app import Opening
 from server.terminal.playing import NO_UNDO, EndPanel, PlayScreen
 from server.terminal.resuming import ResumeScreen
@@ -63,7 +69,7 @@ def test_a_card_with_two_places_asks_where(live_server, tmp_path):
 
 def _two_places(variant, number):
     rules = preset(variant)
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    state = numbered_opening(rules, number)
     targets = {}
     for action in legal_actions(state):
         data = action_to_dict(action)
@@ -134,7 +140,7 @@ def _stuck_with_a_move(variant):
     """A deal on which dealing and redealing alone use up the stock and every pass while a move is still left."""
     rules = preset(variant)
     for number in range(500):
-        state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+        state = numbered_opening(rules, number)
         taken = []
         while state.status.value == "playing":
             stock = [action for action in legal_actions(state) if action_to_dict(action)["kind"] in ("deal", "redeal")]

@@ -5,13 +5,10 @@ from server.rules import (
     action_from_dict,
     action_to_dict,
     apply,
-    deal_number_seed,
-    layout,
     legal_actions,
-    opening,
+    numbered_opening,
     preset,
     public_view,
-    shuffled_deck,
 )
 from server.terminal.table import Faces, draw_table, lit_cards, stock_action
 from server.terminal.watching import steps_of
@@ -22,7 +19,7 @@ GLYPHS, PLAIN = Faces(), Faces(ascii=True)
 
 def position(variant, number, moves=0):
     rules = preset(variant)
-    state = opening(rules, layout(shuffled_deck(deal_number_seed(number)), rules))
+    state = numbered_opening(rules, number)
     for _ in range(moves):
         state = apply(state, legal_actions(state)[-1])
     return rules, state, public_view(state)
