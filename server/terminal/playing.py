@@ -255,10 +255,9 @@ class EndPanel(ModalScreen[None]):
         self.game = game
 
     def compose(self) -> ComposeResult:
-        home = sum(len(foundation["cards"]) for foundation in self.game["state"]["foundations"])
         with Vertical():
             yield Static(ending(self.game), id="ending")
-            yield Static(f"{home} of 52 cards home in {self.game['version']} events; hints asked: "
+            yield Static(f"{self.game['score']} of 52 cards home in {self.game['version']} events; hints asked: "
                          f"{self.game['hints']}.", id="figures")
             yield Static("The solver is looking at the deal...", id="verdict")
             yield Static(f"Game {self.game['id']}\n"

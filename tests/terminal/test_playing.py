@@ -190,6 +190,8 @@ def test_resigning_asks_first_then_ends_with_the_solver_s_verdict(live_server, t
         _, analysis = call(live_server, "GET", f"/games/{game_id}/analysis")
         await until(pilot, lambda text: f"The solver: {analysis['summary']}." in text)
         assert "Resigned." in words(app) and words(app).count("winnable") <= 1
+        _, over = call(live_server, "GET", f"/games/{game_id}")
+        assert f"{over['score']} of 52 cards home in {over['version']} events; hints asked: 0." in words(app)
         await press(pilot, "escape")
         assert "The game is over: Enter shows how it ended" in words(app)
         await press(pilot, "enter")
