@@ -275,7 +275,8 @@ def register(spec: APISpec) -> None:
         spec.components.header(name, definition)
     for name, response in error_responses().items():
         spec.components.response(name, response)
-    default = {"description": "An error, as problem+json", "content": {errors.PROBLEM_JSON: {"schema": ref("Problem")}}}
+    default = {"description": "An error, as problem+json", "content": {errors.PROBLEM_JSON: {
+        "schema": ref("Problem"), "example": problem_example(500, "internal-error")}}}
     spec.components.response("DEFAULT_ERROR", default)
 
 

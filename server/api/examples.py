@@ -219,6 +219,7 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "rate-limited": ("too many requests: 120 per 1 minute", {}),
     "not-in-log": ("the log has no tile/0/x001/234.p/17 (yet)", {}),
     "log-not-started": ("the log has no checkpoint yet: its sequencer signs the first within a second", {}),
+    "internal-error": ("the server failed to handle this request; it has been logged", {}),
     "service-unavailable": ("the database is unreachable; try again shortly", {}),
     "not-ready": ("the database schema is not at the latest migration yet", {}),
     "solver-busy": ("you have 2 solver jobs in flight already (hints, winnable deals, analyses, verifications): "

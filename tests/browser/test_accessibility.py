@@ -77,3 +77,18 @@ def test_cards_have_text_alternatives(page):
 
     expect(page.locator("#board .reserve .back").first).to_have_attribute("aria-label", "3 face-down cards")
     expect(page.locator("#board .card[data-card='6H']")).to_have_attribute("aria-label", "6 of hearts")
+
+
+def test_a_card_to_play_is_named_first_by_what_it_shows(page):
+    """WCAG 2.5.3, label in name: a voice-control user says what the button shows ("K spades")."""
+    start_game(page, "osmosis-ablage", 2)
+    page.click("#draw")
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    playable = page.locator("#board button.playable")
+    expect(playable.first).to_be_visible()
+    for button in playable.all():
+        shown = button.evaluate("b => b.querySelector('.corner .index').textContent"
+                                " + b.querySelector('.corner .index-pip').textContent")
+        name = button.get_attribute("aria-label")
+        assert name.startswith(f"{shown}, "), (shown, name)
+        assert ": play to " in name, name

@@ -7,6 +7,11 @@ function cardName(code) {
   return `${RANKS[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
+// What a card's corner shows: "K♠", "10♥".
+function cardIndex(code) {
+  return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]][0]}`;
+}
+
 // "1 card", "3 cards", "1 pass", "2 passes".
 export function counted(count, noun, plural = `${noun}s`) {
   return `${count} ${count === 1 ? noun : plural}`;
@@ -26,13 +31,23 @@ function drawn(name, attributes, ...children) {
 function cardFace(code) {
   const rank = code[0] === "T" ? "10" : code[0];
   const pip = SUITS[code[1]][0];
-  const corner = () => drawn("g", { class: "corner" },
-    drawn("text", { x: 4, y: 16, class: "index" }, rank),
-    drawn("text", { x: 4, y: 30, class: "index-pip" }, pip));
+  const corner = (index) => drawn("g", { class: "corner" }, index, drawn("text", { x: 4, y: 30, class: "index-pip" }, pip));
   return drawn("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
-    corner(),
+    corner(drawn("text", { x: 4, y: 16, class: "index" }, rank)),
     drawn("text", { x: 30, y: 56, class: "pip", "text-anchor": "middle" }, pip),
-    drawn("g", { transform: "rotate(180 30 42)" }, corner()));
+    // The upside-down rank is drawn by reference, not as text of the card's own: what a card to play
+    // shows in words is then its rank once, as its name begins (label in name, WCAG 2.5.3).
+    drawn("g", { transform: "rotate(180 30 42)" }, corner(drawn("use", { href: `#rank-${rank}` }))));
+}
+
+// The ranks' glyphs the upside-down corners refer to: drawn once, with the corner's own style.
+function rankGlyphs() {
+  const glyphs = [...RANK_ORDER].map((code) => {
+    const rank = code === "T" ? "10" : code;
+    return drawn("text", { id: `rank-${rank}`, x: 4, y: 16, fill: "currentColor", "font-family": "system-ui, sans-serif",
+      "font-weight": "bold", "font-size": 15 }, rank);
+  });
+  return drawn("svg", { width: 0, height: 0, "aria-hidden": "true", style: "position: absolute" }, drawn("defs", {}, ...glyphs));
 }
 
 // A card to play is a button; any other face-up card is an image, which explains itself when clicked.
@@ -45,7 +60,9 @@ function cardElement(code, action, play) {
   if (action) {
     element.type = "button";
     element.classList.add("playable");
-    element.setAttribute("aria-label", `${cardName(code)}: play ${action.to === "cell" ? "to the cell" : "to " + action.to}`);
+    // Named first by what it shows (WCAG 2.5.3, label in name), so that saying "K spades" presses it.
+    const target = action.to === "cell" ? "the cell" : action.to;
+    element.setAttribute("aria-label", `${cardIndex(code)}, ${cardName(code)}: play to ${target}`);
     element.addEventListener("click", () => play.onPlay(code));
   } else {
     element.setAttribute("role", "img");
@@ -122,6 +139,7 @@ export function movesByCard(actions) {
 // latest deal's cards of the waste may be played (strict waste), so the rest are shown dimmed.
 export function renderBoard(container, state, actions,
   { play = null, freeCells = false, foundationOrder = "played", groupWaste = false } = {}) {
+  if (!document.getElementById("rank-A")) document.body.append(rankGlyphs());
   const moves = play ? movesByCard(actions) : new Map();
   const card = (code) => cardElement(code, play ? play.chosen(moves.get(code)) : null, play);
   const left = document.createElement("div");
