@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -20,19 +20,26 @@ from server.log.events import Event
 from server.service.errors import (
     GameNotFound,
     IdempotencyConflict,
+    NameTaken,
+    PlayerNotFound,
     SealedDealNotFound,
     SealedDealUsed,
+    TooManyTokens,
     VersionConflict,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from server.service.ports import Integrate
 from server.service.records import (
+    ApiTokenRecord,
+    Caller,
+    GameKeys,
     GameRecord,
     GameSecret,
     GameWrite,
     LockedGame,
     LogGrowth,
     PendingEntry,
+    PlayerRecord,
     PublicEntry,
     SealedDeal,
     SignedCheckpoint,
@@ -75,6 +82,8 @@ class MemoryStore:
         self._sequencing = threading.Lock()
         self._last_pending = 0
         self._signed_at = float("-inf")
+        self._player_keys: dict[str, PlayerRecord] = {}
+        self._tokens: dict[UUID, ApiTokenRecord] = {}
 
     # Games and their log
 
@@ -255,9 +264,62 @@ class MemoryStore:
         return self._responses.get((scope, key_hash))
 
     def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[str, StoredResponse | None]:
+                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
         with self._lock:
-            return self._stored(game_id).secret.token_hash, self._responses.get((scope, key_hash))
+            stored = self._stored(game_id)
+            owner = stored.record.owner
+            keys = GameKeys(stored.secret.token_hash, owner.id if owner else None)
+            return keys, self._responses.get((scope, key_hash))
+
+    # Players and their API tokens
+
+    def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
+                      response: StoredResponse | None) -> None:
+        with self._lock:
+            if name_key in self._player_keys:
+                raise NameTaken(f"the name {player.name!r} is taken")
+            self._refuse_kept(response)
+            self._player_keys[name_key] = player
+            self._tokens[token.id] = token
+            self._keep(response)
+
+    def authenticate(self, token_hash: str, now: datetime) -> Caller | None:
+        with self._lock:
+            for token in self._tokens.values():
+                if token.token_hash == token_hash and token.revoked_at is None:
+                    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
+                        self._tokens[token.id] = replace(token, last_used_at=now)
+                    player = next(p for p in self._player_keys.values() if p.id == token.player_id)
+                    return Caller(player, token)
+        return None
+
+    def load_player(self, name_key: str) -> PlayerRecord:
+        with self._lock:
+            if name_key not in self._player_keys:
+                raise PlayerNotFound(name_key)
+            return self._player_keys[name_key]
+
+    def list_tokens(self, player_id: UUID) -> list[ApiTokenRecord]:
+        with self._lock:
+            live = [t for t in self._tokens.values() if t.player_id == player_id and t.revoked_at is None]
+        return sorted(live, key=lambda token: (token.created_at, token.id))
+
+    def add_token(self, token: ApiTokenRecord, most: int, response: StoredResponse | None) -> None:
+        with self._lock:
+            live = len(self.list_tokens(token.player_id))
+            if live >= most:
+                raise TooManyTokens(f"you have {live} live API tokens, the most a player may have: revoke one")
+            self._refuse_kept(response)
+            self._tokens[token.id] = token
+            self._keep(response)
+
+    def revoke_token(self, player_id: UUID, token_id: UUID, now: datetime) -> bool:
+        with self._lock:
+            token = self._tokens.get(token_id)
+            if token is None or token.player_id != player_id or token.revoked_at is not None:
+                return False
+            self._tokens[token_id] = replace(token, revoked_at=now)
+            return True
 
     # Analyses
 

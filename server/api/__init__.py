@@ -88,6 +88,12 @@ def _app_and_api() -> tuple[Flask, Api]:
         "playerToken",
         {"type": "http", "scheme": "bearer", "description": "The player_token returned when the game was created."},
     )
+    api.spec.components.security_scheme(
+        "apiToken",
+        {"type": "http", "scheme": "bearer",
+         "description": "A player's API token (`osm_…`): `createPlayer` gives the first, `createApiToken` more. Its "
+                        "scopes say what it may do."},
+    )
     for blueprint in routes.blueprints():
         api.register_blueprint(blueprint)
     return app, api

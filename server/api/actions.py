@@ -10,9 +10,10 @@ from flask import Response, request
 from flask.views import MethodView
 
 from ..rules import InvalidInput, action_from_dict
-from ..service.errors import Unauthorized, VersionConflict
+from ..service.errors import VersionConflict
 from ..service.outcomes import ActionTaken, Answered
 from . import examples, replies
+from .callers import credential
 from .common import etag, game_service, request_idempotency
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
 from .games import blp
@@ -20,14 +21,6 @@ from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSc
 
 ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-failed", "invalid-input",
                 "idempotency-key-reused")
-
-
-def bearer_token() -> str:
-    """The player token; checked before anything else in the request, so that no one learns more."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("this action needs the game's player token: Authorization: Bearer <player_token>")
-    return token.strip()
 
 
 def expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
@@ -75,7 +68,7 @@ def action_response(answered: Answered[ActionTaken]) -> Response:
 
 def write_doc(operation_id: str) -> Any:
     return blp.doc(operationId=operation_id, parameters=[parameter("IdempotencyKey"), parameter("IfMatch")],
-                   security=[{"playerToken": []}])
+                   security=[{"playerToken": []}, {"apiToken": []}])
 
 
 def _written_action(example: dict[str, Any]) -> Any:
@@ -99,7 +92,7 @@ class Actions(MethodView):
         If-Match) the action lands only on that version of the game. The answer is the game after the action
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
-        token, idempotency = bearer_token(), request_idempotency()
+        token, idempotency = credential(), request_idempotency()
         action = action_from_dict(args["action"])
         result = game_service().act(game_id, token, action, expected_versions(args), idempotency, replies.action_taken)
         return action_response(result)
@@ -117,7 +110,7 @@ class Moves(MethodView):
         checked (a mismatch is a 409 naming the rule). `takeAction` does the same with a legal action as the
         game lists it.
         """
-        token, idempotency = bearer_token(), request_idempotency()
+        token, idempotency = credential(), request_idempotency()
         move = action_from_dict({**args, "kind": "move"})
         result = game_service().act(game_id, token, move, expected_versions(args), idempotency, replies.action_taken)
         return action_response(result)
@@ -134,7 +127,7 @@ class Draw(MethodView):
         The action `deal` (or `redeal` when the stock is empty and a pass is left), whichever the position
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
-        token, idempotency = bearer_token(), request_idempotency()
+        token, idempotency = credential(), request_idempotency()
         return action_response(game_service().draw(game_id, token, expected_versions(args), idempotency,
                                                    replies.action_taken))
 
@@ -149,6 +142,6 @@ class Resignation(MethodView):
 
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
-        token, idempotency = bearer_token(), request_idempotency()
+        token, idempotency = credential(), request_idempotency()
         return action_response(game_service().resign(game_id, token, expected_versions(args), idempotency,
                                                      replies.action_taken))

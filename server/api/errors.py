@@ -12,6 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
 from ..service.errors import (
+    ApiTokenNotFound,
     EventNotFound,
     Forbidden,
     GameNotFound,
@@ -19,15 +20,19 @@ from ..service.errors import (
     IdempotencyKeyReused,
     InvalidCursor,
     LogNotStarted,
+    NameTaken,
+    PlayerNotFound,
     SealedDealNotFound,
     SealedDealUsed,
     SolverBusy,
     SolverSaturated,
     StoreUnavailable,
     TileNotFound,
+    TooManyTokens,
     Unauthorized,
     VersionConflict,
 )
+from ..service.players.names import NameRefused
 from ..solver.winnable import NoWinnableDeal
 
 PROBLEM_JSON = "application/problem+json"
@@ -40,6 +45,11 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (EventNotFound, HTTPStatus.NOT_FOUND, "event-not-found"),
     (TileNotFound, HTTPStatus.NOT_FOUND, "not-in-log"),
     (LogNotStarted, HTTPStatus.NOT_FOUND, "log-not-started"),
+    (PlayerNotFound, HTTPStatus.NOT_FOUND, "player-not-found"),
+    (ApiTokenNotFound, HTTPStatus.NOT_FOUND, "token-not-found"),
+    (NameTaken, HTTPStatus.CONFLICT, "name-taken"),
+    (TooManyTokens, HTTPStatus.CONFLICT, "too-many-tokens"),
+    (NameRefused, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-name"),
     (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),
     (GameOver, HTTPStatus.CONFLICT, "game-over"),
     (IllegalAction, HTTPStatus.CONFLICT, "illegal-action"),

@@ -16,6 +16,7 @@ from ..service.documents import to_json
 from ..service.errors import LogNotStarted
 from ..service.queries import MAX_SEQ
 from . import examples, replies, streams
+from .callers import optional_caller
 from .common import Blueprint, etag, event_stream, game_service, live_hub, public_log, request_idempotency
 from .contract import (
     BODY_ERRORS,
@@ -62,7 +63,7 @@ def _link(next_url: str | None) -> dict[str, str]:
 
 
 class Games(MethodView):
-    @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
+    @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[{}, {"apiToken": []}])
     @blp.arguments(CreateGameSchema(), required=False, examples={
         "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
         "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
@@ -70,9 +71,9 @@ class Games(MethodView):
         "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}}})
     @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
         "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
-    @answers(*READ_ERRORS, *BODY_ERRORS, 404, 409, only=(
+    @answers(*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, only=(
         "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused",
-        "no-winnable-deal", *SOLVER_CODES))
+        "no-winnable-deal", "unauthorized", "forbidden", *SOLVER_CODES))
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
@@ -81,12 +82,14 @@ class Games(MethodView):
         value. `deal_number` makes a public deal anyone can replay; `sealed_deal_id` with `client_seed` deals
         from a sealed deal (`createSealedDeal`) and your own seed. `winnable: true` deals the first of the
         seeds' candidate deals the solver proves winnable, and records which in `deal.winnable`. The answer
-        carries `player_token`, this once: keep it, it is the only key to the game's actions.
+        carries `player_token`, this once: keep it, it is the only key to the game's actions. With your API
+        token (`Authorization: Bearer osm_…`, scope `play`) the game is yours: it names you as its `player`, is
+        listed among your games, and your token acts on it too.
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
                                             args.get("sealed_deal_id"), args.get("client_seed", ""),
-                                            args.get("winnable", False), replies.created_game)
+                                            args.get("winnable", False), replies.created_game, optional_caller())
         game_id, version = ((result.outcome.game.id, result.outcome.game.version) if result.outcome else
                             (replies.replied_body(result)["id"], replies.replied_body(result)["version"]))
         return replies.sent(result, {"Location": f"/games/{game_id}", "ETag": etag(version)})

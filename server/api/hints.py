@@ -9,7 +9,8 @@ from flask import Response
 from flask.views import MethodView
 
 from . import examples, replies
-from .actions import ACTION_CODES, action_response, bearer_token, expected_versions, write_doc
+from .actions import ACTION_CODES, action_response, expected_versions, write_doc
+from .callers import credential
 from .common import game_service, request_idempotency
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
 from .games import blp
@@ -35,6 +36,6 @@ class Hint(MethodView):
         assisted), the game's `hints` counts them, and the version moves on, as after an action. A hint
         searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
-        token, idempotency = bearer_token(), request_idempotency()
+        token, idempotency = credential(), request_idempotency()
         return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency,
                                                    replies.action_taken))

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
-from flask_limiter import HeaderNames, Limiter
+from flask_limiter import HeaderNames, Limit, Limiter
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -30,6 +30,8 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
+from ..service.errors import ServiceError
+from .callers import optional_caller
 
 REQUEST_ID_HEADER = "X-Request-ID"
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
@@ -140,10 +142,14 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
 
     if not settings.rate_limit:
         return None
+    per_player = Limit(settings.rate_limit, key_function=_calling_player, scope="player",
+                       exempt_when=lambda: not _calling_player())
     return Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
-        default_limits=[settings.rate_limit] if settings.rate_limit else [],
+        # Each request counts against its address, and a player's against the player too, from whatever
+        # address: many addresses do not multiply one player's allowance.
+        default_limits=[settings.rate_limit, per_player],
         storage_uri=settings.rate_limit_storage_uri,
         headers_enabled=True,
         # The limiter would write Retry-After on every response, even over a 503's own; it writes this
@@ -155,6 +161,16 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         in_memory_fallback_enabled=True,
         swallow_errors=True,
     )
+
+
+def _calling_player() -> str:
+    """The player a request's API token names (`player:<id>`), or "" when it names none (no API token, or one
+    that is not live: the request is refused all the same, as unauthorized)."""
+    try:
+        found = optional_caller()
+    except ServiceError:
+        return ""
+    return "" if found is None else f"player:{found.player.id}"
 
 
 class _PoolGauges:

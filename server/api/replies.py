@@ -8,8 +8,9 @@ from typing import Any
 
 from flask import Response
 
-from ..service.documents import sealed_deal_view, to_json
+from ..service.documents import api_token_view, player_view, sealed_deal_view, to_json
 from ..service.outcomes import ActionTaken, Answered, GameMade, Reply, SealedDealMade
+from ..service.players.accounts import PlayerMade, TokenMade
 
 
 def sealed_deal(made: SealedDealMade) -> Reply:
@@ -21,6 +22,15 @@ def created_game(made: GameMade) -> Reply:
     return Reply(201, made.game.document)
 
 
+def player_created(made: PlayerMade) -> Reply:
+    """The player and their first token's record; the token itself is added when it is sent, never kept."""
+    return Reply(201, to_json({"player": player_view(made.player), "api_token": api_token_view(made.token)}))
+
+
+def api_token_created(made: TokenMade) -> Reply:
+    return Reply(201, to_json({"api_token": api_token_view(made.token)}))
+
+
 def action_taken(taken: ActionTaken) -> Reply:
     """The game after the action, the events it appended, and the hint it gave. The game's document is spliced
     in as it is kept, not written again."""
@@ -29,12 +39,13 @@ def action_taken(taken: ActionTaken) -> Reply:
     return Reply(200, f'{{"game":{taken.game.document},"events":{events}{hint}}}')
 
 
-def sent(answered: Answered[Any], headers: dict[str, str]) -> Response:
-    """The reply as a response, the player token of a created game added last; a retry's marked as one."""
+def sent(answered: Answered[Any], headers: dict[str, str], secret_field: str = "player_token") -> Response:
+    """The reply as a response, the token it makes (a created game's player token, a player's API token) added
+    last as `secret_field`; a retry's marked as one."""
     assert answered.reply is not None, "the API answers every write"
     text = answered.reply.text
     if answered.player_token is not None:
-        text = f'{text[:-1]},"player_token":{json.dumps(answered.player_token)}}}'
+        text = f'{text[:-1]},"{secret_field}":{json.dumps(answered.player_token)}}}'
     if answered.is_retry:
         headers["Idempotent-Replayed"] = "true"
     return Response(text, status=answered.reply.status, headers=headers, mimetype="application/json")

@@ -11,7 +11,7 @@ import functools
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from . import actions, analysis, deals, feeds, games, hints, meta, public_log
+from . import actions, analysis, deals, feeds, games, hints, meta, players, public_log
 
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
@@ -34,6 +34,13 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
         ("/<uuid:game_id>/transparency", public_log.GameTransparency),
     )),
     (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
+    (players.blp, (
+        ("", players.Players),
+        ("/me", players.Me),
+        ("/me/tokens", players.ApiTokens),
+        ("/me/tokens/<uuid:token_id>", players.ApiToken),
+        ("/<string(maxlength=100):name>", players.Player),
+    )),
     (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
     (feeds.blp, (("/stream", feeds.Feed),)),
     (public_log.blp, (

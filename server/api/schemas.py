@@ -11,6 +11,7 @@ from marshmallow import fields, validate
 from .. import rules
 from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, RULES_THAT_REFUSE, StartRule, Status, WasteAccess
 from .errors import every_code
+from .player_schemas import PlayerRefSchema
 
 
 class _WholeText(validate.Regexp):
@@ -293,6 +294,8 @@ class GameSchema(ma.Schema):
                        "always allowed while the game is on and is not listed."})
     hints = fields.Integer(required=True, metadata={
         "description": "Hints the player asked for (askForHint); each is a hint_given event of the log."})
+    player = fields.Nested(PlayerRefSchema, metadata={
+        "description": "The player whose game it is: present only for a game created with a player's API token."})
 
 
 class GameListSchema(ma.Schema):

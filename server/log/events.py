@@ -114,9 +114,10 @@ def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) ->
 
 
 def game_created(game_id: UUID, rules: Rules, deal: dict[str, Any], commitment: str,
-                 opening: GameState) -> NewEvent:
+                 opening: GameState, player: dict[str, str] | None = None) -> NewEvent:
     """The first event: the game's id, its rules, how the deal is made (no secret), the commitment, and
-    the public opening. The id binds the log to its game: an export cannot be passed off as another's."""
+    the public opening. The id binds the log to its game: an export cannot be passed off as another's.
+    `player` ({"name", "kind"}) binds it to the player who made it with their API token, if one did."""
     return NewEvent(
         GAME_CREATED,
         {
@@ -127,6 +128,7 @@ def game_created(game_id: UUID, rules: Rules, deal: dict[str, Any], commitment: 
             "deal": deal,
             "commitment": commitment,
             "opening": public_view(opening),
+            **({} if player is None else {"player": player}),
         },
     )
 

@@ -26,6 +26,7 @@ _FIELDS = {
     GAME_CREATED: {"kind", "game_id", "variant", "rules", "deal", "commitment"},
     GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
 }
+_OPTIONAL = {GAME_CREATED: {"player"}}
 REVEALED = ("server_seed", "client_seed")
 """What a game's `deal` gains when it ends: not part of its creation's entry."""
 
@@ -35,10 +36,13 @@ def deal_sealed(sealed_deal_id: UUID, commitment: str) -> bytes:
 
 
 def game_created(game_id: UUID | str, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
-                 commitment: str) -> bytes:
+                 commitment: str, player: Mapping[str, Any] | None = None) -> bytes:
+    """`player`: the game's owner as its game_created event names them (so that a board of players' results can
+    be recomputed from the log); a game with no player has no such field."""
     public_deal = {key: value for key, value in deal.items() if key not in REVEALED}
+    owner = {} if player is None else {"player": player}
     return canonical_json({"kind": GAME_CREATED, "game_id": str(game_id), "variant": variant, "rules": rules,
-                           "deal": public_deal, "commitment": commitment})
+                           "deal": public_deal, "commitment": commitment, **owner})
 
 
 def game_ended(game_id: UUID, status: str, events: int, head_hash: str, score: int, server_seed: bytes,
@@ -61,8 +65,10 @@ def parse_entry(entry: bytes) -> dict[str, Any]:
         raise ValueError("the entry is not JSON in UTF-8") from None
     if not isinstance(value, dict) or value.get("kind") not in _FIELDS:
         raise ValueError(f"the entry is not one of the kinds {', '.join(ENTRY_KINDS)}")
-    if set(value) != _FIELDS[value["kind"]]:
-        raise ValueError(f"a {value['kind']} entry has exactly the fields {', '.join(sorted(_FIELDS[value['kind']]))}")
+    required, optional = _FIELDS[value["kind"]], _OPTIONAL.get(value["kind"], set())
+    if not required <= set(value) <= required | optional:
+        also = f" (and {', '.join(sorted(optional))} if it has one)" if optional else ""
+        raise ValueError(f"a {value['kind']} entry has exactly the fields {', '.join(sorted(required))}{also}")
     if canonical_json(value) != entry:
         raise ValueError("the entry is not in canonical JSON")
     try:

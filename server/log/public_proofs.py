@@ -91,10 +91,10 @@ def _check_entries(document: Mapping[str, Any], events: Sequence[Event],
     if pe.GAME_CREATED not in found:
         raise ReplayError(None, "the transparency section does not prove the game's creation is logged")
     expected = pe.parse_entry(pe.game_created(document["game_id"], created["variant"], created["rules"],
-                                              created["deal"], document["commitment"]))
+                                              created["deal"], document["commitment"], created.get("player")))
     if found[pe.GAME_CREATED][1] != expected:
-        raise ReplayError(1, "the logged game_created entry is not this game's creation (id, rules, deal or "
-                             "commitment differ)")
+        raise ReplayError(1, "the logged game_created entry is not this game's creation (id, rules, deal, "
+                             "commitment or player differ)")
     if pe.DEAL_SEALED in found:
         sealed = found[pe.DEAL_SEALED][1]
         if (created["deal"].get("sealed_deal_id"), document["commitment"]) != (sealed["sealed_deal_id"],

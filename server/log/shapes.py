@@ -182,6 +182,10 @@ RULES = record({
     "free_cells": whole(0, 1),
 })
 
+PLAYER_NAME_PATTERN = "[A-Za-z][A-Za-z0-9_-]{2,23}"
+"""A player's name: 3 to 24 ASCII letters, digits, '_' and '-', beginning with a letter (service/players/names.py)."""
+PLAYER_KINDS = ("human", "bot")
+PLAYER = record({"name": text(24, PLAYER_NAME_PATTERN, "a player's name"), "kind": one_of(*PLAYER_KINDS)})
 _WINNABLE = record({"candidate": COUNT, "solver": NAME, "budget": COUNT})
 DEAL = tagged("kind", {
     "number": {"deal_number": whole(0, MAX_DEAL_NUMBER)},
@@ -228,8 +232,9 @@ EVENT_DATA: dict[str, Shape] = {
     "game_created": record(
         {"rules": RULES, "variant": nullable(one_of(*PRESETS)), "deal_algorithm": NAME, "deal": DEAL,
          "commitment": HEX64, "opening": PUBLIC_VIEW},
-        # Logs written before game_created named its game (server 0.1) have no game_id.
-        {"game_id": UUID}),
+        # Logs written before game_created named its game (server 0.1) have no game_id; a game made with no
+        # player's API token names no player.
+        {"game_id": UUID, "player": PLAYER}),
     "card_played": record({"card": CARD, "from": SOURCE, "to": FOUNDATION, "uncovered": nullable(CARD)}),
     "card_moved_to_cell": record({"card": CARD, "from": SOURCE, "to": one_of("cell"), "uncovered": nullable(CARD)}),
     "cards_dealt": record({"cards": array(CARD, 3, 1)}),

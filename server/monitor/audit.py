@@ -201,6 +201,6 @@ def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: 
         return
     created = events[0]["data"]
     logged_creation = pe.game_created(game_id, created["variant"], created["rules"], created["deal"],
-                                      document["commitment"])
+                                      document["commitment"], created.get("player"))
     if base64.b64encode(leaf_hash(logged_creation)).decode() != state.creations.get(game_id):
         report.fail(f"game {game_id}: its export's creation is not the one logged")

@@ -8,7 +8,6 @@ under the game's lock, where it cannot be overtaken.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -24,9 +23,10 @@ from .documents import rendered
 from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
+from .players.tokens import PLAY, require, token_hash_of
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
-from .records import GameRecord, GameSecret, GameWrite, PublicEntry
+from .records import Caller, GameKeys, GameRecord, GameSecret, GameWrite, PublicEntry
 
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
@@ -35,6 +35,8 @@ HINT_ATTEMPTS = 3
 
 Versions = frozenset[int] | None
 """The versions of a game an action may be taken on, as the request states them; None: whichever it is at."""
+Credential = str | Caller
+"""What opens a game to an action: the game's own player token, or its owner calling with an API token."""
 
 
 class ActingStore(Games, KeptResponses, Protocol):
@@ -74,12 +76,12 @@ class Acting:
     _solver_time: SolverTime
     changes: ChangeSink | None
 
-    def act(self, game_id: UUID, token: str, action: Action, versions: Versions, idempotency: Idempotency | None,
+    def act(self, game_id: UUID, token: Credential, action: Action, versions: Versions, idempotency: Idempotency | None,
             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """Any action, as the game's legal actions name it, or a resignation."""
         return self._act(game_id, token, lambda state: action, versions, idempotency, answer)
 
-    def draw(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+    def draw(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
              answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """Deal, or redeal when the stock is empty and a redeal is allowed."""
 
@@ -88,11 +90,11 @@ class Acting:
 
         return self._act(game_id, token, deal_or_redeal, versions, idempotency, answer)
 
-    def resign(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+    def resign(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
                answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         return self.act(game_id, token, Resign(), versions, idempotency, answer)
 
-    def hint(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+    def hint(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
              answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
         for _ in range(HINT_ATTEMPTS - 1):
@@ -106,12 +108,12 @@ class Acting:
             return first
         return self._hint_once(game_id, token, versions, idempotency, answer, retries_wait=False)
 
-    def _hint_once(self, game_id: UUID, token: str, versions: Versions, idempotency: Idempotency | None,
+    def _hint_once(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
                    answer: Answer[ActionTaken] | None, retries_wait: bool) -> Answered[ActionTaken]:
         """One hint worked out and appended; with `retries_wait`, a retry of a request still at it waits for
         it instead (IdenticalRequestFinished)."""
         game, secret = self._store.load_for_action(game_id)
-        _check_token(token, secret.token_hash)
+        _check_access(token, _keys(game, secret))
         _check_version(game, versions)
         state = from_text(secret.state_text)
         # Worked out before the write, outside any transaction: a search of a second or so must not hold
@@ -126,7 +128,7 @@ class Acting:
 
         return self._step(game_id, token, give, versions, idempotency, answer)
 
-    def _act(self, game_id: UUID, token: str, choose: Callable[[GameState], Action], versions: Versions,
+    def _act(self, game_id: UUID, token: Credential, choose: Callable[[GameState], Action], versions: Versions,
              idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
         def take(state: GameState) -> Step:
             action = choose(state)
@@ -135,7 +137,7 @@ class Acting:
 
         return self._step(game_id, token, take, versions, idempotency, answer)
 
-    def _step(self, game_id: UUID, token: str, step: Callable[[GameState], Step], versions: Versions,
+    def _step(self, game_id: UUID, token: Credential, step: Callable[[GameState], Step], versions: Versions,
               idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
         """Append what `step` makes of the game's position, or answer a retry as its request was answered."""
         scope = f"game:{game_id}"
@@ -144,7 +146,7 @@ class Acting:
         kept = self._recent.take(game_id)
 
         def decide(game: GameRecord, secret: GameSecret) -> _Decision:
-            _check_token(token, secret.token_hash)
+            _check_access(token, _keys(game, secret))
             _check_version(game, versions)
             state = kept.state if kept is not None and secret is kept.secret else from_text(secret.state_text)
             return self._decision(scope, game, secret, step(state), idempotency, answer)
@@ -228,15 +230,15 @@ class Acting:
         if self.changes is not None:
             self.changes.changed(str(game.id), game.version, [event.to_dict() for event in events])
 
-    def _first_answer(self, game_id: UUID, token: str,
+    def _first_answer(self, game_id: UUID, token: Credential,
                       idempotency: Idempotency | None) -> Answered[ActionTaken] | None:
         """The reply kept for this key of an action on the game, if any."""
         if idempotency is None:
             return None
         scope = f"game:{game_id}"
         # The token first, whether or not the key was used: a stranger learns nothing of the key.
-        token_hash, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
-        _check_token(token, token_hash)
+        keys, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
+        _check_access(token, keys)
         return None if stored is None else Answered(first_reply(stored, idempotency)[0], None)
 
     def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
@@ -253,10 +255,14 @@ def _check_version(game: GameRecord, versions: Versions) -> None:
         raise VersionConflict(f"the game is at version {game.version}, not {stated}")
 
 
-def _check_token(token: str, token_hash: str) -> None:
-    if not hmac.compare_digest(token_hash_of(token), token_hash):
+def _keys(game: GameRecord, secret: GameSecret) -> GameKeys:
+    return GameKeys(secret.token_hash, game.owner.id if game.owner else None)
+
+
+def _check_access(credential: Credential, keys: GameKeys) -> None:
+    if isinstance(credential, Caller):
+        require(credential, PLAY)
+        if credential.player.id != keys.owner_id:
+            raise Forbidden("this game is not yours: your API token opens only the games you created with it")
+    elif not hmac.compare_digest(token_hash_of(credential), keys.token_hash):
         raise Forbidden("this player token does not belong to this game")
-
-
-def token_hash_of(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()

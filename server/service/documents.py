@@ -1,5 +1,5 @@
-"""What the server shows: a game's document (the body of every response about a game), a sealed deal,
-and the compact JSON it writes them in."""
+"""What the server shows: a game's document (the body of every response about a game), a sealed deal, a
+player and their API tokens, and the compact JSON it writes them in."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from ..rules import GameState, action_to_dict, legal_actions, public_view
-from .records import GameRecord, SealedDeal
+from .records import ApiTokenRecord, GameRecord, PlayerRecord, SealedDeal
 
 
 def game_view(record: GameRecord) -> dict[str, Any]:
@@ -36,6 +36,8 @@ def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
         **projection(state),
         # Last, where migration 0008 appended it to the documents it found.
         "hints": record.hints,
+        # Only a player's game names its player: the documents of every other game stay as they were.
+        **({} if record.owner is None else {"player": {"name": record.owner.name, "kind": record.owner.kind}}),
     }
 
 
@@ -69,3 +71,14 @@ def position_after(game_id: UUID, event_seq: int, event_hash: str, state: GameSt
 
 def projection(state: GameState) -> dict[str, Any]:
     return {"state": public_view(state), "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
+
+
+def player_view(player: PlayerRecord) -> dict[str, Any]:
+    return {"name": player.name, "kind": player.kind, "created_at": player.created_at.isoformat()}
+
+
+def api_token_view(token: ApiTokenRecord) -> dict[str, Any]:
+    """A token as its player sees it listed: never the token, which only its hash is left of."""
+    return {"id": str(token.id), "label": token.label, "scopes": list(token.scopes),
+            "created_at": token.created_at.isoformat(),
+            "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None}

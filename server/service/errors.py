@@ -54,7 +54,25 @@ class Unauthorized(ServiceError):
 
 
 class Forbidden(ServiceError):
-    """The player token does not belong to this game."""
+    """The player token does not belong to this game, or the API token's scopes do not allow the request."""
+
+
+class PlayerNotFound(ServiceError, LookupError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no player named {name!r}")
+
+
+class ApiTokenNotFound(ServiceError, LookupError):
+    def __init__(self, token_id: UUID | str) -> None:
+        super().__init__(f"you have no API token with id {token_id}")
+
+
+class NameTaken(ServiceError):
+    """Another player has this name, or one that differs from it only by case or look-alike characters."""
+
+
+class TooManyTokens(ServiceError):
+    """A player has as many live API tokens as they may: revoke one first."""
 
 
 class InvalidCursor(ServiceError, ValueError):

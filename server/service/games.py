@@ -15,15 +15,17 @@ from ..log import events as ev
 from ..log import public_entries
 from ..rules import Rules, commitment, deal_number_seed, layout, opening, shuffled_deck, to_text
 from ..solver.winnable import first_winnable
-from .acting import Acting, ChangeSink, token_hash_of
+from .acting import Acting, ChangeSink
 from .documents import rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
+from .players.accounts import Accounts
+from .players.tokens import PLAY, require, token_hash_of
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
 from .recent_games import Known, RecentGames
-from .records import GameRecord, GameSecret, PublicEntry, SealedDeal
+from .records import Caller, GameRecord, GameSecret, PublicEntry, SealedDeal
 
 
 def _utc_now() -> datetime:
@@ -61,6 +63,8 @@ class GameService(Acting, GameQueries):
         self._new_server_seed = new_server_seed
         self._new_token = new_token
         self._new_id = new_id
+        self.accounts = Accounts(store, clock, new_id)
+        """Players and their API tokens."""
 
     @property
     def store(self) -> Store:
@@ -96,10 +100,14 @@ class GameService(Acting, GameQueries):
         client_seed: str = "",
         winnable: bool = False,
         answer: Answer[GameMade] | None = None,
+        owner: Caller | None = None,
     ) -> Answered[GameMade]:
         """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed;
-        `winnable`: the first of the seeds' candidate deals the solver proves winnable (solver.winnable)."""
-        scope = "games"
+        `winnable`: the first of the seeds' candidate deals the solver proves winnable (solver.winnable).
+        `owner`: the player calling with their API token, whose game it is."""
+        scope = "games" if owner is None else f"player:{owner.player.id}:games"
+        if owner is not None:
+            require(owner, PLAY)
         if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
             return first
         deal: dict[str, Any]
@@ -126,7 +134,8 @@ class GameService(Acting, GameQueries):
             state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
         commit = commitment(server_seed)
         game_id = self._new_id()
-        events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state)])
+        player = None if owner is None else {"name": owner.player.name, "kind": owner.player.kind}
+        events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state, player)])
         now = self._clock()
         record = rendered(GameRecord(
             id=game_id,
@@ -142,13 +151,15 @@ class GameService(Acting, GameQueries):
             head_hash=events[-1].hash,
             hints=0,
             document="",
+            owner=None if owner is None else owner.owner,
         ), state)
         token = self._new_token()
         secret = GameSecret(server_seed, client_seed, to_text(state), token_hash_of(token))
         made = GameMade(record, token)
         reply = answer(made) if answer is not None else None
         logged = PublicEntry(game_id, public_entries.GAME_CREATED,
-                             public_entries.game_created(game_id, record.variant, record.rules, deal, commit))
+                             public_entries.game_created(game_id, record.variant, record.rules, deal, commit,
+                                                         player))
         try:
             self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
                                     sealed_deal_id, logged)

@@ -61,6 +61,8 @@ class Answered(Generic[OutcomeT]):
     """None when the write was made without an answer (no Idempotency-Key, no HTTP: the command line, tests)."""
     outcome: OutcomeT | None
     player_token: str | None = None
+    """The token the write made, which its reply does not hold: a created game's player token, a player's API
+    token."""
 
     @property
     def is_retry(self) -> bool:

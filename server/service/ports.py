@@ -18,12 +18,16 @@ from uuid import UUID
 from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
+    ApiTokenRecord,
+    Caller,
+    GameKeys,
     GameRecord,
     GameSecret,
     GameWrite,
     LockedGame,
     LogGrowth,
     PendingEntry,
+    PlayerRecord,
     PublicEntry,
     SealedDeal,
     SignedCheckpoint,
@@ -98,9 +102,9 @@ class KeptResponses(Protocol):
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
 
     def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[str, StoredResponse | None]:
-        """The game's token hash and the reply kept for the key, if any, read together (so that a retry's
-        token is checked first, in the same time whether or not its key was used); raises GameNotFound."""
+                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
+        """What opens the game and the reply kept for the key, if any, read together (so that a retry's token
+        is checked first, in the same time whether or not its key was used); raises GameNotFound."""
         ...
 
 
@@ -185,13 +189,46 @@ class PublicLogStore(Protocol):
         ...
 
 
+class Players(Protocol):
+    """Players and their API tokens. A player is created with a first token, whole or not at all."""
+
+    def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
+                      response: StoredResponse | None) -> None:
+        """Raises NameTaken if a player has `name_key` already, IdempotencyConflict if the reply's key is kept
+        already; either way nothing is written."""
+        ...
+
+    def authenticate(self, token_hash: str, now: datetime) -> Caller | None:
+        """The player and token of a live (unrevoked) token with this hash, None if there is none. Notes the
+        token's use at `now` (at most once a minute, so that a busy token does not write on every request)."""
+        ...
+
+    def load_player(self, name_key: str) -> PlayerRecord:
+        """Raises PlayerNotFound."""
+        ...
+
+    def list_tokens(self, player_id: UUID) -> list[ApiTokenRecord]:
+        """The player's live tokens, oldest first."""
+        ...
+
+    def add_token(self, token: ApiTokenRecord, most: int, response: StoredResponse | None) -> None:
+        """Raises TooManyTokens if the player has `most` live tokens already, IdempotencyConflict as
+        create_player does."""
+        ...
+
+    def revoke_token(self, player_id: UUID, token_id: UUID, now: datetime) -> bool:
+        """Whether the player had that live token (it is revoked now)."""
+        ...
+
+
 class Readiness(Protocol):
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not."""
         ...
 
 
-class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Readiness, Protocol):
+class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Players, Readiness,
+            Protocol):
     """Every port of the store, as one backend implements them."""
 
 

@@ -1,5 +1,6 @@
 """The records the use cases hand to the store and get back from it: a game's public row and its secret,
-a sealed deal, a kept reply, one action's write, a game under its lock, what time travel reads."""
+a sealed deal, a kept reply, one action's write, a game under its lock, what time travel reads; a player,
+their API tokens, and who calls with one."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ from typing import Any
 from uuid import UUID
 
 from ..log.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The player a game belongs to, as its document names them."""
+
+    id: UUID
+    name: str
+    kind: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +42,8 @@ class GameRecord:
     document: str
     """The game as every response shows it, as JSON text: the fields above, the public view and the legal
     actions. Rendered once when the game changes; a read sends it as it is."""
+    owner: Owner | None = None
+    """The player who created the game with their API token; None for a game made with no player's token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +54,14 @@ class GameSecret:
     client_seed: str
     state_text: str
     token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameKeys:
+    """What opens a game to actions: its own player token (as a hash), and its owner's API tokens."""
+
+    token_hash: str
+    owner_id: UUID | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +160,39 @@ class TimeTravel:
     deal: dict[str, Any]
     snapshot: tuple[int, str] | None
     events: list[Event]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    id: UUID
+    name: str
+    """As chosen, in NFKC (players/names.py); a name is never changed, so games and boards may show it."""
+    kind: str
+    """`human` or `bot`: the boards keep them apart."""
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ApiTokenRecord:
+    """One of a player's API tokens, as kept: its hash only (players/tokens.py)."""
+
+    id: UUID
+    player_id: UUID
+    token_hash: str
+    scopes: tuple[str, ...]
+    label: str
+    created_at: datetime
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A request made with a player's live API token: the player, and the token (its scopes)."""
+
+    player: PlayerRecord
+    token: ApiTokenRecord
+
+    @property
+    def owner(self) -> Owner:
+        return Owner(self.player.id, self.player.name, self.player.kind)

@@ -30,6 +30,7 @@ from ..service.errors import (
 )
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from ..service.records import (
+    GameKeys,
     GameRecord,
     GameSecret,
     GameWrite,
@@ -41,6 +42,7 @@ from ..service.records import (
 )
 from . import sql
 from .connections import dedicated_connection, live_connection
+from .players import PlayerTables
 from .public_log import PublicLogTables, insert_pending
 from .rows import (
     game_of,
@@ -56,7 +58,7 @@ from .rows import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PublicLogTables):
+class PostgresStore(PublicLogTables, PlayerTables):
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
@@ -301,14 +303,14 @@ class PostgresStore(PublicLogTables):
         return None if row is None else StoredResponse(**row)
 
     def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[str, StoredResponse | None]:
+                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
         with self._connection() as conn:
             row = conn.execute(sql.SELECT_TOKEN_AND_RESPONSE,
                                {"game_id": game_id, "scope": scope, "key_hash": key_hash}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        token_hash = row.pop("token_hash")
-        return token_hash, None if row["scope"] is None else StoredResponse(**row)
+        keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"))
+        return keys, None if row["scope"] is None else StoredResponse(**row)
 
     def readiness(self) -> str | None:
         try:

@@ -13,7 +13,7 @@ from psycopg.rows import tuple_row
 
 from ..log.events import Event
 from ..service.errors import IdempotencyConflict, VersionConflict
-from ..service.records import GameRecord, GameSecret, GameWrite, StoredResponse
+from ..service.records import GameRecord, GameSecret, GameWrite, Owner, StoredResponse
 from . import sql
 
 
@@ -89,6 +89,7 @@ def game_params(game: GameRecord) -> dict[str, Any]:
         "head_hash": game.head_hash,
         "hints": game.hints,
         "document": game.document,
+        "player_id": game.owner.id if game.owner else None,
     }
 
 
@@ -122,4 +123,5 @@ def game_of(row: dict[str, Any]) -> GameRecord:
         head_hash=row["head_hash"],
         hints=row["hints"],
         document=row["document"],
+        owner=None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"]),
     )

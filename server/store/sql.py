@@ -1,17 +1,20 @@
-"""Every SQL statement of the server. Each names exactly one game, or one sealed deal (docs/scaling.md)."""
+"""Every SQL statement about games, their logs, sealed deals and the public log. Each names exactly one game, or
+one sealed deal (docs/scaling.md). The players' are in player_sql.py."""
 
 import itertools
 
 _GAME_COLUMNS = """
-    id, created_at, updated_at, rules, variant, deal, commitment, version, status, score, head_hash, hints,
-    document::text AS document
+    g.id, g.created_at, g.updated_at, g.rules, g.variant, g.deal, g.commitment, g.version, g.status, g.score,
+    g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind
 """
+_GAMES = "games g LEFT JOIN players p ON p.id = g.player_id"
+"""A game's row with its owner's name and kind (a name never changes: players/names.py)."""
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, hints, document)
+                       head_hash, hints, document, player_id)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s)
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s)
 """
 
 INSERT_SECRET = """
@@ -71,14 +74,13 @@ SELECT_LATEST_SNAPSHOT = """
 
 SELECT_SNAPSHOTS = "SELECT seq, state FROM game_snapshots WHERE game_id = %(game_id)s"
 
-SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %(id)s"
+SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM {_GAMES} WHERE g.id = %(id)s"
 
 SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
 
 SELECT_GAME_FOR_ACTION = f"""
-    SELECT {", ".join("g." + column.strip() for column in _GAME_COLUMNS.split(","))},
-           s.server_seed, s.client_seed, s.state, s.token_hash
-    FROM games g JOIN game_secrets s ON s.game_id = g.id
+    SELECT {_GAME_COLUMNS}, s.server_seed, s.client_seed, s.state, s.token_hash
+    FROM {_GAMES} JOIN game_secrets s ON s.game_id = g.id
     WHERE g.id = %(id)s
 """
 
@@ -86,18 +88,18 @@ LOCK_GAME = "SELECT pg_advisory_xact_lock(%(lock_key)s)"
 """The game's advisory lock, to the end of the transaction (see WRITE_CHANGE)."""
 
 _GAME_FILTERS = {
-    "before": "(created_at, id) < (%(created_at)s, %(id)s)",
-    "status": "status = %(status)s",
-    "variant": "variant = %(variant)s",
+    "before": "(g.created_at, g.id) < (%(created_at)s, %(id)s)",
+    "status": "g.status = %(status)s",
+    "variant": "g.variant = %(variant)s",
 }
 
 
 def _games_page(conditions: tuple[str, ...]) -> str:
     where = " AND ".join(_GAME_FILTERS[name] for name in conditions)
     return f"""
-    SELECT {_GAME_COLUMNS} FROM games
+    SELECT {_GAME_COLUMNS} FROM {_GAMES}
     {"WHERE " + where if where else ""}
-    ORDER BY created_at DESC, id DESC
+    ORDER BY g.created_at DESC, g.id DESC
     LIMIT %(limit)s
 """
 
@@ -145,7 +147,8 @@ SELECT_RESPONSE = f"""
 # The token's hash and the stored response in one round trip, so that a retry's token is checked first
 # whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
 SELECT_TOKEN_AND_RESPONSE = f"""
-    SELECT s.token_hash, k.* FROM game_secrets s
+    SELECT s.token_hash, g.player_id AS owner_id, k.* FROM game_secrets s
+    JOIN games g ON g.id = s.game_id
     LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
                WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
     WHERE s.game_id = %(game_id)s

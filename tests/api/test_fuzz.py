@@ -41,7 +41,8 @@ JSON_SCALARS = st.one_of(
 )
 JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
     st.sampled_from(["variant", "rules", "deal_number", "card", "from", "to", "expected_version", "draw",
-                     "max_passes", "sealed_deal_id", "client_seed", "kind", "format", "events", "x"]),
+                     "max_passes", "sealed_deal_id", "client_seed", "kind", "format", "events", "x", "name",
+                     "label", "scopes"]),
     inner, max_size=5), max_leaves=15)
 
 
@@ -73,19 +74,30 @@ def real_game(app):
     return game["id"], token["Authorization"]
 
 
-def path_values(real_id):
+@pytest.fixture(scope="module")
+def real_player(app):
+    made = app.test_client().post("/players", json={"name": "fuzzed-player", "kind": "bot"}).get_json()
+    return made["player"]["name"], made["api_token"]["id"], f"Bearer {made['token']}"
+
+
+def path_values(real_id, player_name, token_id):
     uuid_or_garbage = st.one_of(st.just(real_id), st.uuids().map(str), HEADER_TEXT)
     tile_path = st.one_of(st.sampled_from(["0/000", "0/000.p/1", "entries/000", "entries/000.p/2", "1/x001/002.p/255",
                                            "63/000", "0/x999/x999/x999/x999/x999/x999/999"]), HEADER_TEXT)
-    return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH, "tile_path": tile_path}
+    name = st.one_of(st.sampled_from([player_name, player_name.upper(), "me", "\uff46uzzed-player", "a" * 101]),
+                     HEADER_TEXT)
+    return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH, "tile_path": tile_path,
+            "name": name, "token_id": st.one_of(st.just(token_id), uuid_or_garbage)}
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_any_request_to_any_operation_gets_no_5xx_and_every_4xx_is_problem_json(app, real_game, data):
+def test_any_request_to_any_operation_gets_no_5xx_and_every_4xx_is_problem_json(app, real_game, real_player, data):
     game_id, authorization = real_game
+    player_name, token_id, api_token = real_player
     method, template = data.draw(st.sampled_from(OPERATIONS))
-    values = {name: quote(data.draw(strategy), safe="") for name, strategy in path_values(game_id).items()}
+    values = {name: quote(data.draw(strategy), safe="")
+              for name, strategy in path_values(game_id, player_name, token_id).items()}
     path = template.format(**values)
     query = data.draw(st.lists(st.tuples(
         st.one_of(st.sampled_from(KNOWN_QUERY), st.text(string.ascii_letters, min_size=1, max_size=6)
@@ -94,7 +106,8 @@ def test_any_request_to_any_operation_gets_no_5xx_and_every_4xx_is_problem_json(
     for name, strategy in [("Content-Type", CONTENT_TYPES), ("If-Match", HEADER_TEXT),
                            ("If-None-Match", HEADER_TEXT), ("Idempotency-Key", HEADER_TEXT),
                            ("Last-Event-ID", NUMBERISH),
-                           ("Authorization", st.one_of(st.just(authorization), HEADER_TEXT))]:
+                           ("Authorization", st.one_of(st.just(authorization), st.just(api_token), HEADER_TEXT,
+                                                       HEADER_TEXT.map(lambda text: f"Bearer osm_{text}")))]:
         value = data.draw(st.none() | strategy)
         if value is not None:
             headers[name] = value

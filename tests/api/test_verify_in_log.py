@@ -3,6 +3,7 @@ pinned key; every forgery named."""
 
 import copy
 import json
+import uuid
 
 import pytest
 
@@ -11,24 +12,44 @@ from server.config import Settings
 from server.runtime.app import create_app
 from server.service.games import GameService
 from server.transparency.notes import generate_signer
-from tests.api.helpers import LOG_SIGNER, create
+from tests.api.helpers import LOG_SIGNER, create, rehash
 
 SIGNER = LOG_SIGNER
 OTHER = generate_signer("osmosis.test/verify-log")
 
 
-@pytest.fixture(scope="module")
-def finished_export(store):
+def logged_export(store, as_player=False):
     app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0),
                      service=GameService(store))
     client = app.test_client()
-    game, token = create(client, variant="osmosis")
+    headers = {}
+    if as_player:
+        made = client.post("/players", json={"name": f"logged{uuid.uuid4().hex[:8]}"}).get_json()
+        headers = {"Authorization": f"Bearer {made['token']}"}
+    game, token = create(client, headers, variant="osmosis")
     client.post(f"/games/{game['id']}/resign", headers=token)
     while app.extensions["osmosis.sequencer"].run_once() is not None:
         pass
     export = client.get(f"/games/{game['id']}/replay").get_json()
     app.extensions["osmosis.hub"].stop()
     return export
+
+
+@pytest.fixture(scope="module")
+def finished_export(store):
+    return logged_export(store)
+
+
+def test_a_players_logged_export_names_the_player_in_its_entry_and_verifies(tmp_path, capsys, store):
+    export = logged_export(store, as_player=True)
+    created = json.loads(export["transparency"]["leaves"][0]["entry"])
+    assert created["player"] == export["events"][0]["data"]["player"]
+    assert verify(tmp_path, capsys, export)[0] == 0
+
+    export["events"][0]["data"]["player"]["name"] = "mallory"
+    rehash(export)
+    status, out = verify(tmp_path, capsys, export)
+    assert status != 0 and "player" in out
 
 
 def verify(tmp_path, capsys, document, key=SIGNER.verifier.vkey):

@@ -4,6 +4,7 @@ import http.client
 import json
 import logging
 import urllib.request
+import uuid
 
 import redis
 
@@ -88,6 +89,25 @@ def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(st
     assert refused.get_json()["code"] == "rate-limited"
     assert int(refused.headers["Retry-After"]) >= 1
     assert other_client.status_code == 200
+
+
+def test_a_players_requests_are_counted_together_from_every_address_as_well_as_by_address(store, redis_url):
+    redis.Redis.from_url(redis_url).flushdb()
+    client = create_app(Settings(rate_limit="4 per minute", rate_limit_storage_uri=redis_url),
+                        service=GameService(store)).test_client()
+    made = client.post("/players", json={"name": f"limited{uuid.uuid4().hex[:8]}"},
+                       environ_base={"REMOTE_ADDR": "10.3.0.99"}).get_json()
+    token = {"Authorization": f"Bearer {made['token']}"}
+
+    statuses = [client.get("/players/me", headers=token, environ_base={"REMOTE_ADDR": f"10.3.0.{i}"}).status_code
+                for i in range(5)]
+    anonymous = client.get("/variants", environ_base={"REMOTE_ADDR": "10.3.0.200"})
+    someone_else = client.get("/players/me", headers={"Authorization": "Bearer osm_" + "x" * 36},
+                              environ_base={"REMOTE_ADDR": "10.3.0.201"})
+
+    assert statuses == [200] * 4 + [429]
+    assert anonymous.status_code == 200
+    assert someone_else.status_code == 401
 
 
 def test_probes_are_never_rate_limited(store, redis_url):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 from server.log.events import Event
-from server.service.records import GameRecord, GameSecret, GameWrite, StoredResponse
+from server.service.records import ApiTokenRecord, GameRecord, GameSecret, GameWrite, PlayerRecord, StoredResponse
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -38,3 +38,15 @@ def an_action(record: GameRecord, snapshot: bool = False, response: StoredRespon
 def a_response(scope: str = "games", body: str = '{"a" :1,  "b":[true]}',
                wrapped: str | None = None) -> StoredResponse:
     return StoredResponse(scope, secrets.token_hex(32), "fingerprint", 201, body, wrapped)
+
+
+def a_player(kind: str = "human") -> tuple[PlayerRecord, str, ApiTokenRecord]:
+    """A player with a unique name, its name's key, and a first token of every scope."""
+    name = f"p{secrets.token_hex(8)}"
+    player = PlayerRecord(uuid4(), name, kind, EPOCH)
+    return player, name.lower(), a_token(player)
+
+
+def a_token(player: PlayerRecord, scopes: tuple[str, ...] = ("play", "account"),
+            created_at: datetime = EPOCH) -> ApiTokenRecord:
+    return ApiTokenRecord(uuid4(), player.id, secrets.token_hex(32), scopes, "a token", created_at)

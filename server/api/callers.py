@@ -1,0 +1,44 @@
+"""Who calls: the bearer token of a request, read once, as a game's own player token or a player's API token."""
+
+from __future__ import annotations
+
+from flask import g, request
+
+from ..service.acting import Credential
+from ..service.errors import Unauthorized
+from ..service.players.tokens import is_api_token
+from ..service.records import Caller
+from .common import game_service
+
+
+def bearer() -> str | None:
+    """The request's bearer token, if it has one."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def credential() -> Credential:
+    """What the request presents to act on a game; checked before anything else in the request, so that no one
+    learns more. An API token (`osm_…`) is the player it names."""
+    token = bearer()
+    if token is None:
+        raise Unauthorized("this action needs the game's player token, or your API token: "
+                           "Authorization: Bearer <token>")
+    return caller() if is_api_token(token) else token
+
+
+def caller() -> Caller:
+    """The player whose API token the request presents; Unauthorized without a live one."""
+    if "osmosis_caller" not in g:
+        token = bearer()
+        if token is None or not is_api_token(token):
+            raise Unauthorized("this needs your API token: Authorization: Bearer osm_…")
+        g.osmosis_caller = game_service().accounts.authenticate(token)
+    found: Caller = g.osmosis_caller
+    return found
+
+
+def optional_caller() -> Caller | None:
+    """The player calling, when the request presents an API token; None when it presents none."""
+    token = bearer()
+    return caller() if token is not None and is_api_token(token) else None

@@ -1,0 +1,43 @@
+"""The examples of players' operations: made by the functions that make the real responses, from a player
+and tokens made up (tests/api/test_players.py compares them with real responses, ids and clocks aside)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from ..service.documents import api_token_view, player_view
+from ..service.players.accounts import PlayerMade, TokenMade
+from ..service.records import ApiTokenRecord, PlayerRecord
+from .examples import CREATED_AT
+from .replies import api_token_created, player_created
+
+PLAYER = PlayerRecord(UUID("5a1c3e0f-2b7d-4f19-9c8e-6d4b2a0f7e31"), "alice", "human", CREATED_AT)
+API_TOKEN = "osm_4Qe0bN8xZr2LkT7wVy9Hc3Jm5Pd1Sf0Xp6Yg"
+_FIRST = ApiTokenRecord(UUID("9d8e7f60-1a2b-4c3d-8e9f-0a1b2c3d4e5f"), PLAYER.id, "", ("play", "account"),
+                        "first token", CREATED_AT)
+_BOT = ApiTokenRecord(UUID("3f2e1d0c-9b8a-4765-a432-10fedcba9876"), PLAYER.id, "", ("play",), "my bot",
+                      CREATED_AT + timedelta(minutes=5))
+
+
+def player() -> dict[str, Any]:
+    return player_view(PLAYER)
+
+
+def player_made() -> dict[str, Any]:
+    made = PlayerMade(PLAYER, _FIRST, API_TOKEN)
+    body: dict[str, Any] = json.loads(player_created(made).text)
+    return {**body, "token": API_TOKEN}
+
+
+def api_token_made() -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(api_token_created(TokenMade(_BOT, API_TOKEN)).text)
+    return {**body, "token": API_TOKEN}
+
+
+def api_token_list() -> dict[str, Any]:
+    used = replace(_FIRST, last_used_at=CREATED_AT + timedelta(minutes=3))
+    return {"tokens": [api_token_view(used), api_token_view(_BOT)]}

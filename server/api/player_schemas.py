@@ -1,0 +1,79 @@
+"""The bodies of players and their API tokens."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..log.shapes import PLAYER_KINDS, PLAYER_NAME_PATTERN
+from ..service.players.accounts import MAX_LABEL_LENGTH
+from ..service.players.tokens import SCOPES, TOKEN_PATTERN
+
+_SCOPES_DESCRIPTION = ("`play`: create games as this player, act on them, read your daily games before the day "
+                       "closes; `account`: list, create and revoke your API tokens.")
+
+
+class PlayerSchema(ma.Schema):
+    name = fields.String(required=True, metadata={"pattern": f"^{PLAYER_NAME_PATTERN}$", "example": "alice"})
+    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS), metadata={
+        "description": "human or bot: the boards keep them apart."})
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+
+
+class PlayerRefSchema(ma.Schema):
+    """The player a game belongs to."""
+
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
+
+
+class ApiTokenSchema(ma.Schema):
+    """One of your API tokens, as the server keeps it: everything but the token, which is shown only once."""
+
+    id = fields.UUID(required=True)
+    label = fields.String(required=True)
+    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), required=True,
+                         metadata={"description": _SCOPES_DESCRIPTION})
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+    last_used_at = fields.String(required=True, allow_none=True, metadata={
+        "format": "date-time", "description": "When a request last presented it (to the minute); null if never."})
+
+
+_TOKEN = fields.String(required=True, metadata={
+    "pattern": TOKEN_PATTERN, "description": "The API token itself, shown this once: the server keeps only its hash. "
+                                             "Send it as `Authorization: Bearer osm_…`."})
+
+
+class CreatePlayerSchema(ma.Schema):
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100), metadata={
+        "description": "3 to 24 characters after Unicode NFKC: ASCII letters, digits, `_` and `-`, beginning with a "
+                       "letter. Unique without regard to case or look-alike characters (`0`/`o`, `1`/`i`/`l`, "
+                       "`_`/`-`); reserved words are refused (docs/players.md)."})
+    kind = fields.String(load_default="human", validate=validate.OneOf(PLAYER_KINDS), metadata={
+        "description": "human (the default) or bot."})
+
+
+class PlayerCreatedSchema(ma.Schema):
+    player = fields.Nested(PlayerSchema, required=True)
+    api_token = fields.Nested(ApiTokenSchema, required=True, metadata={"description": "The first token: every scope."})
+    token = _TOKEN
+
+
+class CreateApiTokenSchema(ma.Schema):
+
+    label = fields.String(required=True, validate=validate.Length(min=1, max=MAX_LABEL_LENGTH), metadata={
+        "description": "What the token is for, for your list: `laptop`, `my bot`."})
+    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), load_default=["play"],
+                         validate=validate.Length(min=1, max=len(SCOPES)),
+                         metadata={"description": _SCOPES_DESCRIPTION + " Default: play only."})
+
+
+class ApiTokenCreatedSchema(ma.Schema):
+    api_token = fields.Nested(ApiTokenSchema, required=True)
+    token = _TOKEN
+
+
+class ApiTokenListSchema(ma.Schema):
+    tokens = fields.List(fields.Nested(ApiTokenSchema), required=True, metadata={
+        "description": "Your live tokens, oldest first (a revoked token is gone from the list)."})

@@ -1,0 +1,46 @@
+"""Every SQL statement about players: their accounts and API tokens. (The games' are in sql.py.)"""
+
+INSERT_PLAYER = """
+    INSERT INTO players (id, name, name_key, kind, created_at)
+    VALUES (%(id)s, %(name)s, %(name_key)s, %(kind)s, %(created_at)s)
+"""
+
+INSERT_TOKEN = """
+    INSERT INTO player_tokens (id, player_id, token_hash, scopes, label, created_at)
+    VALUES (%(id)s, %(player_id)s, %(token_hash)s, %(scopes)s, %(label)s, %(created_at)s)
+"""
+
+_TOKEN_COLUMNS = "t.id, t.player_id, t.token_hash, t.scopes, t.label, t.created_at, t.last_used_at, t.revoked_at"
+
+# The token's use is noted in the same statement, at most once a minute: a bot acting ten times a second
+# writes its token's row once a minute, not ten times a second.
+AUTHENTICATE = f"""
+    WITH found AS (
+        SELECT {_TOKEN_COLUMNS}, p.name, p.kind, p.created_at AS player_created_at
+        FROM player_tokens t JOIN players p ON p.id = t.player_id
+        WHERE t.token_hash = %(token_hash)s AND t.revoked_at IS NULL
+    ), noted AS (
+        UPDATE player_tokens SET last_used_at = %(now)s
+        WHERE id IN (SELECT id FROM found
+                     WHERE last_used_at IS NULL OR last_used_at < %(now)s - interval '1 minute')
+    )
+    SELECT * FROM found
+"""
+
+SELECT_PLAYER = "SELECT id, name, kind, created_at FROM players WHERE name_key = %(name_key)s"
+
+SELECT_LIVE_TOKENS = f"""
+    SELECT {_TOKEN_COLUMNS} FROM player_tokens t
+    WHERE t.player_id = %(player_id)s AND t.revoked_at IS NULL
+    ORDER BY t.created_at, t.id
+"""
+
+# The player's row locked, so that two tokens added at once are counted one after the other.
+LOCK_PLAYER = "SELECT id FROM players WHERE id = %(player_id)s FOR UPDATE"
+
+COUNT_LIVE_TOKENS = "SELECT count(*) FROM player_tokens WHERE player_id = %(player_id)s AND revoked_at IS NULL"
+
+REVOKE_TOKEN = """
+    UPDATE player_tokens SET revoked_at = %(now)s
+    WHERE id = %(id)s AND player_id = %(player_id)s AND revoked_at IS NULL
+"""
