@@ -12,12 +12,13 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 from server.log.events import Event
 from server.service.errors import (
+    DailyDealPlayed,
     GameNotFound,
     IdempotencyConflict,
     NameTaken,
@@ -31,7 +32,9 @@ from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from server.service.ports import Integrate
 from server.service.records import (
     ApiTokenRecord,
+    Audience,
     Caller,
+    DailyDeal,
     GameKeys,
     GameRecord,
     GameSecret,
@@ -83,6 +86,7 @@ class MemoryStore:
         self._last_pending = 0
         self._signed_at = float("-inf")
         self._player_keys: dict[str, PlayerRecord] = {}
+        self._daily: dict[tuple[date, str], DailyDeal] = {}
         self._tokens: dict[UUID, ApiTokenRecord] = {}
 
     # Games and their log
@@ -92,6 +96,10 @@ class MemoryStore:
                     public_entry: PublicEntry | None = None) -> None:
         with self._lock:
             self._refuse_kept(response)
+            if game.daily is not None and any(
+                    (s.record.owner, s.record.daily, s.record.variant) == (game.owner, game.daily, game.variant)
+                    for s in self._games.values()):
+                raise DailyDealPlayed("you have played this deal today already: one attempt a day")
             if sealed_deal_id is not None:
                 sealed = self._sealed.get(sealed_deal_id)
                 if sealed is None or sealed.game_id is not None:
@@ -109,6 +117,10 @@ class MemoryStore:
     def load_document(self, game_id: UUID) -> tuple[int, str]:
         record = self._stored(game_id).record
         return record.version, record.document
+
+    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+        record = self._stored(game_id).record
+        return record.daily, record.owner.id if record.owner else None
 
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
         with self._lock:
@@ -129,7 +141,8 @@ class MemoryStore:
             if write.snapshot:
                 stored.snapshots[write.game.version] = write.state_text
             self._keep(write.response)
-            self._record(write.public_entry)
+            for entry in write.public_entries:
+                self._record(entry)
             return True
 
     @contextmanager
@@ -159,11 +172,13 @@ class MemoryStore:
         return {} if stored is None else dict(stored.snapshots)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None) -> list[GameRecord]:
+                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
         with self._lock:
             records = [stored.record for stored in self._games.values()]
         chosen = [record for record in records
-                  if (before is None or (record.created_at, record.id) < before)
+                  if (audience is None or record.daily is None or record.daily < audience.closed_before
+                      or (record.owner is not None and record.owner.id == audience.viewer))
+                  and (before is None or (record.created_at, record.id) < before)
                   and (status is None or record.status == status)
                   and (variant is None or record.variant == variant)]
         chosen.sort(key=lambda record: (record.created_at, record.id), reverse=True)
@@ -268,8 +283,34 @@ class MemoryStore:
         with self._lock:
             stored = self._stored(game_id)
             owner = stored.record.owner
-            keys = GameKeys(stored.secret.token_hash, owner.id if owner else None)
+            keys = GameKeys(stored.secret.token_hash, owner.id if owner else None, stored.record.daily)
             return keys, self._responses.get((scope, key_hash))
+
+    # The daily deals
+
+    def open_daily_deal(self, deal: DailyDeal, entry: PublicEntry) -> DailyDeal:
+        with self._lock:
+            key = (deal.day, deal.variant)
+            if key not in self._daily:
+                self._daily[key] = deal
+                self._record(entry)
+            return self._daily[key]
+
+    def load_daily_deals(self, day: date) -> list[DailyDeal]:
+        with self._lock:
+            return sorted((deal for deal in self._daily.values() if deal.day == day), key=lambda deal: deal.variant)
+
+    def daily_games_of(self, player_id: UUID, day: date) -> dict[str, UUID]:
+        with self._lock:
+            return {stored.record.variant or "": stored.record.id for stored in self._games.values()
+                    if stored.record.daily == day and stored.record.owner and stored.record.owner.id == player_id}
+
+    def unrevealed_daily_games(self, closed_before: date, limit: int) -> list[UUID]:
+        with self._lock:
+            waiting = sorted((record.daily, record.id) for record in (s.record for s in self._games.values())
+                             if record.daily is not None and record.daily < closed_before
+                             and "server_seed" not in record.deal)
+        return [game_id for _, game_id in waiting[:limit]]
 
     # Players and their API tokens
 

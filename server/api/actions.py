@@ -19,7 +19,7 @@ from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, para
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
 
-ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "validation-failed", "invalid-input",
+ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "day-closed", "validation-failed", "invalid-input",
                 "idempotency-key-reused")
 
 

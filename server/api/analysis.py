@@ -8,6 +8,7 @@ from flask import Response
 from flask.views import MethodView
 
 from . import examples
+from .callers import readable
 from .common import game_service
 from .contract import READ_ERRORS, SOLVER_CODES, answers
 from .games import blp
@@ -17,7 +18,8 @@ from .solver_schemas import AnalysisSchema
 class Analysis(MethodView):
     @blp.doc(operationId="getGameAnalysis", security=[])
     @blp.response(200, AnalysisSchema, example=examples.analysis())
-    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "validation-failed", *SOLVER_CODES))
+    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "day-not-closed", "validation-failed",
+                                          *SOLVER_CODES))
     def get(self, game_id: UUID) -> Response:
         """Analyse a finished game: was the deal winnable, and where was it lost
 
@@ -25,7 +27,9 @@ class Analysis(MethodView):
         `game-not-over`): it would tell about hidden cards. For a lost or resigned game whose deal was
         winnable, `last_winnable` is the last position that could still be won (with a win from there) and
         `lost_by` the action after which it could not. Each search is bounded (`budget` positions), so the
-        first read takes at most a few seconds; the analysis is then kept, and later reads are one query.
+        first read takes at most a few seconds; the analysis is then kept, and later reads are one query. A
+        daily game is analysed once its day has closed (409 `day-not-closed`): the analysis would show the deal.
         """
+        readable(game_id)
         text = game_service().analyses.analysis(game_id)
         return Response(text, mimetype="application/json")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from flask import g, request
 
 from ..service.acting import Credential
@@ -42,3 +44,19 @@ def optional_caller() -> Caller | None:
     """The player calling, when the request presents an API token; None when it presents none."""
     token = bearer()
     return caller() if token is not None and is_api_token(token) else None
+
+
+def viewer() -> UUID | None:
+    """The player reading, for what only they may read (their daily games before the day closes): the player of
+    the request's API token; None for a request without one, or with one that opens nothing (a read that
+    anyone may make answers it all the same)."""
+    try:
+        found = optional_caller()
+    except Unauthorized:
+        return None
+    return None if found is None else found.player.id
+
+
+def readable(game_id: UUID) -> None:
+    """Raises GameNotFound unless the request may read the game (service.queries.readable)."""
+    game_service().readable(game_id, viewer())

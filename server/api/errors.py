@@ -13,6 +13,10 @@ from werkzeug.exceptions import HTTPException
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
 from ..service.errors import (
     ApiTokenNotFound,
+    DailyDealPlayed,
+    DayClosed,
+    DayNotClosed,
+    DayNotOpened,
     EventNotFound,
     Forbidden,
     GameNotFound,
@@ -47,7 +51,11 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (LogNotStarted, HTTPStatus.NOT_FOUND, "log-not-started"),
     (PlayerNotFound, HTTPStatus.NOT_FOUND, "player-not-found"),
     (ApiTokenNotFound, HTTPStatus.NOT_FOUND, "token-not-found"),
+    (DayNotOpened, HTTPStatus.NOT_FOUND, "day-not-found"),
     (NameTaken, HTTPStatus.CONFLICT, "name-taken"),
+    (DailyDealPlayed, HTTPStatus.CONFLICT, "daily-deal-played"),
+    (DayClosed, HTTPStatus.CONFLICT, "day-closed"),
+    (DayNotClosed, HTTPStatus.CONFLICT, "day-not-closed"),
     (TooManyTokens, HTTPStatus.CONFLICT, "too-many-tokens"),
     (NameRefused, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-name"),
     (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),

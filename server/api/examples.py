@@ -225,6 +225,11 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
                    {}),
     "too-many-tokens": ("you have 20 live API tokens, the most a player may have: revoke one", {}),
     "invalid-name": ("a name begins with a letter and has only ASCII letters, digits, '_' and '-'", {}),
+    "day-not-found": ("2026-11-26 has not begun: its deals open at midnight UTC", {}),
+    "daily-deal-played": ("you have played this deal today already: one attempt a day", {}),
+    "day-closed": ("the day of this daily game, 2026-11-24, has closed: the game ended with it", {}),
+    "day-not-closed": (f"game {GAME_ID} is a daily deal of 2026-11-24: it is analysed once the day closes, since "
+                       "the analysis would show the deal to players still at it", {}),
     "internal-error": ("the server failed to handle this request; it has been logged", {}),
     "service-unavailable": ("the database is unreachable; try again shortly", {}),
     "not-ready": ("the database schema is not at the latest migration yet", {}),

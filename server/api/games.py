@@ -16,7 +16,7 @@ from ..service.documents import to_json
 from ..service.errors import LogNotStarted
 from ..service.queries import MAX_SEQ
 from . import examples, replies, streams
-from .callers import optional_caller
+from .callers import optional_caller, readable, viewer
 from .common import Blueprint, etag, event_stream, game_service, live_hub, public_log, request_idempotency
 from .contract import (
     BODY_ERRORS,
@@ -68,12 +68,13 @@ class Games(MethodView):
         "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
         "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
         "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}},
-        "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}}})
+        "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}},
+        "the daily deal": {"value": {"variant": "peek", "daily": True}}})
     @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
         "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
     @answers(*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, only=(
         "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused",
-        "no-winnable-deal", "unauthorized", "forbidden", *SOLVER_CODES))
+        "no-winnable-deal", "unauthorized", "forbidden", "daily-deal-played", *SOLVER_CODES))
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
@@ -89,7 +90,8 @@ class Games(MethodView):
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
                                             args.get("sealed_deal_id"), args.get("client_seed", ""),
-                                            args.get("winnable", False), replies.created_game, optional_caller())
+                                            args.get("winnable", False), replies.created_game, optional_caller(),
+                                            args.get("daily", False))
         game_id, version = ((result.outcome.game.id, result.outcome.game.version) if result.outcome else
                             (replies.replied_body(result)["id"], replies.replied_body(result)["version"]))
         return replies.sent(result, {"Location": f"/games/{game_id}", "ETag": etag(version)})
@@ -103,10 +105,11 @@ class Games(MethodView):
 
         Keyset pagination: `next_cursor` (and the `next` URL, and the Link header) gives the next page,
         which stays right while games are added. Filters apply to every page; pass them again with the
-        cursor, as `next` does.
+        cursor, as `next` does. A daily game is listed once its day has closed (before, to its player only,
+        with their API token).
         """
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant)
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, viewer())
         next_url = None
         if cursor:
             next_url = _next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
@@ -126,6 +129,7 @@ class Game(MethodView):
         (`state`), every action allowed now (`legal_actions`), the version (also the ETag) and the hash of
         the last event (`head_hash`, a receipt).
         """
+        readable(game_id)
         version, document = game_service().get_game(game_id)
         tag = etag(version)
         if tag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
@@ -145,6 +149,7 @@ class Events(MethodView):
         that many seconds for an event after `after` when there is none yet: the live feed for clients
         without server-sent events.
         """
+        readable(game_id)
         events, next_after = streams.wait_for_events(game_service(), live_hub(), game_id, args["after"], args["limit"],
                                                      args["wait"])
         next_url = None
@@ -165,6 +170,7 @@ class StateAt(MethodView):
         The events one action appends together (its own, then `game_won` or `game_lost`, then
         `seeds_revealed`) are one step: each shows the position after that action.
         """
+        readable(game_id)
         return _json(game_service().state_at(game_id, seq))
 
 
@@ -180,6 +186,7 @@ class Replay(MethodView):
         the public log has sequenced the game, `transparency` carries its entries' proofs of inclusion in a
         signed checkpoint, which `osmosis verify --log-key` checks.
         """
+        readable(game_id)
         document = game_service().replay(game_id)
         try:
             proofs = public_log().game_proofs(game_id)
@@ -197,6 +204,7 @@ class Verification(MethodView):
 
         While the game is on, the seeds are secret and the verdict is `complete: false`.
         """
+        readable(game_id)
         return game_service().verification(game_id)
 
 
@@ -237,6 +245,7 @@ class EventStream(MethodView):
         Each message's data is JSON: a Game for `event: game`, else an Event. See docs/api.md, "Live updates",
         for typing them with the generated types.
         """
+        readable(game_id)
         after = args["after"]
         if "last_event_id" in headers:
             after = _seq_of(headers["last_event_id"])

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
 
-from ..service.documents import api_token_view, player_view
+from ..log.public_entries import daily_deal_id
+from ..rules import PRESETS, commitment
+from ..service.documents import api_token_view, daily_view, player_view
 from ..service.players.accounts import PlayerMade, TokenMade
-from ..service.records import ApiTokenRecord, PlayerRecord
-from .examples import CREATED_AT
+from ..service.players.daily import closes_at
+from ..service.records import ApiTokenRecord, DailyDeal, PlayerRecord
+from .examples import CREATED_AT, GAME_ID
 from .replies import api_token_created, player_created
 
 PLAYER = PlayerRecord(UUID("5a1c3e0f-2b7d-4f19-9c8e-6d4b2a0f7e31"), "alice", "human", CREATED_AT)
@@ -41,3 +44,14 @@ def api_token_made() -> dict[str, Any]:
 def api_token_list() -> dict[str, Any]:
     used = replace(_FIRST, last_used_at=CREATED_AT + timedelta(minutes=3))
     return {"tokens": [api_token_view(used), api_token_view(_BOT)]}
+
+
+def daily(closed: bool = False) -> dict[str, Any]:
+    """Today's deals (or, `closed`, a day's that has closed), their seeds made up for the example."""
+    day = CREATED_AT.date() - timedelta(days=1 if closed else 0)
+    deals = []
+    for number, variant in enumerate(PRESETS):
+        seed = bytes([number]) * 32
+        deals.append(DailyDeal(day, variant, daily_deal_id(day.isoformat(), variant), seed, commitment(seed),
+                               datetime.combine(day, time(), UTC)))
+    return daily_view(day, closes_at(day), closed, deals, {} if closed else {"peek": GAME_ID})

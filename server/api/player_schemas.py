@@ -77,3 +77,25 @@ class ApiTokenCreatedSchema(ma.Schema):
 class ApiTokenListSchema(ma.Schema):
     tokens = fields.List(fields.Nested(ApiTokenSchema), required=True, metadata={
         "description": "Your live tokens, oldest first (a revoked token is gone from the list)."})
+
+
+class DailyDealSchema(ma.Schema):
+    variant = fields.String(required=True, metadata={"description": "The preset (listVariants)."})
+    daily_deal_id = fields.UUID(required=True, metadata={
+        "description": "What the public log's daily_deal_opened entry names it by."})
+    commitment = fields.String(required=True, metadata={
+        "description": "hex SHA-256 of the seed: every daily game of this deal names it."})
+    server_seed = fields.String(required=True, allow_none=True, metadata={
+        "description": "The seed, hex, once the day has closed; null before."})
+    your_game = fields.UUID(required=True, allow_none=True, metadata={
+        "description": "Your game of this deal, when the request carries your API token and you have begun it."})
+
+
+class DailySchema(ma.Schema):
+    day = fields.String(required=True, metadata={"format": "date", "description": "The UTC day."})
+    closes_at = fields.String(required=True, metadata={"format": "date-time",
+                                                      "description": "Midnight UTC after the day."})
+    closed = fields.Boolean(required=True, metadata={
+        "description": "Whether the day has closed: its games are ended and their seeds revealed."})
+    deals = fields.List(fields.Nested(DailyDealSchema), required=True, metadata={
+        "description": "One per preset, in the order of listVariants."})

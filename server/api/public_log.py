@@ -14,6 +14,7 @@ from ..service.errors import TileNotFound
 from ..service.public_log import published_note
 from ..transparency.tiles import TilePathError, parse_tile_path
 from . import log_examples
+from .callers import readable
 from .common import Blueprint, public_log
 from .contract import READ_ERRORS, answers
 from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
@@ -112,6 +113,7 @@ class GameTransparency(MethodView):
         The leaves of the game's creation, of its end and of its sealed deal, each with its entry as logged
         and an inclusion proof in the latest published checkpoint; entries not yet in it are `pending`.
         """
+        readable(game_id)
         return public_log().game_proofs(game_id).to_dict()
 
 

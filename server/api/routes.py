@@ -11,7 +11,7 @@ import functools
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from . import actions, analysis, deals, feeds, games, hints, meta, players, public_log
+from . import actions, analysis, daily, deals, feeds, games, hints, meta, players, public_log
 
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
@@ -34,6 +34,7 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
         ("/<uuid:game_id>/transparency", public_log.GameTransparency),
     )),
     (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
+    (daily.blp, (("", daily.Today), ("/<string(maxlength=64):day>", daily.Day))),
     (players.blp, (
         ("", players.Players),
         ("/me", players.Me),

@@ -125,6 +125,9 @@ class VariantListSchema(ma.Schema):
     variants = fields.List(fields.Nested(VariantSchema), required=True)
 
 
+_NOT_DAILY = ("rules", "deal_number", "sealed_deal_id", "client_seed", "winnable")
+
+
 class CreateGameSchema(ma.Schema):
     """A preset or custom rules; and a public deal number, or a sealed deal with the client's seed."""
 
@@ -132,9 +135,12 @@ class CreateGameSchema(ma.Schema):
         {"not": _given("variant", "rules")},
         {"not": _given("deal_number", "sealed_deal_id")},
         {"not": {**_given("client_seed"), "not": _given("sealed_deal_id")}},
+        *({"not": {"required": ["daily", other],
+                   "properties": {"daily": {"enum": [True]}, other: {"enum": [True]} if other == "winnable" else {}}}}
+          for other in _NOT_DAILY),
     ]}
     """The rules between the fields: a preset or custom rules, not both; a deal number or a sealed deal, not
-    both; a client seed only with a sealed deal."""
+    both; a client seed only with a sealed deal; the daily deal with nothing else but its variant."""
 
     # The name is checked by the rules (422 invalid-rules, as the server always answered); stated here for the
     # document, as a pattern: an enum would make generated SDKs take an enum type where they took text. The
@@ -159,6 +165,10 @@ class CreateGameSchema(ma.Schema):
                                  "seeing it. Any text up to 256 characters.", "example": "my lucky seed"},
     )
 
+    daily = StrictBoolean(metadata={
+        "description": "Play today's daily deal of the preset (`variant`, default osmosis): the same for every "
+                       "player, one attempt a day, private to you until the day closes at midnight UTC (GET /daily). "
+                       "Needs your API token (`Authorization: Bearer osm_…`). Default false."})
     winnable = StrictBoolean(metadata={
         "description": "Deal only a deal the solver proves winnable: the first of a fixed sequence of candidates "
                        "from the same seeds (so the deal stays provably fair, and any verifier re-derives it). Works "
@@ -170,6 +180,11 @@ class CreateGameSchema(ma.Schema):
             raise ma.ValidationError("give a preset name or custom rules, not both", "rules")
         if "sealed_deal_id" in data and "deal_number" in data:
             raise ma.ValidationError("a game is dealt from a deal number or a sealed deal, not both", "deal_number")
+        if data.get("daily"):
+            given = sorted(name for name in _NOT_DAILY if name in data and (name != "winnable" or data[name]))
+            if given:
+                raise ma.ValidationError("the daily deal is today's deal of a preset, for everyone: it takes no "
+                                         f"{', '.join(given)}", given[0])
         if "client_seed" in data and "sealed_deal_id" not in data:
             raise ma.ValidationError(
                 "a client_seed goes with a sealed_deal_id (POST /deals first), so that the server's seed is fixed "
@@ -260,11 +275,12 @@ class WinnableRecordSchema(ma.Schema):
 
 class DealInfoSchema(ma.Schema):
     kind = fields.String(
-        required=True, validate=validate.OneOf(["number", "random", "sealed"]),
+        required=True, validate=validate.OneOf(["number", "random", "sealed", "daily"]),
         metadata={"description": "number: a public deal number; random: a secret server seed; sealed: a sealed "
-                                 "deal and the client's seed."},
+                                 "deal and the client's seed; daily: the daily deal of `day` (GET /daily/{day})."},
     )
     deal_number = fields.Integer()
+    day = fields.String(metadata={"format": "date", "description": "A daily deal's UTC day."})
     sealed_deal_id = fields.String()
     server_seed = fields.String(metadata={"description": "Revealed when the game is over."})
     client_seed = fields.String(metadata={"description": "Revealed when the game is over."})

@@ -31,7 +31,8 @@ from .events import Event, ReplayError, canonical_json
 from .shapes import ShapeError, check_event_data
 
 _ENDED = {ev.GAME_WON: "won", ev.GAME_LOST: "lost", ev.GAME_RESIGNED: "resigned"}
-_DEAL_FIELDS = {"number": {"kind", "deal_number"}, "random": {"kind"}, "sealed": {"kind", "sealed_deal_id"}}
+_DEAL_FIELDS = {"number": {"kind", "deal_number"}, "random": {"kind"}, "sealed": {"kind", "sealed_deal_id"},
+                "daily": {"kind", "day"}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +123,16 @@ def verify_log(
         _check_created(events[0], rules, commit, game_id)
         revealed = _revealed_seeds(events)
         seeds = seeds or revealed
+        daily = events[0].data["deal"]["kind"] == "daily"
         if seeds is None:
-            _check_not_ended(events)
+            if not daily:
+                _check_not_ended(events)
             return Audit(True, False, checked), None
         if revealed is not None and revealed != seeds:
             raise ReplayError(events[-1].seq, "the revealed seeds are not the game's")
         start = _checked_opening(events[0], rules, commit, *seeds, spending)
         final, hinted = _fold_checking_snapshots(start, events, snapshots or {})
-        if final.is_over and revealed is None:
+        if final.is_over and revealed is None and not daily:
             raise ReplayError(events[-1].seq, "the game is over but its seeds were not revealed after it")
         _check_hints(hinted, spending)
     except ReplayError as error:
@@ -180,10 +183,10 @@ def _check_created(created: Event, rules: Rules, commit: str, game_id: str) -> N
 
 
 def _check_deal(seq: int, deal: Any) -> None:
-    """How the deal is made: a public number, a fresh secret, or a sealed deal; and nothing else."""
+    """How the deal is made: a public number, a fresh secret, a sealed deal, or a day's daily deal; nothing else."""
     if not isinstance(deal, dict) or deal.get("kind") not in _DEAL_FIELDS \
             or set(deal) - {"winnable"} != _DEAL_FIELDS[deal["kind"]]:
-        raise ReplayError(seq, "game_created's deal is not one of the three kinds of deal the format gives")
+        raise ReplayError(seq, "game_created's deal is not one of the four kinds of deal the format gives")
     if "winnable" in deal and not isinstance(deal["winnable"], dict):
         raise ReplayError(seq, "game_created's deal.winnable is not an object")
     if deal["kind"] == "number" and not (is_int(deal["deal_number"]) and 0 <= deal["deal_number"] <= MAX_DEAL_NUMBER):
@@ -209,7 +212,8 @@ def _revealed_seeds(events: Sequence[Event]) -> tuple[bytes, str] | None:
 
 
 def _check_not_ended(events: Sequence[Event]) -> None:
-    """A log without its seeds must be of a game still on: an ended game reveals them at once."""
+    """A log without its seeds must be of a game still on: an ended game reveals them at once (a daily game
+    when its day closes, which this check is not asked about)."""
     for event in events:
         if event.kind in _ENDED:
             raise ReplayError(events[-1].seq, f"the game ended at event {event.seq} ({event.kind}) but its seeds "
@@ -224,8 +228,8 @@ def _checked_opening(created: Event, rules: Rules, commit: str, server_seed: byt
     deal = created.data["deal"]
     if deal["kind"] == "number" and (deal_number_seed(deal["deal_number"]) != server_seed or client_seed != ""):
         raise ReplayError(created.seq, f"the seeds are not those of deal number {deal['deal_number']}")
-    if deal["kind"] == "random" and client_seed != "":
-        raise ReplayError(created.seq, "a random deal has no client seed")
+    if deal["kind"] in ("random", "daily") and client_seed != "":
+        raise ReplayError(created.seq, f"a {deal['kind']} deal has no client seed")
     try:
         if "winnable" in deal:
             _check_winnable_choice(created.seq, rules, server_seed, client_seed, deal["winnable"], spending)

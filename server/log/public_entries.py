@@ -2,7 +2,9 @@
 when it ends. Each is canonical JSON (keys sorted, no white space, UTF-8), so anyone can rebuild an entry
 from a game's export and find its leaf hash in the log (docs/transparency.md).
 
-A sealed deal is logged when sealed, so that a server cannot seal many and hand out those it likes; a game's
+A sealed deal is logged when sealed, so that a server cannot seal many and hand out those it likes; a day's
+deal of a preset when the day opens, so that every player's daily game of it can be held to one commitment; a
+game's
 creation names its deal's public inputs and its commitment; its end names how it ended, its event count and
 head hash (which commit to every move) and the seeds it revealed, which the commitment must match.
 """
@@ -12,17 +14,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from .events import canonical_json
 
 DEAL_SEALED = "deal_sealed"
+DAILY_DEAL_OPENED = "daily_deal_opened"
 GAME_CREATED = "game_created"
 GAME_ENDED = "game_ended"
-ENTRY_KINDS = (DEAL_SEALED, GAME_CREATED, GAME_ENDED)
+ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED)
 
 _FIELDS = {
     DEAL_SEALED: {"kind", "sealed_deal_id", "commitment"},
+    DAILY_DEAL_OPENED: {"kind", "daily_deal_id", "day", "variant", "commitment"},
     GAME_CREATED: {"kind", "game_id", "variant", "rules", "deal", "commitment"},
     GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
 }
@@ -33,6 +37,22 @@ REVEALED = ("server_seed", "client_seed")
 
 def deal_sealed(sealed_deal_id: UUID, commitment: str) -> bytes:
     return canonical_json({"kind": DEAL_SEALED, "sealed_deal_id": str(sealed_deal_id), "commitment": commitment})
+
+
+_DAILY_DEALS = UUID("8a3f0c52-7d41-5e96-b0a2-6c1e4f9d3b07")
+
+
+def daily_deal_id(day: str, variant: str) -> UUID:
+    """The id of a day's deal of a preset, the same wherever it is worked out: a daily game's deal record names
+    only its day, and its variant is the game's."""
+    return uuid5(_DAILY_DEALS, f"{day}/{variant}")
+
+
+def daily_deal_opened(daily_deal_id: UUID, day: str, variant: str, commitment: str) -> bytes:
+    """A day's deal of a preset, committed to before any game of it is made: every player's daily game of that
+    preset and day must name this commitment."""
+    return canonical_json({"kind": DAILY_DEAL_OPENED, "daily_deal_id": str(daily_deal_id), "day": day,
+                           "variant": variant, "commitment": commitment})
 
 
 def game_created(game_id: UUID | str, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
@@ -53,8 +73,12 @@ def game_ended(game_id: UUID, status: str, events: int, head_hash: str, score: i
 
 
 def subject_of(entry: Mapping[str, Any]) -> str:
-    """The game or sealed deal an entry is about."""
-    return str(entry["sealed_deal_id"] if entry["kind"] == DEAL_SEALED else entry["game_id"])
+    """The game, sealed deal or daily deal an entry is about."""
+    if entry["kind"] == DEAL_SEALED:
+        return str(entry["sealed_deal_id"])
+    if entry["kind"] == DAILY_DEAL_OPENED:
+        return str(entry["daily_deal_id"])
+    return str(entry["game_id"])
 
 
 def parse_entry(entry: bytes) -> dict[str, Any]:

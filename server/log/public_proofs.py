@@ -38,7 +38,7 @@ def check_shape(section: Any) -> None:
     if not isinstance(section["pending"], list) or not all(kind in pe.ENTRY_KINDS for kind in section["pending"]):
         raise ReplayError(None, "the transparency section's pending lists entry kinds")
     if not isinstance(section["leaves"], list) or len(section["leaves"]) > len(pe.ENTRY_KINDS):
-        raise ReplayError(None, "the transparency section's leaves are a list of at most three")
+        raise ReplayError(None, "the transparency section's leaves are a list of at most one of each kind")
     for leaf in section["leaves"]:
         if (not isinstance(leaf, Mapping) or set(leaf) != LEAF_FIELDS or not isinstance(leaf["index"], int)
                 or isinstance(leaf["index"], bool) or leaf["kind"] not in pe.ENTRY_KINDS
@@ -102,6 +102,13 @@ def _check_entries(document: Mapping[str, Any], events: Sequence[Event],
             raise ReplayError(1, "the logged deal_sealed entry is not this game's sealed deal")
     elif created["deal"].get("kind") == "sealed" and pe.DEAL_SEALED not in document["transparency"]["pending"]:
         raise ReplayError(1, "the game is dealt from a sealed deal, but the section does not prove its sealing")
+    if pe.DAILY_DEAL_OPENED in found:
+        opened = found[pe.DAILY_DEAL_OPENED][1]
+        if (created["deal"].get("day"), created["variant"], document["commitment"]) != (
+                opened["day"], opened["variant"], opened["commitment"]):
+            raise ReplayError(1, "the logged daily_deal_opened entry is not this game's day, preset and commitment")
+    elif created["deal"].get("kind") == "daily" and pe.DAILY_DEAL_OPENED not in document["transparency"]["pending"]:
+        raise ReplayError(1, "the game is a daily deal, but the section does not prove the day's deal was opened")
     if pe.GAME_ENDED in found:
         ended, last = found[pe.GAME_ENDED][1], events[-1]
         if document["status"] == "playing":

@@ -186,11 +186,13 @@ PLAYER_NAME_PATTERN = "[A-Za-z][A-Za-z0-9_-]{2,23}"
 """A player's name: 3 to 24 ASCII letters, digits, '_' and '-', beginning with a letter (service/players/names.py)."""
 PLAYER_KINDS = ("human", "bot")
 PLAYER = record({"name": text(24, PLAYER_NAME_PATTERN, "a player's name"), "kind": one_of(*PLAYER_KINDS)})
+DAY = text(10, "[0-9]{4}-[0-9]{2}-[0-9]{2}", "a day, as 2026-11-25")
 _WINNABLE = record({"candidate": COUNT, "solver": NAME, "budget": COUNT})
 DEAL = tagged("kind", {
     "number": {"deal_number": whole(0, MAX_DEAL_NUMBER)},
     "random": {},
     "sealed": {"sealed_deal_id": UUID},
+    "daily": {"day": DAY},
 }, optional={"winnable": _WINNABLE})
 
 _STATUS = one_of(*(status.value for status in Status))

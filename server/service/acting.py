@@ -20,9 +20,18 @@ from ..log import public_entries
 from ..rules import Action, Deal, GameState, Redeal, Resign, RulesError, apply, can_redeal, from_text, to_text
 from ..solver import hints
 from .documents import rendered
-from .errors import Forbidden, IdempotencyConflict, IdenticalRequestFinished, PositionMoved, VersionConflict
+from .errors import (
+    DayClosed,
+    Forbidden,
+    GameNotFound,
+    IdempotencyConflict,
+    IdenticalRequestFinished,
+    PositionMoved,
+    VersionConflict,
+)
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
+from .players.daily import day_of
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
@@ -113,7 +122,8 @@ class Acting:
         """One hint worked out and appended; with `retries_wait`, a retry of a request still at it waits for
         it instead (IdenticalRequestFinished)."""
         game, secret = self._store.load_for_action(game_id)
-        _check_access(token, _keys(game, secret))
+        self._check_access(token, _keys(game, secret), game_id)
+        self._check_day_open(game)
         _check_version(game, versions)
         state = from_text(secret.state_text)
         # Worked out before the write, outside any transaction: a search of a second or so must not hold
@@ -146,7 +156,8 @@ class Acting:
         kept = self._recent.take(game_id)
 
         def decide(game: GameRecord, secret: GameSecret) -> _Decision:
-            _check_access(token, _keys(game, secret))
+            self._check_access(token, _keys(game, secret), game_id)
+            self._check_day_open(game)
             _check_version(game, versions)
             state = kept.state if kept is not None and secret is kept.secret else from_text(secret.state_text)
             return self._decision(scope, game, secret, step(state), idempotency, answer)
@@ -196,10 +207,32 @@ class Acting:
             locked.write(decision.write)
         return decision
 
+    def close_daily_game(self, game_id: UUID) -> bool:
+        """End a daily game whose day has closed: resigned if still on, then its seeds revealed and its creation
+        and end entered in the public log. Whether it wrote (a game closed already, by another process too,
+        is left as it is)."""
+        with self._store.locked_game(game_id) as locked:
+            game, secret = locked.game, locked.secret
+            if game.daily is None or "server_seed" in game.deal or game.daily >= day_of(self._clock()):
+                return False
+            state = from_text(secret.state_text)
+            step = Step(state, [])
+            if not state.is_over:
+                after = apply(state, Resign())
+                step = Step(after, ev.events_for(state, Resign(), after))
+            decision = self._decision(f"game:{game_id}", game, secret, step, None, None, closing=True)
+            locked.write(decision.write)
+        self._recent.take(game_id)
+        self._tell(decision.known.game, decision.write.events)
+        return True
+
     def _decision(self, scope: str, game: GameRecord, secret: GameSecret, step: Step,
-                  idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> _Decision:
+                  idempotency: Idempotency | None, answer: Answer[ActionTaken] | None,
+                  closing: bool = False) -> _Decision:
         after, new_events, deal = step.after, list(step.events), game.deal
-        if after.is_over:
+        # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
+        reveal = after.is_over and (game.daily is None or closing)
+        if reveal:
             new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
             deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
         appended = ev.chain(game.head_hash, game.version + 1, new_events)
@@ -216,15 +249,37 @@ class Acting:
         outcome = ActionTaken(updated, tuple(appended), step.hint)
         reply = answer(outcome) if answer is not None else None
         state_text = to_text(after)
-        ended = None
-        if after.is_over:
+        entries: tuple[PublicEntry, ...] = ()
+        if reveal:
             ended = PublicEntry(game.id, public_entries.GAME_ENDED, public_entries.game_ended(
                 game.id, updated.status, updated.version, updated.head_hash, updated.score, secret.server_seed,
                 secret.client_seed))
+            entries = (ended,) if game.daily is None else (creation_entry(game), ended)
         write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
-                          public_entry=ended)
+                          public_entries=entries)
         return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
+
+    def _check_access(self, credential: Credential, keys: GameKeys, game_id: UUID) -> None:
+        """Raises Forbidden unless the credential opens the game: its own player token, or an API token of its
+        player's with the `play` scope. A daily game before its day closes is its player's alone: to anyone
+        else it does not exist (GameNotFound, as for a wrong id)."""
+        private = keys.daily is not None and keys.daily >= day_of(self._clock())
+        if isinstance(credential, Caller):
+            if private and credential.player.id != keys.owner_id:
+                raise GameNotFound(game_id)
+            require(credential, PLAY)
+            if credential.player.id != keys.owner_id:
+                raise Forbidden("this game is not yours: your API token opens only the games you created with it")
+        elif not hmac.compare_digest(token_hash_of(credential), keys.token_hash):
+            if private:
+                raise GameNotFound(game_id)
+            raise Forbidden("this player token does not belong to this game")
+
+    def _check_day_open(self, game: GameRecord) -> None:
+        if game.daily is not None and game.daily < day_of(self._clock()):
+            raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with "
+                            "it")
 
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:
         if self.changes is not None:
@@ -238,7 +293,7 @@ class Acting:
         scope = f"game:{game_id}"
         # The token first, whether or not the key was used: a stranger learns nothing of the key.
         keys, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
-        _check_access(token, keys)
+        self._check_access(token, keys, game_id)
         return None if stored is None else Answered(first_reply(stored, idempotency)[0], None)
 
     def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
@@ -256,13 +311,11 @@ def _check_version(game: GameRecord, versions: Versions) -> None:
 
 
 def _keys(game: GameRecord, secret: GameSecret) -> GameKeys:
-    return GameKeys(secret.token_hash, game.owner.id if game.owner else None)
+    return GameKeys(secret.token_hash, game.owner.id if game.owner else None, game.daily)
 
 
-def _check_access(credential: Credential, keys: GameKeys) -> None:
-    if isinstance(credential, Caller):
-        require(credential, PLAY)
-        if credential.player.id != keys.owner_id:
-            raise Forbidden("this game is not yours: your API token opens only the games you created with it")
-    elif not hmac.compare_digest(token_hash_of(credential), keys.token_hash):
-        raise Forbidden("this player token does not belong to this game")
+def creation_entry(game: GameRecord) -> PublicEntry:
+    """The game's creation as the public log enters it (its deal without the seeds revealed since)."""
+    player = None if game.owner is None else {"name": game.owner.name, "kind": game.owner.kind}
+    return PublicEntry(game.id, public_entries.GAME_CREATED, public_entries.game_created(
+        game.id, game.variant, game.rules, game.deal, game.commitment, player))

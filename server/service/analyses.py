@@ -17,7 +17,7 @@ from ..rules import GameState, Rules, Status
 from ..solver import SOLVER_VERSION
 from ..solver.analysis import ANALYSIS_BUDGET, Step, analyse
 from .documents import to_json
-from .errors import GameNotOver
+from .errors import DayNotClosed, GameNotOver
 from .ports import Games, KeptAnalyses, SolverTime
 
 
@@ -39,6 +39,9 @@ class Analyses:
         game, secret = self._store.load_for_action(game_id)
         if game.status == Status.PLAYING:
             raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
+        if game.daily is not None and "server_seed" not in game.deal:
+            raise DayNotClosed(f"game {game_id} is a daily deal of {game.daily.isoformat()}: it is analysed once the "
+                               "day closes, since the analysis would show the deal to players still at it")
         events = self._store.load_events(game_id, 0, None)
         rules = Rules.from_mapping(game.rules)
         start = game_opening(rules, secret.server_seed, secret.client_seed, game.deal)

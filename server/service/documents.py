@@ -4,12 +4,14 @@ player and their API tokens, and the compact JSON it writes them in."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
 from ..rules import GameState, action_to_dict, legal_actions, public_view
-from .records import ApiTokenRecord, GameRecord, PlayerRecord, SealedDeal
+from .records import ApiTokenRecord, DailyDeal, GameRecord, PlayerRecord, SealedDeal
 
 
 def game_view(record: GameRecord) -> dict[str, Any]:
@@ -82,3 +84,17 @@ def api_token_view(token: ApiTokenRecord) -> dict[str, Any]:
     return {"id": str(token.id), "label": token.label, "scopes": list(token.scopes),
             "created_at": token.created_at.isoformat(),
             "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None}
+
+
+def daily_view(day: date, closes: datetime, closed: bool, deals: list[DailyDeal],
+               games: Mapping[str, UUID]) -> dict[str, Any]:
+    """A day's deals: each preset's commitment, its seed once the day has closed, and the viewer's game of it."""
+    return {
+        "day": day.isoformat(),
+        "closes_at": closes.isoformat(),
+        "closed": closed,
+        "deals": [{"variant": deal.variant, "daily_deal_id": str(deal.id), "commitment": deal.commitment,
+                   "server_seed": deal.server_seed.hex() if closed else None,
+                   "your_game": str(games[deal.variant]) if deal.variant in games else None}
+                  for deal in deals],
+    }

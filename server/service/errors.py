@@ -71,6 +71,22 @@ class NameTaken(ServiceError):
     """Another player has this name, or one that differs from it only by case or look-alike characters."""
 
 
+class DailyDealPlayed(ServiceError):
+    """A player has one attempt at a preset's daily deal a day."""
+
+
+class DayClosed(ServiceError):
+    """The day of a daily game has closed: its game is ended by the close, and takes no more actions."""
+
+
+class DayNotOpened(ServiceError, LookupError):
+    """A day still to come has no daily deals yet."""
+
+
+class DayNotClosed(ServiceError):
+    """What is asked would show a daily deal's cards before its day closes."""
+
+
 class TooManyTokens(ServiceError):
     """A player has as many live API tokens as they may: revoke one first."""
 

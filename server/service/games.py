@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from uuid import UUID, uuid4
 
 from ..log import events as ev
 from ..log import public_entries
-from ..rules import Rules, commitment, deal_number_seed, layout, opening, shuffled_deck, to_text
+from ..rules import InvalidInput, Rules, commitment, deal_number_seed, layout, opening, shuffled_deck, to_text
 from ..solver.winnable import first_winnable
-from .acting import Acting, ChangeSink
-from .documents import rendered, sealed_deal_view
-from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed
+from .acting import Acting, ChangeSink, creation_entry
+from .documents import daily_view, rendered, sealed_deal_view
+from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed, Unauthorized
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .players.accounts import Accounts
+from .players.daily import Days, closes_at
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
@@ -65,6 +66,8 @@ class GameService(Acting, GameQueries):
         self._new_id = new_id
         self.accounts = Accounts(store, clock, new_id)
         """Players and their API tokens."""
+        self.days = Days(store, clock, new_server_seed)
+        """The daily deals."""
 
     @property
     def store(self) -> Store:
@@ -101,17 +104,27 @@ class GameService(Acting, GameQueries):
         winnable: bool = False,
         answer: Answer[GameMade] | None = None,
         owner: Caller | None = None,
+        daily: bool = False,
     ) -> Answered[GameMade]:
         """A game from a public deal number, a sealed deal and the client's seed, or a fresh secret seed;
         `winnable`: the first of the seeds' candidate deals the solver proves winnable (solver.winnable).
-        `owner`: the player calling with their API token, whose game it is."""
+        `owner`: the player calling with their API token, whose game it is. `daily`: the owner's attempt at
+        today's deal of the preset (players/daily.py)."""
         scope = "games" if owner is None else f"player:{owner.player.id}:games"
         if owner is not None:
             require(owner, PLAY)
         if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
             return first
         deal: dict[str, Any]
-        if sealed_deal_id is not None:
+        day = None
+        if daily:
+            if owner is None:
+                raise Unauthorized("the daily deal is played as a player: send your API token (POST /players)")
+            if rules.preset_name is None:
+                raise InvalidInput("the daily deal is dealt for each preset: name a variant, not custom rules")
+            today = self.days.deal(rules.preset_name)
+            day, server_seed, deal = today.day, today.server_seed, {"kind": "daily", "day": today.day.isoformat()}
+        elif sealed_deal_id is not None:
             sealed = self._store.load_sealed_deal(sealed_deal_id)
             if sealed.game_id is not None:
                 raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
@@ -152,14 +165,14 @@ class GameService(Acting, GameQueries):
             hints=0,
             document="",
             owner=None if owner is None else owner.owner,
+            daily=day,
         ), state)
         token = self._new_token()
         secret = GameSecret(server_seed, client_seed, to_text(state), token_hash_of(token))
         made = GameMade(record, token)
         reply = answer(made) if answer is not None else None
-        logged = PublicEntry(game_id, public_entries.GAME_CREATED,
-                             public_entries.game_created(game_id, record.variant, record.rules, deal, commit,
-                                                         player))
+        # A daily game enters the public log when its day closes (acting.py): nothing of it shows before.
+        logged = None if daily else creation_entry(record)
         try:
             self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
                                     sealed_deal_id, logged)
@@ -168,6 +181,23 @@ class GameService(Acting, GameQueries):
         self._recent.keep(record.id, Known(record, secret, state))
         self._tell(record, events)
         return Answered(reply, made, token)
+
+    def close_days(self, batch: int = 100) -> int:
+        """Open today's daily deals if no one has yet, and close the days that have ended: each of their daily
+        games not closed yet is ended and revealed (close_daily_game). How many games it closed; at most `batch`
+        a call, so that a turn stays short (the next turn goes on)."""
+        self.days.deals()
+        return sum(self.close_daily_game(game_id)
+                   for game_id in self._store.unrevealed_daily_games(self.days.today(), batch))
+
+    def daily(self, day: date | None, viewer: Caller | None) -> dict[str, Any]:
+        """The deals of `day` (today when None) as GET /daily shows them: commitments, the seeds once the day
+        has closed, and the viewer's own games of them."""
+        deals = self.days.deals(day)
+        day = day or self.days.today()
+        closed = self.days.closed(day)
+        mine = {} if viewer is None else self._store.daily_games_of(viewer.player.id, day)
+        return daily_view(day, closes_at(day), closed, deals, mine)
 
     def _first_reply(self, scope: str, idempotency: Idempotency) -> Answered[Any] | None:
         stored = self._store.find_response(scope, key_hash(scope, idempotency.key))

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol, TypeVar
 from uuid import UUID
 
@@ -19,7 +19,9 @@ from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
     ApiTokenRecord,
+    Audience,
     Caller,
+    DailyDeal,
     GameKeys,
     GameRecord,
     GameSecret,
@@ -74,8 +76,13 @@ class Games(Protocol):
         ...
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None) -> list[GameRecord]:
-        """Newest first, created before `before` (created_at, id) and of this status and variant if given."""
+                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
+        """Newest first, created before `before` (created_at, id) and of this status and variant if given; only
+        those `audience` may read, if given."""
+        ...
+
+    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+        """The game's daily day (None: not a daily game) and its player's id; raises GameNotFound."""
         ...
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
@@ -221,14 +228,36 @@ class Players(Protocol):
         ...
 
 
+class DailyDeals(Protocol):
+    """The deals of each day, one a preset, and the daily games made of them."""
+
+    def open_daily_deal(self, deal: DailyDeal, entry: PublicEntry) -> DailyDeal:
+        """The day's deal of the preset: `deal`, opened now with its public log entry, if none was opened yet;
+        else the one opened first (and `entry` is not recorded)."""
+        ...
+
+    def load_daily_deals(self, day: date) -> list[DailyDeal]:
+        """The deals opened for `day`, by variant."""
+        ...
+
+    def daily_games_of(self, player_id: UUID, day: date) -> dict[str, UUID]:
+        """The player's daily games of `day`, by variant."""
+        ...
+
+    def unrevealed_daily_games(self, closed_before: date, limit: int) -> list[UUID]:
+        """Daily games of the days before `closed_before` whose seeds are not revealed yet: what closing those days
+        has still to do, oldest day first."""
+        ...
+
+
 class Readiness(Protocol):
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not."""
         ...
 
 
-class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Players, Readiness,
-            Protocol):
+class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Players, DailyDeals,
+            Readiness, Protocol):
     """Every port of the store, as one backend implements them."""
 
 

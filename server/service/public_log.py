@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from ..log.public_entries import DEAL_SEALED, GAME_CREATED, GAME_ENDED
+from ..log.public_entries import DAILY_DEAL_OPENED, DEAL_SEALED, GAME_CREATED, GAME_ENDED, daily_deal_id
 from ..transparency.merkle import Subtree, consistency_proof, inclusion_proof, leaf_hash, tree_hash
 from ..transparency.notes import Checkpoint, Signer, Verifier, open_note, sign_note
 from ..transparency.tiles import (
@@ -156,11 +156,15 @@ class PublicLog:
 
     def game_proofs(self, game_id: UUID) -> GameProofs:
         game = self._games.load_game(game_id)
-        subjects = [game_id]
+        subjects, dealt = [game_id], []
         if game.deal.get("kind") == "sealed":
             subjects.append(UUID(game.deal["sealed_deal_id"]))
-        expected = [*([DEAL_SEALED] if len(subjects) > 1 else []), GAME_CREATED,
-                    *([GAME_ENDED] if game.status != "playing" else [])]
+            dealt = [DEAL_SEALED]
+        if game.deal.get("kind") == "daily":
+            subjects.append(daily_deal_id(game.deal["day"], game.variant or ""))
+            dealt = [DAILY_DEAL_OPENED]
+        # A daily game's creation and end are pending until its day closes: then they are logged, with its seeds.
+        expected = [*dealt, GAME_CREATED, *([GAME_ENDED] if game.status != "playing" else [])]
         published = self.checkpoint()
         subtrees = self._subtrees()
         leaves = []

@@ -6,7 +6,10 @@ GameService (games.py) adds the ones that write; the HTTP layer sees both as one
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+from datetime import datetime
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -18,9 +21,11 @@ from ..rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text, to_text
 from .analyses import Analyses, AnalysisStore
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_document, game_view, position_after
-from .errors import EventNotFound
+from .errors import EventNotFound, GameNotFound
 from .feed import FeedEntry, FeedPosition, FeedStart
+from .players.daily import day_of
 from .ports import Feed, Readiness, SolverTime, at_once
+from .records import Audience
 
 MAX_SEQ = 2**31 - 1
 """The largest seq a log can hold."""
@@ -36,11 +41,37 @@ class QueryStore(AnalysisStore, Feed, Readiness, Protocol):
     """The ports the reading use cases use: games and their log, the analyses kept, the feed, readiness."""
 
 
+PUBLIC_GAMES_KEPT = 65_536
+"""Games this process knows anyone may read, kept so that their reads need no check of who reads."""
+
+
 class GameQueries:
+    _clock: Callable[[], datetime]
+
     def __init__(self, store: QueryStore, solver_time: SolverTime = at_once) -> None:
         self._store = store
         self._solver_time = solver_time
         self.analyses = Analyses(store, solver_time)
+        self._public: OrderedDict[UUID, None] = OrderedDict()
+        self._public_lock = threading.Lock()
+
+    def readable(self, game_id: UUID, viewer: UUID | None) -> None:
+        """Raises GameNotFound unless `viewer` (the player calling, None for anyone) may read the game: every
+        game but a daily game before its day closes, which is its player's alone (to anyone else it is a game
+        that does not exist, whatever it is asked)."""
+        with self._public_lock:
+            if game_id in self._public:
+                self._public.move_to_end(game_id)
+                return
+        daily, owner = self._store.load_audience(game_id)
+        if daily is not None and daily >= day_of(self._clock()):
+            if owner is None or owner != viewer:
+                raise GameNotFound(game_id)
+            return
+        with self._public_lock:  # a game once public stays public
+            self._public[game_id] = None
+            if len(self._public) > PUBLIC_GAMES_KEPT:
+                self._public.popitem(last=False)
 
     def readiness(self) -> str | None:
         """None when the database is reachable and migrated to head; otherwise why not."""
@@ -54,19 +85,28 @@ class GameQueries:
         ]
 
     def versions(self, game_ids: Collection[UUID]) -> dict[str, int]:
-        """The version of each of these games that exists, by id."""
-        return self._store.read_versions([str(game_id) for game_id in game_ids])
+        """The version of each of these games that exists and anyone may read, by id."""
+        found = self._store.read_versions([str(game_id) for game_id in game_ids])
+        return {game_id: version for game_id, version in found.items() if self._anyones(UUID(game_id))}
+
+    def _anyones(self, game_id: UUID) -> bool:
+        try:
+            self.readable(game_id, None)
+        except GameNotFound:
+            return False
+        return True
 
     def get_game(self, game_id: UUID) -> tuple[int, str]:
         """The game's version, and the game as JSON text, as stored when it last changed."""
         return self._store.load_document(game_id)
 
     def list_games(self, limit: int, cursor: str | None, status: str | None = None,
-                   variant: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first, of this status and variant if given; the second value is the cursor of the next
-        page, None on the last page."""
+                   variant: str | None = None, viewer: UUID | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Newest first, of this status and variant if given, that `viewer` may read (see `readable`); the
+        second value is the cursor of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
-        records = self._store.list_games(limit + 1, before, status, variant)
+        audience = Audience(day_of(self._clock()), viewer)
+        records = self._store.list_games(limit + 1, before, status, variant, audience)
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -44,6 +44,8 @@ class GameRecord:
     actions. Rendered once when the game changes; a read sends it as it is."""
     owner: Owner | None = None
     """The player who created the game with their API token; None for a game made with no player's token."""
+    daily: date | None = None
+    """The UTC day of a daily game: private to its player until the day closes (service/players/daily.py)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +59,22 @@ class GameSecret:
 
 
 @dataclass(frozen=True, slots=True)
+class Audience:
+    """Who reads games: a daily game of a day before `closed_before` is anyone's to read, a later one only its
+    player's (`viewer`, the player calling; None for anyone else)."""
+
+    closed_before: date
+    viewer: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
 class GameKeys:
     """What opens a game to actions: its own player token (as a hash), and its owner's API tokens."""
 
     token_hash: str
     owner_id: UUID | None
+    daily: date | None = None
+    """A daily game's day: before it closes, a key that does not open the game is told it does not exist."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +148,9 @@ class GameWrite:
     response: StoredResponse | None
     snapshot: bool = False
     """Keep `state_text` as the snapshot at the new version, for time travel."""
-    public_entry: PublicEntry | None = None
-    """The entry this write adds to the public log (a game's end), recorded as pending in the same write."""
+    public_entries: tuple[PublicEntry, ...] = ()
+    """The entries this write adds to the public log, in order, recorded as pending in the same write: a game's
+    end; a daily game's creation and end, when its day closes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +210,16 @@ class Caller:
     @property
     def owner(self) -> Owner:
         return Owner(self.player.id, self.player.name, self.player.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDeal:
+    """A preset's deal of one UTC day: the same sealed seed for every player, revealed when the day closes."""
+
+    day: date
+    variant: str
+    id: UUID
+    """What the public log's entry names it by."""
+    server_seed: bytes
+    commitment: str
+    opened_at: datetime

@@ -1,4 +1,4 @@
-"""Every SQL statement about players: their accounts and API tokens. (The games' are in sql.py.)"""
+"""Every SQL statement about players: their accounts and API tokens, the daily deals. (The games' are in sql.py.)"""
 
 INSERT_PLAYER = """
     INSERT INTO players (id, name, name_key, kind, created_at)
@@ -43,4 +43,43 @@ COUNT_LIVE_TOKENS = "SELECT count(*) FROM player_tokens WHERE player_id = %(play
 REVOKE_TOKEN = """
     UPDATE player_tokens SET revoked_at = %(now)s
     WHERE id = %(id)s AND player_id = %(player_id)s AND revoked_at IS NULL
+"""
+
+# A day's deal of a preset, opened once: the first to open it logs its entry in the same statement; every other
+# finds it opened (the table's row, or, if it was opened meanwhile, none: read it again).
+OPEN_DAILY_DEAL = """
+    WITH opened AS (
+        INSERT INTO daily_deals (day, variant, id, server_seed, commitment, opened_at)
+        VALUES (%(day)s, %(variant)s, %(id)s, %(server_seed)s, %(commitment)s, %(opened_at)s)
+        ON CONFLICT DO NOTHING
+        RETURNING day, variant, id, server_seed, commitment, opened_at
+    ), logged AS (
+        INSERT INTO log_pending (subject, kind, entry) SELECT id, %(log_kind)s, %(log_entry)s FROM opened
+    )
+    SELECT * FROM opened
+    UNION ALL
+    SELECT day, variant, id, server_seed, commitment, opened_at FROM daily_deals
+    WHERE day = %(day)s AND variant = %(variant)s
+"""
+
+SELECT_DAILY_DEAL = """
+    SELECT day, variant, id, server_seed, commitment, opened_at FROM daily_deals
+    WHERE day = %(day)s AND variant = %(variant)s
+"""
+
+SELECT_DAILY_DEALS = """
+    SELECT day, variant, id, server_seed, commitment, opened_at FROM daily_deals WHERE day = %(day)s
+    ORDER BY variant
+"""
+
+SELECT_DAILY_GAMES_OF_PLAYER = """
+    SELECT variant, id FROM games WHERE player_id = %(player_id)s AND daily = %(day)s
+"""
+
+# What the close of the days before `closed_before` has still to do (games_daily_unrevealed indexes exactly these).
+SELECT_UNREVEALED_DAILY_GAMES = """
+    SELECT id FROM games
+    WHERE daily IS NOT NULL AND NOT (deal ? 'server_seed') AND daily < %(closed_before)s
+    ORDER BY daily, id
+    LIMIT %(limit)s
 """

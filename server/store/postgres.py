@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -30,6 +30,7 @@ from ..service.errors import (
 )
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from ..service.records import (
+    Audience,
     GameKeys,
     GameRecord,
     GameSecret,
@@ -42,6 +43,7 @@ from ..service.records import (
 )
 from . import sql
 from .connections import dedicated_connection, live_connection
+from .daily import DailyTables
 from .players import PlayerTables
 from .public_log import PublicLogTables, insert_pending
 from .rows import (
@@ -58,7 +60,7 @@ from .rows import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PublicLogTables, PlayerTables):
+class PostgresStore(PublicLogTables, PlayerTables, DailyTables):
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
@@ -152,6 +154,13 @@ class PostgresStore(PublicLogTables, PlayerTables):
             raise GameNotFound(game_id)
         return row[0], row[1]
 
+    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_AUDIENCE, {"id": game_id}).fetchone()
+        if row is None:
+            raise GameNotFound(game_id)
+        return row[0], row[1]
+
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
         with self._connection() as conn:
             row = conn.execute(sql.SELECT_GAME_FOR_ACTION, {"id": game_id}).fetchone()
@@ -208,12 +217,14 @@ class PostgresStore(PublicLogTables, PlayerTables):
         return dict(rows)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None) -> list[GameRecord]:
+                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
         parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant}
         if before is not None:
             parameters["created_at"], parameters["id"] = before
-        conditions = tuple(name for name, given in (("before", before), ("status", status), ("variant", variant))
-                           if given is not None)
+        if audience is not None:
+            parameters["closed_before"], parameters["viewer"] = audience.closed_before, audience.viewer
+        given = (("visible", audience), ("before", before), ("status", status), ("variant", variant))
+        conditions = tuple(name for name, value in given if value is not None)
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()
         return [game_of(row) for row in rows]
@@ -309,7 +320,7 @@ class PostgresStore(PublicLogTables, PlayerTables):
                                {"game_id": game_id, "scope": scope, "key_hash": key_hash}).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"))
+        keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"), row.pop("daily"))
         return keys, None if row["scope"] is None else StoredResponse(**row)
 
     def readiness(self) -> str | None:

@@ -12,7 +12,7 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..log.events import Event
-from ..service.errors import IdempotencyConflict, VersionConflict
+from ..service.errors import DailyDealPlayed, IdempotencyConflict, VersionConflict
 from ..service.records import GameRecord, GameSecret, GameWrite, Owner, StoredResponse
 from . import sql
 
@@ -39,8 +39,8 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
         "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
                              for event in change.events]),
         "snapshot": change.snapshot,
-        "log_kind": change.public_entry.kind if change.public_entry else None,
-        "log_entry": change.public_entry.entry if change.public_entry else None,
+        "log_kinds": [entry.kind for entry in change.public_entries],
+        "log_entries": [entry.entry for entry in change.public_entries],
         "scope": response.scope if response else None,
         "key_hash": response.key_hash if response else None,
         "fingerprint": response.fingerprint if response else None,
@@ -71,6 +71,8 @@ def raise_translated(error: psycopg.errors.UniqueViolation) -> NoReturn:
         raise VersionConflict("the game moved on while this action was written") from error
     if constraint == "idempotency_keys_pkey":
         raise IdempotencyConflict() from error
+    if constraint == "games_one_daily_attempt":
+        raise DailyDealPlayed("you have played this deal today already: one attempt a day") from error
     raise error
 
 
@@ -90,6 +92,7 @@ def game_params(game: GameRecord) -> dict[str, Any]:
         "hints": game.hints,
         "document": game.document,
         "player_id": game.owner.id if game.owner else None,
+        "daily": game.daily,
     }
 
 
@@ -124,4 +127,5 @@ def game_of(row: dict[str, Any]) -> GameRecord:
         hints=row["hints"],
         document=row["document"],
         owner=None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"]),
+        daily=row["daily"],
     )

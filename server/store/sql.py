@@ -5,16 +5,17 @@ import itertools
 
 _GAME_COLUMNS = """
     g.id, g.created_at, g.updated_at, g.rules, g.variant, g.deal, g.commitment, g.version, g.status, g.score,
-    g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind
+    g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind,
+    g.daily
 """
 _GAMES = "games g LEFT JOIN players p ON p.id = g.player_id"
 """A game's row with its owner's name and kind (a name never changes: players/names.py)."""
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, hints, document, player_id)
+                       head_hash, hints, document, player_id, daily)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s)
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s)
 """
 
 INSERT_SECRET = """
@@ -55,7 +56,9 @@ WRITE_CHANGE = """
         SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
     ), logged AS (
         INSERT INTO log_pending (subject, kind, entry)
-        SELECT id, %(log_kind)s::text, %(log_entry)s::bytea FROM moved WHERE %(log_entry)s::bytea IS NOT NULL
+        SELECT moved.id, logged.kind, logged.entry
+        FROM moved, unnest(%(log_kinds)s::text[], %(log_entries)s::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
+        ORDER BY logged.n
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
@@ -78,6 +81,8 @@ SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM {_GAMES} WHERE g.id = %(id)s"
 
 SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
 
+SELECT_AUDIENCE = "SELECT daily, player_id FROM games WHERE id = %(id)s"
+
 SELECT_GAME_FOR_ACTION = f"""
     SELECT {_GAME_COLUMNS}, s.server_seed, s.client_seed, s.state, s.token_hash
     FROM {_GAMES} JOIN game_secrets s ON s.game_id = g.id
@@ -88,6 +93,8 @@ LOCK_GAME = "SELECT pg_advisory_xact_lock(%(lock_key)s)"
 """The game's advisory lock, to the end of the transaction (see WRITE_CHANGE)."""
 
 _GAME_FILTERS = {
+    # A daily game is listed to anyone once its day has closed, and to its player before.
+    "visible": "(g.daily IS NULL OR g.daily < %(closed_before)s OR g.player_id = %(viewer)s)",
     "before": "(g.created_at, g.id) < (%(created_at)s, %(id)s)",
     "status": "g.status = %(status)s",
     "variant": "g.variant = %(variant)s",
@@ -147,7 +154,7 @@ SELECT_RESPONSE = f"""
 # The token's hash and the stored response in one round trip, so that a retry's token is checked first
 # whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
 SELECT_TOKEN_AND_RESPONSE = f"""
-    SELECT s.token_hash, g.player_id AS owner_id, k.* FROM game_secrets s
+    SELECT s.token_hash, g.player_id AS owner_id, g.daily, k.* FROM game_secrets s
     JOIN games g ON g.id = s.game_id
     LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
                WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
@@ -168,12 +175,14 @@ PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads
 
 # The feed of every game's events, in the order their transactions' ids give (then game and seq: one
 # transaction writes one game's events), read only below the oldest transaction still running: every
-# transaction there has ended, so nothing can later appear before what a reader has read.
+# transaction there has ended, so nothing can later appear before what a reader has read. Daily games are
+# not in it: they are their players' own while played, and past by the time their day closes.
 READ_FEED = """
     SELECT e.tx::text AS tx, e.game_id, e.seq, e.kind, e.data, e.hash, g.variant
     FROM game_events e JOIN games g ON g.id = e.game_id
     WHERE (e.tx, e.game_id, e.seq) > (%(tx)s::xid8, %(game_id)s::uuid, %(seq)s)
       AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
+      AND g.daily IS NULL
     ORDER BY e.tx, e.game_id, e.seq
     LIMIT %(limit)s
 """

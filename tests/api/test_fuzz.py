@@ -42,7 +42,7 @@ JSON_SCALARS = st.one_of(
 JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
     st.sampled_from(["variant", "rules", "deal_number", "card", "from", "to", "expected_version", "draw",
                      "max_passes", "sealed_deal_id", "client_seed", "kind", "format", "events", "x", "name",
-                     "label", "scopes"]),
+                     "label", "scopes", "daily"]),
     inner, max_size=5), max_leaves=15)
 
 
@@ -87,7 +87,9 @@ def path_values(real_id, player_name, token_id):
     name = st.one_of(st.sampled_from([player_name, player_name.upper(), "me", "\uff46uzzed-player", "a" * 101]),
                      HEADER_TEXT)
     return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH, "tile_path": tile_path,
-            "name": name, "token_id": st.one_of(st.just(token_id), uuid_or_garbage)}
+            "name": name, "token_id": st.one_of(st.just(token_id), uuid_or_garbage),
+            "day": st.one_of(st.sampled_from(["2026-11-24", "2999-01-01", "0001-01-01", "9999-12-31", "2026-02-30"]),
+                             HEADER_TEXT)}
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))

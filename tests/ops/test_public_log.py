@@ -65,17 +65,21 @@ class Players(ClientThreads):
 
 
 def assert_the_log_is_whole(url: str) -> list:
-    """Each game and sealed deal logged exactly once (an end only for a game that ended), leaves numbered without
-    a gap, and every signed checkpoint the root of a prefix of those leaves: one tree, never rewritten."""
+    """Each game, sealed deal and daily deal logged exactly once (an end only for a game that ended), leaves
+    numbered without a gap, and every signed checkpoint the root of a prefix of those leaves: one tree, never
+    rewritten."""
     with psycopg.connect(url) as conn:
         leaves = conn.execute("SELECT index, subject, kind, leaf_hash FROM log_leaves ORDER BY index").fetchall()
-        games = conn.execute("SELECT id, status FROM games").fetchall()
+        # A daily game is logged when its day closes (with its seeds): not before.
+        games = conn.execute("SELECT id, status FROM games WHERE daily IS NULL OR deal ? 'server_seed'").fetchall()
         sealed = conn.execute("SELECT id FROM sealed_deals").fetchall()
+        daily = conn.execute("SELECT id FROM daily_deals").fetchall()
         checkpoints = conn.execute("SELECT size, root, note, signed_at FROM log_checkpoints ORDER BY size").fetchall()
     assert [leaf[0] for leaf in leaves] == list(range(len(leaves)))
     expected = Counter({(game_id, "game_created"): 1 for game_id, _ in games})
     expected.update({(game_id, "game_ended"): 1 for game_id, status in games if status != "playing"})
     expected.update({(deal_id, "deal_sealed"): 1 for (deal_id,) in sealed})
+    expected.update({(deal_id, "daily_deal_opened"): 1 for (deal_id,) in daily})
     assert Counter((subject, kind) for _, subject, kind, _ in leaves) == expected
     subtree = subtrees_of([bytes(leaf[3]) for leaf in leaves])
     for size, root, note, _ in checkpoints:

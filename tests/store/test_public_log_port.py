@@ -38,9 +38,9 @@ def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_
     port_store.create_sealed_deal(deal, None, sealed)
     ended = PublicEntry(record.id, public_entries.GAME_ENDED, public_entries.game_ended(
         record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"))
-    assert port_store.write(replace(an_action(record), public_entry=ended), record.version)
+    assert port_store.write(replace(an_action(record), public_entries=(ended,)), record.version)
     # At a version the game has left: writes nothing, records nothing.
-    assert not port_store.write(replace(an_action(record), public_entry=ended), record.version)
+    assert not port_store.write(replace(an_action(record), public_entries=(ended,)), record.version)
 
     leaves = sequence_all(port_store)
     assert [entry for _, entry in leaves] == [created(record), sealed, ended]

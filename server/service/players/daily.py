@@ -1,0 +1,78 @@
+"""The daily deal: each UTC day, one deal per preset, the same for every player, one attempt each.
+
+A day's deal is a sealed deal the server commits to when the day opens (its `daily_deal_opened` entry in the
+public log) and reveals when the day closes, at midnight UTC. Until then a daily game is its player's own: to
+anyone else it does not exist, and no log, stream, replay, analysis or public-log entry shows anything of it.
+At the close, a daily game still on is ended as if resigned, and every daily game of the day reveals the
+seeds in its log and enters the public log (its creation and its end).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Protocol
+
+from ...log import public_entries
+from ...rules import PRESETS, commitment
+from ..errors import DayNotOpened
+from ..ports import DailyDeals
+from ..records import DailyDeal, PublicEntry
+
+
+class DailyStore(DailyDeals, Protocol):
+    """The ports the daily deals use."""
+
+
+def day_of(moment: datetime) -> date:
+    """The UTC day a moment falls in."""
+    return moment.astimezone(UTC).date()
+
+
+def closes_at(day: date) -> datetime:
+    """When the day closes: the next midnight, UTC."""
+    return datetime.combine(day + timedelta(days=1), time(), UTC)
+
+
+class Days:
+    def __init__(self, store: DailyStore, clock: Callable[[], datetime],
+                 new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32)) -> None:
+        self._store = store
+        self._clock = clock
+        self._new_seed = new_seed
+
+    def today(self) -> date:
+        return day_of(self._clock())
+
+    def closed(self, day: date) -> bool:
+        return day < self.today()
+
+    def deals(self, day: date | None = None) -> list[DailyDeal]:
+        """The deals of `day` (today when None), one a preset in the presets' order; today's are opened now if
+        they were not yet. Raises DayNotOpened for a day to come."""
+        today = self.today()
+        day = today if day is None else day
+        if day > today:
+            raise DayNotOpened(f"{day.isoformat()} has not begun: its deals open at midnight UTC")
+        found = {deal.variant: deal for deal in self._store.load_daily_deals(day)}
+        if day == today:
+            for variant in PRESETS:
+                if variant not in found:
+                    found[variant] = self._open(day, variant)
+        return [found[variant] for variant in PRESETS if variant in found]
+
+    def deal(self, variant: str) -> DailyDeal:
+        """Today's deal of a preset, opened now if it was not yet."""
+        today = self.today()
+        opened = next((deal for deal in self._store.load_daily_deals(today) if deal.variant == variant), None)
+        return opened or self._open(today, variant)
+
+    def _open(self, day: date, variant: str) -> DailyDeal:
+        seed = self._new_seed()
+        name = day.isoformat()
+        deal = DailyDeal(day, variant, public_entries.daily_deal_id(name, variant), seed, commitment(seed),
+                         self._clock())
+        entry = PublicEntry(deal.id, public_entries.DAILY_DEAL_OPENED,
+                            public_entries.daily_deal_opened(deal.id, name, variant, deal.commitment))
+        return self._store.open_daily_deal(deal, entry)

@@ -1,0 +1,239 @@
+"""The daily deal over HTTP: one deal per preset and day for everyone, one attempt each, private until the day
+closes, then closed: games ended, seeds revealed, everything public and verifiable against the public log."""
+
+import json
+import random
+import secrets
+from datetime import UTC, date, datetime, time, timedelta
+
+import pytest
+
+from server.cli.main import main
+from server.config import Settings
+from server.rules import PRESETS
+from server.runtime.app import create_app
+from server.service.games import GameService
+from tests.api.helpers import LOG_SIGNER, play_first_legal, run_together
+
+PROBLEM = "application/problem+json"
+
+
+class Clock:
+    def __init__(self, now):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def day():
+    """A day of its own for each test (the database is the session's), far from any other."""
+    return date(2100, 1, 1) + timedelta(days=random.randrange(300_000))
+
+
+@pytest.fixture
+def clock(day):
+    return Clock(datetime.combine(day, time(9, 30), UTC))
+
+
+@pytest.fixture
+def daily_app(store, clock):
+    app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+                     service=GameService(store, clock=clock))
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["osmosis.hub"].stop()
+
+
+@pytest.fixture
+def client(daily_app):
+    return daily_app.test_client()
+
+
+def player(client, kind="human"):
+    made = client.post("/players", json={"name": f"d{secrets.token_hex(6)}", "kind": kind}).get_json()
+    return {"Authorization": f"Bearer {made['token']}"}
+
+
+def daily_game(client, token, variant="peek"):
+    response = client.post("/games", json={"variant": variant, "daily": True}, headers=token)
+    assert response.status_code == 201, response.get_json()
+    game = response.get_json()
+    return game, {"Authorization": f"Bearer {game['player_token']}"}
+
+
+def close_the_day(daily_app, clock):
+    clock.now += timedelta(days=1)
+    while daily_app.extensions["osmosis.day_closer"].run_once():
+        pass
+
+
+def test_today_has_one_sealed_deal_per_preset_that_closes_at_midnight_utc(client, day):
+    today = client.get("/daily").get_json()
+
+    assert today["day"] == day.isoformat() and today["closed"] is False
+    assert today["closes_at"] == datetime.combine(day + timedelta(days=1), time(), UTC).isoformat()
+    assert [deal["variant"] for deal in today["deals"]] == list(PRESETS)
+    assert all(deal["server_seed"] is None and deal["your_game"] is None for deal in today["deals"])
+    assert len({deal["commitment"] for deal in today["deals"]}) == len(PRESETS)
+    assert client.get("/daily").get_json() == today
+
+
+def test_every_player_gets_the_same_deal_once_and_a_second_attempt_makes_nothing(client, db, day):
+    alice, bob = player(client), player(client)
+    first, _ = daily_game(client, alice)
+    second, _ = daily_game(client, bob)
+    commitment = next(d["commitment"] for d in client.get("/daily").get_json()["deals"] if d["variant"] == "peek")
+
+    assert first["deal"] == second["deal"] == {"kind": "daily", "day": day.isoformat()}
+    assert first["commitment"] == second["commitment"] == commitment
+    assert first["state"] == second["state"]
+    (before,) = db.execute("SELECT count(*) FROM games").fetchone()
+    again = client.post("/games", json={"variant": "peek", "daily": True}, headers=alice)
+    assert again.status_code == 409 and again.get_json()["code"] == "daily-deal-played"
+    assert db.execute("SELECT count(*) FROM games").fetchone() == (before,)
+    assert daily_game(client, alice, "osmosis")[0]["deal"]["kind"] == "daily"  # another preset's deal
+    mine = {d["variant"]: d["your_game"] for d in client.get("/daily", headers=alice).get_json()["deals"]}
+    assert mine["peek"] == first["id"] and mine["bridesmaids"] is None
+
+
+def test_of_concurrent_attempts_at_one_daily_deal_exactly_one_is_made(daily_app):
+    token = player(daily_app.test_client())
+    statuses = run_together(6, lambda _: daily_app.test_client().post(
+        "/games", json={"variant": "osmosis", "daily": True}, headers=token).status_code)
+    assert sorted(statuses) == [201] + [409] * 5
+
+
+@pytest.mark.parametrize("body", [
+    {"daily": True, "deal_number": 3}, {"daily": True, "rules": {"draw": 1}}, {"daily": True, "winnable": True},
+    {"daily": True, "sealed_deal_id": "0b3c9a1e-6d2f-4c57-8a3e-2f1d5e7c9b40", "client_seed": "x"},
+    {"daily": "yes"},
+])
+def test_the_daily_deal_takes_nothing_but_its_variant(client, body):
+    response = client.post("/games", json=body, headers=player(client))
+    assert response.status_code == 422 and response.get_json()["code"] == "validation-failed"
+
+
+def test_the_daily_deal_is_played_as_a_player(client):
+    response = client.post("/games", json={"daily": True})
+    assert response.status_code == 401 and response.get_json()["code"] == "unauthorized"
+
+
+def reads(game_id):
+    return [f"/games/{game_id}", f"/games/{game_id}/events", f"/games/{game_id}/states/1",
+            f"/games/{game_id}/replay", f"/games/{game_id}/verification", f"/games/{game_id}/events/stream",
+            f"/games/{game_id}/analysis", f"/games/{game_id}/transparency", f"/events/stream?game_id={game_id}"]
+
+
+def answer(client, path, headers=None):
+    response = client.get(path, headers=headers or {}, buffered=False)
+    try:
+        body = response.get_data() if response.mimetype != "text/event-stream" else b""
+    finally:
+        response.close()
+    return response.status_code, response.mimetype, body
+
+
+def test_before_the_close_a_daily_game_is_its_players_alone_and_to_anyone_else_does_not_exist(client):
+    alice, stranger = player(client), player(client)
+    game, own = daily_game(client, alice)
+    client.post(f"/games/{game['id']}/draw", headers=alice)
+    nowhere = "00000000-0000-4000-8000-000000000000"
+
+    for path, wrong in zip(reads(game["id"]), reads(nowhere), strict=True):
+        for who in (None, stranger, {"Authorization": "Bearer osm_revoked"}):
+            status, mimetype, body = answer(client, path, who)
+            expected = answer(client, wrong, who)
+            assert (status, mimetype) == expected[:2] == (404, PROBLEM), path
+            assert body.replace(game["id"].encode(), nowhere.encode()) == expected[2], path
+    for action in ("draw", "resign", "hint"):
+        refused = client.post(f"/games/{game['id']}/{action}", headers=stranger)
+        assert refused.status_code == 404 and refused.get_json()["code"] == "game-not-found"
+    assert client.post(f"/games/{game['id']}/draw", headers={"Authorization": "Bearer nope"}).status_code == 404
+    listed = [g["id"] for g in client.get("/games?limit=100").get_json()["games"]]
+    assert game["id"] not in listed
+    assert game["id"] in [g["id"] for g in client.get("/games?limit=100", headers=alice).get_json()["games"]]
+    for path in reads(game["id"])[:6]:
+        assert answer(client, path, alice)[0] == 200, path
+        assert answer(client, path, own)[0] == 404, path  # the game's own token acts; it does not name a player
+
+
+def test_a_daily_game_ended_before_the_close_keeps_its_seeds_analysis_and_log_entries_until_then(daily_app, client):
+    alice = player(client)
+    game, _ = daily_game(client, alice)
+    ended = client.post(f"/games/{game['id']}/resign", headers=alice).get_json()
+
+    assert [event["kind"] for event in ended["events"]] == ["game_resigned"]
+    assert "server_seed" not in ended["game"]["deal"]
+    replay = client.get(f"/games/{game['id']}/replay", headers=alice).get_json()
+    assert all(event["kind"] != "seeds_revealed" for event in replay["events"])
+    verdict = client.get(f"/games/{game['id']}/verification", headers=alice).get_json()
+    assert verdict["valid"] is True
+    refused = client.get(f"/games/{game['id']}/analysis", headers=alice)
+    assert refused.status_code == 409 and refused.get_json()["code"] == "day-not-closed"
+    while daily_app.extensions["osmosis.sequencer"].run_once() is not None:
+        pass
+    logged = client.get(f"/games/{game['id']}/transparency", headers=alice).get_json()
+    assert [leaf["kind"] for leaf in logged["leaves"]] == ["daily_deal_opened"]
+    assert logged["pending"] == ["game_created", "game_ended"]
+
+
+def test_at_the_close_every_game_of_the_day_ends_reveals_its_seeds_and_becomes_public(daily_app, client, clock, day):
+    alice, bob = player(client), player(client)
+    on, _ = daily_game(client, alice)
+    client.post(f"/games/{on['id']}/draw", headers=alice)
+    done, _ = daily_game(client, bob)
+    done = play_first_legal(client, done, bob)
+    clock.now += timedelta(days=1)
+
+    late = client.post(f"/games/{on['id']}/draw", headers=alice)
+    assert late.status_code == 409 and late.get_json()["code"] == "day-closed"
+    close_the_day(daily_app, clock)
+
+    past = client.get(f"/daily/{day.isoformat()}").get_json()
+    seed = next(d["server_seed"] for d in past["deals"] if d["variant"] == "peek")
+    assert past["closed"] is True and seed is not None
+    for game_id, last_kinds in ((on["id"], ["game_resigned", "seeds_revealed"]), (done["id"], ["seeds_revealed"])):
+        game = client.get(f"/games/{game_id}").get_json()
+        assert game["deal"]["server_seed"] == seed and game["status"] != "playing"
+        events = client.get(f"/games/{game_id}/events?limit=200").get_json()["events"]
+        assert [event["kind"] for event in events[-len(last_kinds):]] == last_kinds
+        verdict = client.get(f"/games/{game_id}/verification").get_json()
+        assert (verdict["valid"], verdict["complete"], verdict["first_bad_seq"]) == (True, True, None)
+        assert client.get(f"/games/{game_id}/analysis").status_code == 200
+    assert on["id"] in [g["id"] for g in client.get("/games?limit=100").get_json()["games"]]
+    assert client.post(f"/games/{on['id']}/draw", headers=alice).status_code == 409
+
+
+def test_a_closed_daily_game_verifies_offline_against_the_logged_opening_of_its_day(
+        daily_app, client, clock, tmp_path, capsys):
+    alice = player(client, "bot")
+    game, _ = daily_game(client, alice, "osmosis")
+    close_the_day(daily_app, clock)
+    while daily_app.extensions["osmosis.sequencer"].run_once() is not None:
+        pass
+    export = client.get(f"/games/{game['id']}/replay").get_json()
+
+    kinds = [leaf["kind"] for leaf in export["transparency"]["leaves"]]
+    assert kinds == ["daily_deal_opened", "game_created", "game_ended"]
+    path = tmp_path / "daily.json"
+    path.write_text(json.dumps(export))
+    assert main(["verify", "--log-key", LOG_SIGNER.verifier.vkey, str(path)]) == 0, capsys.readouterr().out
+
+    opened = json.loads(export["transparency"]["leaves"][0]["entry"])
+    assert opened["commitment"] == export["commitment"]
+    forged = json.loads(json.dumps(export))
+    forged["transparency"]["leaves"] = forged["transparency"]["leaves"][1:]
+    path.write_text(json.dumps(forged))
+    assert main(["verify", "--log-key", LOG_SIGNER.verifier.vkey, str(path)]) != 0
+    assert "daily" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("path", "status", "code"), [
+    ("/daily/2999-12-31", 404, "day-not-found"), ("/daily/yesterday", 422, "invalid-input"),
+    ("/daily/2026-13-01", 422, "invalid-input"), ("/daily/2026-1-1", 422, "invalid-input"),
+])
+def test_a_day_to_come_or_not_a_day_is_refused(client, path, status, code):
+    response = client.get(path)
+    assert (response.status_code, response.get_json()["code"]) == (status, code)
