@@ -43,6 +43,8 @@ from server.service.records import (
     LogGrowth,
     PendingEntry,
     PlayerRecord,
+    PlayerResult,
+    PlayerStats,
     PublicEntry,
     SealedDeal,
     SignedCheckpoint,
@@ -87,6 +89,7 @@ class MemoryStore:
         self._signed_at = float("-inf")
         self._player_keys: dict[str, PlayerRecord] = {}
         self._daily: dict[tuple[date, str], DailyDeal] = {}
+        self._results: dict[UUID, PlayerResult] = {}
         self._tokens: dict[UUID, ApiTokenRecord] = {}
 
     # Games and their log
@@ -143,6 +146,8 @@ class MemoryStore:
             self._keep(write.response)
             for entry in write.public_entries:
                 self._record(entry)
+            if write.result is not None:
+                self._results[write.result.game_id] = write.result
             return True
 
     @contextmanager
@@ -172,11 +177,13 @@ class MemoryStore:
         return {} if stored is None else dict(stored.snapshots)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
+                   variant: str | None = None, audience: Audience | None = None,
+                   player_id: UUID | None = None) -> list[GameRecord]:
         with self._lock:
             records = [stored.record for stored in self._games.values()]
         chosen = [record for record in records
-                  if (audience is None or record.daily is None or record.daily < audience.closed_before
+                  if (player_id is None or (record.owner is not None and record.owner.id == player_id))
+                  and (audience is None or record.daily is None or record.daily < audience.closed_before
                       or (record.owner is not None and record.owner.id == audience.viewer))
                   and (before is None or (record.created_at, record.id) < before)
                   and (status is None or record.status == status)
@@ -311,6 +318,31 @@ class MemoryStore:
                              if record.daily is not None and record.daily < closed_before
                              and "server_seed" not in record.deal)
         return [game_id for _, game_id in waiting[:limit]]
+
+    # Players' statistics: summed when read, from the results the writes recorded
+
+    def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
+        with self._lock:
+            mine = sorted((r for r in self._results.values() if r.player_id == player_id), key=lambda r: r.game_id)
+        stats = []
+        for variant in sorted({result.variant for result in mine}):
+            of = [result for result in mine if result.variant == variant]
+            best = min(((r.actions, r.game_id) for r in of if r.won and r.hints == 0), default=None)
+            stats.append(PlayerStats(variant, len(of), sum(r.won for r in of), best[0] if best else None,
+                                     best[1] if best else None,
+                                     tuple(sorted(r.daily for r in of if r.daily is not None))))
+        return stats
+
+    def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
+        with self._lock:
+            found = sorted(stored.record.id for stored in self._games.values()
+                           if stored.record.owner is not None and stored.record.variant is not None
+                           and "server_seed" in stored.record.deal and stored.record.id > after)
+        return found[:limit]
+
+    def replace_statistics(self, results: Sequence[PlayerResult]) -> None:
+        with self._lock:
+            self._results = {result.game_id: result for result in results}
 
     # Players and their API tokens
 

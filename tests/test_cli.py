@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from server.cli.main import main
-from server.cli.stats import wilson_interval
+from server.service.players.stats import wilson_interval
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "deal-vectors.json").read_text())
 

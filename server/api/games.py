@@ -54,8 +54,13 @@ def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | Non
     return Response(to_json(body), status=status, headers=headers, mimetype="application/json")
 
 
-def _next_page(path: str, params: dict[str, Any]) -> str:
+def next_page(path: str, params: dict[str, Any]) -> str:
     return f"{path}?{urlencode({name: value for name, value in params.items() if value is not None})}"
+
+
+def game_list(games: list[dict[str, Any]], next_url: str | None, cursor: str | None) -> Response:
+    """A page of games, with the next page's URL in the body and the Link header."""
+    return _json({"games": games, "next": next_url, "next_cursor": cursor}, headers=_link(next_url))
 
 
 def _link(next_url: str | None) -> dict[str, str]:
@@ -112,9 +117,9 @@ class Games(MethodView):
         games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, viewer())
         next_url = None
         if cursor:
-            next_url = _next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
-                                             "cursor": cursor})
-        return _json({"games": games, "next": next_url, "next_cursor": cursor}, headers=_link(next_url))
+            next_url = next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
+                                            "cursor": cursor})
+        return game_list(games, next_url, cursor)
 
 
 class Game(MethodView):
@@ -154,7 +159,7 @@ class Events(MethodView):
                                                      args["wait"])
         next_url = None
         if next_after is not None:
-            next_url = _next_page(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
+            next_url = next_page(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
         return _json({"events": events, "next": next_url, "next_after": next_after}, headers=_link(next_url))
 
 

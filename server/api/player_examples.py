@@ -14,6 +14,7 @@ from ..rules import PRESETS, commitment
 from ..service.documents import api_token_view, daily_view, player_view
 from ..service.players.accounts import PlayerMade, TokenMade
 from ..service.players.daily import closes_at
+from ..service.players.stats import wilson_interval
 from ..service.records import ApiTokenRecord, DailyDeal, PlayerRecord
 from .examples import CREATED_AT, GAME_ID
 from .replies import api_token_created, player_created
@@ -55,3 +56,14 @@ def daily(closed: bool = False) -> dict[str, Any]:
         deals.append(DailyDeal(day, variant, daily_deal_id(day.isoformat(), variant), seed, commitment(seed),
                                datetime.combine(day, time(), UTC)))
     return daily_view(day, closes_at(day), closed, deals, {} if closed else {"peek": GAME_ID})
+
+
+def profile() -> dict[str, Any]:
+    """A player's page, their statistics made up for the example as the service shows them."""
+    low, high = wilson_interval(9, 41)
+    return {**player(), "stats": [{
+        "variant": "osmosis", "games": 41, "wins": 9, "win_rate": 9 / 41,
+        "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
+        "daily_streak": {"current": 3, "longest": 12},
+        "best_win": {"game_id": str(GAME_ID), "actions": 87},
+    }]}

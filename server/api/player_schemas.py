@@ -99,3 +99,37 @@ class DailySchema(ma.Schema):
         "description": "Whether the day has closed: its games are ended and their seeds revealed."})
     deals = fields.List(fields.Nested(DailyDealSchema), required=True, metadata={
         "description": "One per preset, in the order of listVariants."})
+
+
+class WinRateIntervalSchema(ma.Schema):
+    low = fields.Float(required=True)
+    high = fields.Float(required=True)
+
+
+class StreakSchema(ma.Schema):
+    current = fields.Integer(required=True, metadata={
+        "description": "Consecutive days up to yesterday (or today) with this preset's daily game played to its end."})
+    longest = fields.Integer(required=True)
+
+
+class BestWinSchema(ma.Schema):
+    game_id = fields.UUID(required=True)
+    actions = fields.Integer(required=True, metadata={"description": "Moves, deals and redeals."})
+
+
+class PresetStatsSchema(ma.Schema):
+    variant = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "Games played to their end (and revealed)."})
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True)
+    win_rate_interval = fields.Nested(WinRateIntervalSchema, required=True, metadata={
+        "description": "The win rate's 95% Wilson score interval."})
+    daily_streak = fields.Nested(StreakSchema, required=True)
+    best_win = fields.Nested(BestWinSchema, required=True, allow_none=True, metadata={
+        "description": "The won game of fewest actions with no hint; null if none."})
+
+
+class PlayerProfileSchema(PlayerSchema):
+    stats = fields.List(fields.Nested(PresetStatsSchema), required=True, metadata={
+        "description": "One per preset the player has finished a game of, by name. Counted from the games: a game "
+                       "counts once its seeds are revealed (a daily game when its day closes)."})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 from uuid import UUID
 
 from flask import Response
@@ -10,18 +11,21 @@ from flask.views import MethodView
 
 from ..service.documents import api_token_view, player_view
 from ..service.errors import ApiTokenNotFound
-from . import player_examples, replies
-from .callers import caller
+from . import examples, player_examples, replies
+from .callers import caller, viewer
 from .common import Blueprint, game_service, request_idempotency
-from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
+from .contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
+from .games import game_list, next_page
 from .player_schemas import (
     ApiTokenCreatedSchema,
     ApiTokenListSchema,
     CreateApiTokenSchema,
     CreatePlayerSchema,
     PlayerCreatedSchema,
+    PlayerProfileSchema,
     PlayerSchema,
 )
+from .schemas import GameListQuerySchema, GameListSchema
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: accounts with API tokens (no passwords), their games and statistics")
@@ -111,11 +115,35 @@ class ApiToken(MethodView):
 
 class Player(MethodView):
     @blp.doc(operationId="getPlayer", security=[])
-    @blp.response(200, PlayerSchema, example=player_examples.player())
+    @blp.response(200, PlayerProfileSchema, example=player_examples.profile())
     @answers(*READ_ERRORS, 404, only=("validation-failed", "player-not-found"))
     def get(self, name: str) -> dict[str, Any]:
-        """A player's page: name, kind, since when
+        """A player's page: name, kind, and statistics per preset
 
-        Names are looked up as they are compared: `Alice`, `ALICE` and `a1ice` find the same player.
+        Per preset: games, wins, the win rate with its 95% interval, the current and longest daily streak, the
+        best win (fewest actions, no hint). Counted from the player's games (a projection of their logs, which
+        `osmosis rebuild-stats` makes again). Names are looked up as they are compared: `Alice`, `ALICE` and
+        `a1ice` find the same player.
         """
-        return player_view(game_service().accounts.player(name))
+        return game_service().profiles.profile(name)
+
+
+class PlayerGames(MethodView):
+    @blp.doc(operationId="listPlayerGames", security=[{}, {"apiToken": []}])
+    @blp.arguments(GameListQuerySchema(), location="query")
+    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "player-not-found"))
+    def get(self, args: dict[str, Any], name: str) -> Response:
+        """A player's games, newest first, optionally by status and variant
+
+        Keyset pagination as `listGames`. Their daily games of a day not closed yet are listed to them alone
+        (with their API token).
+        """
+        player = game_service().accounts.player(name)
+        status, variant = args.get("status"), args.get("variant")
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, viewer(),
+                                                  player.id)
+        path = f"/players/{quote(player.name)}/games"
+        next_url = None if cursor is None else next_page(path, {"limit": args["limit"], "status": status,
+                                                               "variant": variant, "cursor": cursor})
+        return game_list(games, next_url, cursor)

@@ -41,6 +41,7 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
         ("/me/tokens", players.ApiTokens),
         ("/me/tokens/<uuid:token_id>", players.ApiToken),
         ("/<string(maxlength=100):name>", players.Player),
+        ("/<string(maxlength=100):name>/games", players.PlayerGames),
     )),
     (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
     (feeds.blp, (("/stream", feeds.Feed),)),

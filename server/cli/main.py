@@ -30,14 +30,15 @@ from ..rules import (
     shuffled_deck,
 )
 from ..runtime.log_key import log_signer
+from ..service.players.stats import wilson_interval
 from ..solver.players import play_greedy, play_random
 from ..store import embedded, migrate
 from ..transparency.notes import NoteError, parse_verifier
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
 from .play_commands import add_commands as add_play_commands
+from .player_commands import add_commands as add_player_commands
 from .solver_commands import add_commands as add_solver_commands
-from .stats import wilson_interval
 from .witness_commands import add_commands as add_witness_commands
 
 GUNICORN_CONFIG = shipped("deploy") / "gunicorn.conf.py"
@@ -107,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     add_log_commands(commands)
     add_witness_commands(commands)
     add_play_commands(commands)
+    add_player_commands(commands)
     return parser
 
 

@@ -11,10 +11,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ..rules import PRESETS, Rules, RulesError, deal_number_seed, parse_server_seed, preset
+from ..service.players.stats import wilson_interval
 from ..solver import DEFAULT_BUDGET, MAX_BUDGET, SOLVER_VERSION, Verdict, solve
 from ..solver.players import play_greedy, play_random
 from ..solver.winnable import candidate_opening, first_winnable
-from .stats import wilson_interval
 
 
 def add_commands(commands: Any) -> None:

@@ -32,6 +32,7 @@ from .errors import (
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
 from .players.daily import day_of
+from .players.stats import result_at_reveal
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
@@ -257,7 +258,7 @@ class Acting:
             entries = (ended,) if game.daily is None else (creation_entry(game), ended)
         write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
-                          public_entries=entries)
+                          result=result_at_reveal(updated) if reveal else None, public_entries=entries)
         return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
 
     def _check_access(self, credential: Credential, keys: GameKeys, game_id: UUID) -> None:

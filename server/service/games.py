@@ -22,6 +22,7 @@ from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .players.accounts import Accounts
 from .players.daily import Days, closes_at
+from .players.profiles import Profiles
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
@@ -68,6 +69,8 @@ class GameService(Acting, GameQueries):
         """Players and their API tokens."""
         self.days = Days(store, clock, new_server_seed)
         """The daily deals."""
+        self.profiles = Profiles(store, clock)
+        """Players' pages and statistics."""
 
     @property
     def store(self) -> Store:

@@ -30,6 +30,8 @@ from .records import (
     LogGrowth,
     PendingEntry,
     PlayerRecord,
+    PlayerResult,
+    PlayerStats,
     PublicEntry,
     SealedDeal,
     SignedCheckpoint,
@@ -76,9 +78,10 @@ class Games(Protocol):
         ...
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
-        """Newest first, created before `before` (created_at, id) and of this status and variant if given; only
-        those `audience` may read, if given."""
+                   variant: str | None = None, audience: Audience | None = None,
+                   player_id: UUID | None = None) -> list[GameRecord]:
+        """Newest first, created before `before` (created_at, id) and of this status, variant and player if
+        given; only those `audience` may read, if given."""
         ...
 
     def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
@@ -250,6 +253,22 @@ class DailyDeals(Protocol):
         ...
 
 
+class Statistics(Protocol):
+    """Players' statistics: a projection of their revealed games (the write revealing a game adds to it)."""
+
+    def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
+        """The player's sums under each preset they have played."""
+        ...
+
+    def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
+        """Players' games under a preset whose seeds are revealed, by id after `after`: what the statistics count."""
+        ...
+
+    def replace_statistics(self, results: Sequence[PlayerResult]) -> None:
+        """The projection made again from these results, in one transaction."""
+        ...
+
+
 class Readiness(Protocol):
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not."""
@@ -257,7 +276,7 @@ class Readiness(Protocol):
 
 
 class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Players, DailyDeals,
-            Readiness, Protocol):
+            Statistics, Readiness, Protocol):
     """Every port of the store, as one backend implements them."""
 
 

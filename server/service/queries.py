@@ -101,12 +101,13 @@ class GameQueries:
         return self._store.load_document(game_id)
 
     def list_games(self, limit: int, cursor: str | None, status: str | None = None,
-                   variant: str | None = None, viewer: UUID | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first, of this status and variant if given, that `viewer` may read (see `readable`); the
-        second value is the cursor of the next page, None on the last page."""
+                   variant: str | None = None, viewer: UUID | None = None,
+                   player_id: UUID | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Newest first, of this status, variant and player if given, that `viewer` may read (see `readable`);
+        the second value is the cursor of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
         audience = Audience(day_of(self._clock()), viewer)
-        records = self._store.list_games(limit + 1, before, status, variant, audience)
+        records = self._store.list_games(limit + 1, before, status, variant, audience, player_id)
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor

@@ -139,6 +139,36 @@ class LogGrowth:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """A player's finished game under a preset, as its log shows it: what the statistics and boards count."""
+
+    game_id: UUID
+    player_id: UUID
+    variant: str
+    daily: date | None
+    won: bool
+    score: int
+    hints: int
+    actions: int
+    """Moves, deals and redeals (not hints, not a resignation)."""
+    started_at: datetime
+    ended_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's sums under one preset, and the days of their daily games of it."""
+
+    variant: str
+    games: int
+    wins: int
+    best_actions: int | None
+    best_game: UUID | None
+    """The won game of fewest actions with no hint (the first by id of those)."""
+    daily_days: tuple[date, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class GameWrite:
     """What one action writes: the game's new row, the events to append, the new full position."""
 
@@ -148,6 +178,9 @@ class GameWrite:
     response: StoredResponse | None
     snapshot: bool = False
     """Keep `state_text` as the snapshot at the new version, for time travel."""
+    result: PlayerResult | None = None
+    """A player's game under a preset revealed by this write: its result, recorded in the same write with the
+    player's statistics (service/players/stats.py)."""
     public_entries: tuple[PublicEntry, ...] = ()
     """The entries this write adds to the public log, in order, recorded as pending in the same write: a game's
     end; a daily game's creation and end, when its day closes."""

@@ -83,3 +83,39 @@ SELECT_UNREVEALED_DAILY_GAMES = """
     ORDER BY daily, id
     LIMIT %(limit)s
 """
+
+SELECT_PLAYER_STATS = """
+    SELECT variant, games, wins, best_actions, best_game FROM player_stats WHERE player_id = %(player_id)s
+"""
+
+SELECT_DAILY_DAYS = """
+    SELECT variant, array_agg(daily ORDER BY daily) AS days FROM player_results
+    WHERE player_id = %(player_id)s AND daily IS NOT NULL
+    GROUP BY variant
+"""
+
+# What `osmosis rebuild-stats` reads: every player's finished game whose seeds are revealed, a page at a time.
+SELECT_REVEALED_PLAYER_GAMES = """
+    SELECT id FROM games
+    WHERE player_id IS NOT NULL AND variant IS NOT NULL AND deal ? 'server_seed' AND id > %(after)s
+    ORDER BY id
+    LIMIT %(limit)s
+"""
+
+CLEAR_STATISTICS = "TRUNCATE player_stats, player_results"
+
+INSERT_RESULT = """
+    INSERT INTO player_results (game_id, player_id, variant, daily, won, score, hints, actions, started_at, ended_at)
+    VALUES (%(game_id)s, %(player_id)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
+            %(started_at)s, %(ended_at)s)
+"""
+
+# The sums from the results, all at once: the same as the write of each game adds them one by one.
+SUM_RESULTS = """
+    INSERT INTO player_stats (player_id, variant, games, wins, best_actions, best_game)
+    SELECT player_id, variant, count(*), count(*) FILTER (WHERE won),
+           min(actions) FILTER (WHERE won AND hints = 0),
+           (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1]
+    FROM player_results
+    GROUP BY player_id, variant
+"""

@@ -56,11 +56,12 @@ from .rows import (
     secret_of,
     write_game,
 )
+from .statistics import StatisticsTables
 
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PublicLogTables, PlayerTables, DailyTables):
+class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables):
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
@@ -217,13 +218,15 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables):
         return dict(rows)
 
     def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None) -> list[GameRecord]:
-        parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant}
+                   variant: str | None = None, audience: Audience | None = None,
+                   player_id: UUID | None = None) -> list[GameRecord]:
+        parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant, "player_id": player_id}
         if before is not None:
             parameters["created_at"], parameters["id"] = before
         if audience is not None:
             parameters["closed_before"], parameters["viewer"] = audience.closed_before, audience.viewer
-        given = (("visible", audience), ("before", before), ("status", status), ("variant", variant))
+        given = (("visible", audience), ("before", before), ("status", status), ("variant", variant),
+                 ("player", player_id))
         conditions = tuple(name for name, value in given if value is not None)
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()

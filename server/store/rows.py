@@ -13,7 +13,7 @@ from psycopg.rows import tuple_row
 
 from ..log.events import Event
 from ..service.errors import DailyDealPlayed, IdempotencyConflict, VersionConflict
-from ..service.records import GameRecord, GameSecret, GameWrite, Owner, StoredResponse
+from ..service.records import GameRecord, GameSecret, GameWrite, Owner, PlayerResult, StoredResponse
 from . import sql
 
 
@@ -39,6 +39,7 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
         "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
                              for event in change.events]),
         "snapshot": change.snapshot,
+        **_result_params(change.result),
         "log_kinds": [entry.kind for entry in change.public_entries],
         "log_entries": [entry.entry for entry in change.public_entries],
         "scope": response.scope if response else None,
@@ -48,6 +49,12 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
         "body": response.body if response else None,
     }).fetchone()
     return bool(row and row[0])
+
+
+def _result_params(result: PlayerResult | None) -> dict[str, Any]:
+    fields = {"player": "player_id", "variant": "variant", "daily": "daily", "won": "won", "score": "score",
+              "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at"}
+    return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
 
 
 def lock_key(game_id: UUID) -> int:

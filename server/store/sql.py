@@ -59,6 +59,29 @@ WRITE_CHANGE = """
         SELECT moved.id, logged.kind, logged.entry
         FROM moved, unnest(%(log_kinds)s::text[], %(log_entries)s::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
         ORDER BY logged.n
+    ), result AS (
+        INSERT INTO player_results (game_id, player_id, variant, daily, won, score, hints, actions, started_at,
+                                    ended_at)
+        SELECT moved.id, %(result_player)s, %(result_variant)s, %(result_daily)s, %(result_won)s, %(result_score)s,
+               %(result_hints)s, %(result_actions)s, %(result_started)s, %(result_ended)s
+        FROM moved WHERE %(result_player)s::uuid IS NOT NULL
+        RETURNING player_id, variant, won, hints, actions, game_id
+    ), counted AS (
+        -- The player's sums under the preset; the best win is the one of fewest actions with no hint (the
+        -- first game id of those, so that the order games are counted in does not matter).
+        INSERT INTO player_stats AS s (player_id, variant, games, wins, best_actions, best_game)
+        SELECT player_id, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
+               CASE WHEN won AND hints = 0 THEN game_id END
+        FROM result
+        ON CONFLICT (player_id, variant) DO UPDATE SET
+            games = s.games + 1,
+            wins = s.wins + EXCLUDED.wins,
+            best_actions = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
+                (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
+                THEN EXCLUDED.best_actions ELSE s.best_actions END,
+            best_game = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
+                (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
+                THEN EXCLUDED.best_game ELSE s.best_game END
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
@@ -98,6 +121,7 @@ _GAME_FILTERS = {
     "before": "(g.created_at, g.id) < (%(created_at)s, %(id)s)",
     "status": "g.status = %(status)s",
     "variant": "g.variant = %(variant)s",
+    "player": "g.player_id = %(player_id)s",
 }
 
 

@@ -1,0 +1,41 @@
+"""The players' commands: `osmosis rebuild-stats`, the statistics made again from the games' logs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..config import Settings
+from ..service.games import GameService
+from ..store import PostgresStore, embedded, migrate, open_pool
+
+
+def add_commands(commands: Any) -> None:
+    rebuild = commands.add_parser(
+        "rebuild-stats", help="make the players' statistics again from their games' logs (DATABASE_URL, or the "
+                              "embedded PostgreSQL when the server is not running)")
+    rebuild.set_defaults(run=_rebuild_stats)
+
+
+def _rebuild_stats(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    if settings.database_url is not None:
+        return _rebuild(settings.database_url)
+    try:
+        with embedded.running(settings.data_dir) as database_url:
+            return _rebuild(database_url)
+    except embedded.InUse as error:
+        print(f"osmosis: {error}; give DATABASE_URL to rebuild beside the running server", file=sys.stderr)
+        return 2
+
+
+def _rebuild(database_url: str) -> int:
+    migrate.upgrade(database_url)
+    pool = open_pool(database_url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
+    try:
+        counted = GameService(PostgresStore(pool, migrate.head_revision())).profiles.rebuild()
+    finally:
+        pool.close()
+    print(f"osmosis: statistics rebuilt from the logs of {counted} games")
+    return 0

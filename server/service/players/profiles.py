@@ -1,0 +1,64 @@
+"""A player's page: their statistics per preset, counted from their games; and the statistics made again from
+the games' logs (`osmosis rebuild-stats`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any, Protocol
+from uuid import UUID
+
+from ..documents import player_view
+from ..ports import Games, Players, Statistics
+from ..records import PlayerResult, PlayerStats
+from . import names
+from .daily import day_of
+from .stats import daily_streaks, result_from_log, wilson_interval
+
+REBUILD_PAGE = 500
+
+
+class ProfileStore(Players, Statistics, Games, Protocol):
+    """The ports a player's page and the rebuild use."""
+
+
+class Profiles:
+    def __init__(self, store: ProfileStore, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._clock = clock
+
+    def profile(self, name: str) -> dict[str, Any]:
+        """The player and their statistics per preset; raises PlayerNotFound."""
+        player = self._store.load_player(names.name_key(name))
+        stats = sorted(self._store.load_player_stats(player.id), key=lambda sums: sums.variant)
+        today = day_of(self._clock())
+        return {**player_view(player), "stats": [_preset_view(sums, today) for sums in stats]}
+
+    def rebuild(self) -> int:
+        """The statistics made again from every revealed game of a player, its result counted from its log;
+        how many games they count."""
+        results: list[PlayerResult] = []
+        after = UUID(int=0)
+        while page := self._store.revealed_player_games(after, REBUILD_PAGE):
+            for game_id in page:
+                game = self._store.load_game(game_id)
+                result = result_from_log(game, self._store.load_events(game_id, 0, None))
+                if result is not None:
+                    results.append(result)
+            after = page[-1]
+        self._store.replace_statistics(results)
+        return len(results)
+
+
+def _preset_view(sums: PlayerStats, today: date) -> dict[str, Any]:
+    low, high = wilson_interval(sums.wins, sums.games)
+    streaks = daily_streaks(sums.daily_days, today)
+    return {
+        "variant": sums.variant,
+        "games": sums.games,
+        "wins": sums.wins,
+        "win_rate": sums.wins / sums.games,
+        "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
+        "daily_streak": {"current": streaks.current, "longest": streaks.longest},
+        "best_win": None if sums.best_game is None else {"game_id": str(sums.best_game), "actions": sums.best_actions},
+    }

@@ -1,0 +1,79 @@
+"""Players' statistics: what a finished game counts for, the win rate's interval, the daily streaks.
+
+The counts are a projection of the games: the write that reveals a player's game records its result and adds
+it to the player's sums (store, in the same statement), and `osmosis rebuild-stats` rebuilds both from the
+games' logs alone (`result_from_log`). The two must agree, and the tests hold them to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from ...log import events as ev
+from ..records import GameRecord, PlayerResult
+
+ACTION_KINDS = frozenset((ev.CARD_PLAYED, ev.CARD_TO_CELL, ev.CARDS_DEALT, ev.WASTE_REDEALT))
+"""The events a player's action appends that count as actions: moves, deals and redeals."""
+Z_95 = 1.959964
+"""The normal quantile of a two-sided 95% interval."""
+
+
+def result_at_reveal(game: GameRecord) -> PlayerResult | None:
+    """The result of a player's game under a preset, from its row as the write revealing its seeds leaves it;
+    None for a game with no player or with custom rules.
+
+    Its log then holds game_created, its hints, its actions, the event that ended it (game_won, game_lost or
+    game_resigned) and seeds_revealed: so its actions are its version less its hints and those three.
+    """
+    if game.owner is None or game.variant is None:
+        return None
+    return PlayerResult(game.id, game.owner.id, game.variant, game.daily, game.status == "won", game.score,
+                        game.hints, game.version - game.hints - 3, game.created_at, game.updated_at)
+
+
+def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResult | None:
+    """The same result, counted from the game's log event by event (what `osmosis rebuild-stats` does)."""
+    if game.owner is None or game.variant is None or not events or events[-1].kind != ev.SEEDS_REVEALED:
+        return None
+    ended = next(event for event in reversed(events) if event.kind in (ev.GAME_WON, ev.GAME_LOST, ev.GAME_RESIGNED))
+    score = int(ended.data.get("score", game.score)) if ended.kind != ev.GAME_RESIGNED else game.score
+    return PlayerResult(game.id, game.owner.id, game.variant, game.daily, ended.kind == ev.GAME_WON, score,
+                        sum(event.kind == ev.HINT_GIVEN for event in events),
+                        sum(event.kind in ACTION_KINDS for event in events), game.created_at, game.updated_at)
+
+
+def wilson_interval(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default): sound for few games and for rates near 0 or 1,
+    where the normal approximation is not (a player with 1 win in 1 game is not a 100% player). The commands'
+    win rates use it too."""
+    if games == 0:
+        return 0.0, 1.0
+    rate = wins / games
+    denominator = 1 + z * z / games
+    centre = (rate + z * z / (2 * games)) / denominator
+    margin = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / denominator
+    return max(0.0, centre - margin), min(1.0, centre + margin)
+
+
+@dataclass(frozen=True, slots=True)
+class Streaks:
+    current: int
+    longest: int
+
+
+def daily_streaks(days: Iterable[date], today: date) -> Streaks:
+    """Runs of consecutive days with a daily game of the preset played to its end. The current run is the one
+    that reaches yesterday or today (a day's games are counted when it closes, so yesterday's is the latest
+    that can be), else 0."""
+    ordered = sorted(set(days))
+    longest = run = 0
+    previous: date | None = None
+    for day in ordered:
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        longest = max(longest, run)
+        previous = day
+    current = run if previous is not None and previous >= today - timedelta(days=1) else 0
+    return Streaks(current, longest)

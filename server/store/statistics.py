@@ -1,0 +1,50 @@
+"""Players' statistics on PostgreSQL (the Statistics port). PostgresStore has these methods; the write that
+reveals a game records its result and sums (sql.WRITE_CHANGE)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+from uuid import UUID
+
+import psycopg
+from psycopg.rows import tuple_row
+
+from ..service.records import PlayerResult, PlayerStats
+from . import player_sql
+
+
+class _Connections(Protocol):
+    def _connection(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+    def _transaction(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+
+class StatisticsTables:
+    def load_player_stats(self: _Connections, player_id: UUID) -> list[PlayerStats]:
+        with self._connection() as conn, conn.pipeline():
+            sums = conn.execute(player_sql.SELECT_PLAYER_STATS, {"player_id": player_id})
+            days = conn.execute(player_sql.SELECT_DAILY_DAYS, {"player_id": player_id})
+            by_variant = {row["variant"]: list(row["days"]) for row in days.fetchall()}
+            rows = sums.fetchall()
+        return [PlayerStats(row["variant"], row["games"], row["wins"], row["best_actions"], row["best_game"],
+                            tuple(by_variant.get(row["variant"], ()))) for row in rows]
+
+    def revealed_player_games(self: _Connections, after: UUID, limit: int) -> list[UUID]:
+        with self._connection() as conn:
+            rows = conn.cursor(row_factory=tuple_row).execute(
+                player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit}).fetchall()
+        return [row[0] for row in rows]
+
+    def replace_statistics(self: _Connections, results: Sequence[PlayerResult]) -> None:
+        with self._transaction() as conn:
+            conn.execute(player_sql.CLEAR_STATISTICS)
+            conn.cursor().executemany(player_sql.INSERT_RESULT, [_result_params(result) for result in results])
+            conn.execute(player_sql.SUM_RESULTS)
+
+
+def _result_params(result: PlayerResult) -> dict[str, Any]:
+    return {"game_id": result.game_id, "player_id": result.player_id, "variant": result.variant,
+            "daily": result.daily, "won": result.won, "score": result.score, "hints": result.hints,
+            "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at}
