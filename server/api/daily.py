@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from flask.views import MethodView
 
-from ..rules import InvalidInput
 from . import player_examples
+from .boards import day_named
 from .callers import optional_caller
 from .common import Blueprint, game_service
 from .contract import READ_ERRORS, answers
@@ -46,10 +45,4 @@ class Day(MethodView):
         Check any daily game of that day against its deal: the commitment here is the one its log names, and
         the seed here hashes to it.
         """
-        try:
-            when = date.fromisoformat(day) if len(day) == 10 else None
-        except ValueError:
-            when = None
-        if when is None:
-            raise InvalidInput(f"{day[:40]!r} is not a day: write it as 2026-11-24")
-        return game_service().daily(when, optional_caller())
+        return game_service().daily(day_named(day), optional_caller())

@@ -67,3 +67,21 @@ def profile() -> dict[str, Any]:
         "daily_streak": {"current": 3, "longest": 12},
         "best_win": {"game_id": str(GAME_ID), "actions": 87},
     }]}
+
+
+def daily_board() -> dict[str, Any]:
+    """Yesterday's board of the osmosis daily deal, its rows made up for the example."""
+    day = CREATED_AT.date() - timedelta(days=1)
+    game = str(GAME_ID)
+    return {"day": day.isoformat(), "variant": "osmosis", "kind": "human", "rows": [
+        {"rank": 1, "player": {"name": "alice", "kind": "human"}, "game_id": game, "won": True, "score": 52,
+         "hints": 0, "actions": 91, "seconds": 412.5, "replay": f"/games/{game}/replay",
+         "transparency": f"/games/{game}/transparency"}], "next_cursor": None}
+
+
+def board() -> dict[str, Any]:
+    low, high = wilson_interval(9, 41)
+    return {"variant": "osmosis", "kind": "human", "min_games": 20, "rows": [
+        {"rank": 1, "player": {"name": "alice", "kind": "human"}, "games": 41, "wins": 9, "win_rate": 9 / 41,
+         "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
+         "games_url": "/players/alice/games?variant=osmosis"}], "next_cursor": None}

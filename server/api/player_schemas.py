@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..log.shapes import PLAYER_KINDS, PLAYER_NAME_PATTERN
+from ..rules import PRESETS
 from ..service.players.accounts import MAX_LABEL_LENGTH
 from ..service.players.tokens import SCOPES, TOKEN_PATTERN
 
@@ -133,3 +134,63 @@ class PlayerProfileSchema(PlayerSchema):
     stats = fields.List(fields.Nested(PresetStatsSchema), required=True, metadata={
         "description": "One per preset the player has finished a game of, by name. Counted from the games: a game "
                        "counts once its seeds are revealed (a daily game when its day closes)."})
+
+
+class BoardQuerySchema(ma.Schema):
+    kind = fields.String(load_default="human", validate=validate.OneOf(PLAYER_KINDS), metadata={
+        "description": "human (the default) or bot: each has its own board."})
+    limit = fields.Integer(validate=validate.Range(min=1, max=100), load_default=20)
+    cursor = fields.String(validate=validate.Length(max=400),
+                           metadata={"description": "The previous page's `next_cursor`."})
+
+
+class DailyBoardQuerySchema(BoardQuerySchema):
+    variant = fields.String(load_default="osmosis", validate=validate.OneOf(list(PRESETS)), metadata={
+        "description": "The preset whose daily deal it is. Default: osmosis."})
+
+
+class BoardPlayerSchema(ma.Schema):
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
+
+
+class DailyBoardRowSchema(ma.Schema):
+    rank = fields.Integer(required=True)
+    player = fields.Nested(BoardPlayerSchema, required=True)
+    game_id = fields.UUID(required=True)
+    won = fields.Boolean(required=True)
+    score = fields.Integer(required=True, metadata={"description": "Cards home."})
+    hints = fields.Integer(required=True)
+    actions = fields.Integer(required=True, metadata={"description": "Moves, deals and redeals."})
+    seconds = fields.Float(required=True, metadata={"description": "From the first action to the last."})
+    replay = fields.String(required=True, metadata={"description": "The game's export (getGameReplay)."})
+    transparency = fields.String(required=True, metadata={
+        "description": "The game's entries in the public log, with proofs (getGameTransparency)."})
+
+
+class DailyBoardSchema(ma.Schema):
+    day = fields.String(required=True, metadata={"format": "date"})
+    variant = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
+    rows = fields.List(fields.Nested(DailyBoardRowSchema), required=True, metadata={
+        "description": "Won first, then cards home, fewest hints, fewest actions, least time, then game id."})
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+class BoardRowSchema(ma.Schema):
+    rank = fields.Integer(required=True)
+    player = fields.Nested(BoardPlayerSchema, required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True)
+    win_rate_interval = fields.Nested(WinRateIntervalSchema, required=True)
+    games_url = fields.String(required=True, metadata={"description": "The player's games of the preset."})
+
+
+class BoardSchema(ma.Schema):
+    variant = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
+    min_games = fields.Integer(required=True, metadata={"description": "Games a player needs to be ranked."})
+    rows = fields.List(fields.Nested(BoardRowSchema), required=True, metadata={
+        "description": "By the lower bound of the win rate's 95% interval, then more games, then player."})
+    next_cursor = fields.String(required=True, allow_none=True)

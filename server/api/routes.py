@@ -11,7 +11,8 @@ import functools
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from . import actions, analysis, daily, deals, feeds, games, hints, meta, players, public_log
+from ..rules import PRESETS
+from . import actions, analysis, boards, daily, deals, feeds, games, hints, meta, players, public_log
 
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
@@ -35,6 +36,10 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
     )),
     (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
     (daily.blp, (("", daily.Today), ("/<string(maxlength=64):day>", daily.Day))),
+    (boards.blp, (
+        ("/daily/<string(maxlength=64):day>", boards.DailyBoard),
+        (f"/<any({', '.join(map(repr, PRESETS))}):variant>", boards.PresetBoard),
+    )),
     (players.blp, (
         ("", players.Players),
         ("/me", players.Me),

@@ -21,6 +21,7 @@ from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUse
 from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .players.accounts import Accounts
+from .players.boards import Boards
 from .players.daily import Days, closes_at
 from .players.profiles import Profiles
 from .players.tokens import PLAY, require, token_hash_of
@@ -71,6 +72,8 @@ class GameService(Acting, GameQueries):
         """The daily deals."""
         self.profiles = Profiles(store, clock)
         """Players' pages and statistics."""
+        self.boards = Boards(store, clock)
+        """The daily and all-time boards."""
 
     @property
     def store(self) -> Store:

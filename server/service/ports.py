@@ -18,9 +18,11 @@ from uuid import UUID
 from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
+    AllTimeRow,
     ApiTokenRecord,
     Audience,
     Caller,
+    DailyBoardRow,
     DailyDeal,
     GameKeys,
     GameRecord,
@@ -262,6 +264,17 @@ class Statistics(Protocol):
 
     def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
         """Players' games under a preset whose seeds are revealed, by id after `after`: what the statistics count."""
+        ...
+
+    def daily_board(self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None,
+                    limit: int) -> list[DailyBoardRow]:
+        """The day's results of a preset and kind in the board's order, after the row whose key is `after`."""
+        ...
+
+    def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
+                       limit: int) -> list[AllTimeRow]:
+        """Players of a kind with at least `min_games` of a preset, by the lower bound of their win rate's interval,
+        after the row whose key is `after`."""
         ...
 
     def replace_statistics(self, results: Sequence[PlayerResult]) -> None:

@@ -144,6 +144,8 @@ class PlayerResult:
 
     game_id: UUID
     player_id: UUID
+    kind: str
+    """The player's: humans and bots are ranked apart."""
     variant: str
     daily: date | None
     won: bool
@@ -166,6 +168,39 @@ class PlayerStats:
     best_game: UUID | None
     """The won game of fewest actions with no hint (the first by id of those)."""
     daily_days: tuple[date, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoardRow:
+    """A daily game on its day's board; `key` is its place in the board's order (every part ascending)."""
+
+    game_id: UUID
+    name: str
+    kind: str
+    won: bool
+    score: int
+    hints: int
+    actions: int
+    seconds: float
+    """From its first action to its last."""
+
+    @property
+    def key(self) -> tuple[bool, int, int, int, int, UUID]:
+        return not self.won, -self.score, self.hints, self.actions, round(self.seconds * 1_000_000), self.game_id
+
+
+@dataclass(frozen=True, slots=True)
+class AllTimeRow:
+    player_id: UUID
+    name: str
+    kind: str
+    games: int
+    wins: int
+    lower_bound: float
+
+    @property
+    def key(self) -> tuple[float, int, UUID]:
+        return -self.lower_bound, -self.games, self.player_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,17 +105,52 @@ SELECT_REVEALED_PLAYER_GAMES = """
 CLEAR_STATISTICS = "TRUNCATE player_stats, player_results"
 
 INSERT_RESULT = """
-    INSERT INTO player_results (game_id, player_id, variant, daily, won, score, hints, actions, started_at, ended_at)
-    VALUES (%(game_id)s, %(player_id)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
+    INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
+                                ended_at)
+    VALUES (%(game_id)s, %(player_id)s, %(kind)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
             %(started_at)s, %(ended_at)s)
+"""
+
+# When each game's actions were recorded, from its log.
+TIME_RESULTS = """
+    UPDATE player_results r SET first_action_at = acted.first_at, last_action_at = acted.last_at
+    FROM (SELECT game_id, min(recorded_at) AS first_at, max(recorded_at) AS last_at FROM game_events
+          WHERE kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')
+          GROUP BY game_id) AS acted
+    WHERE acted.game_id = r.game_id
 """
 
 # The sums from the results, all at once: the same as the write of each game adds them one by one.
 SUM_RESULTS = """
-    INSERT INTO player_stats (player_id, variant, games, wins, best_actions, best_game)
-    SELECT player_id, variant, count(*), count(*) FILTER (WHERE won),
+    INSERT INTO player_stats (player_id, kind, variant, games, wins, best_actions, best_game)
+    SELECT player_id, kind, variant, count(*), count(*) FILTER (WHERE won),
            min(actions) FILTER (WHERE won AND hints = 0),
            (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1]
     FROM player_results
-    GROUP BY player_id, variant
+    GROUP BY player_id, kind, variant
+"""
+
+# A day's board of a preset and kind, a page after a position: won first, then cards home, fewest hints, fewest
+# actions, least time from the first action to the last, then game id (the index's order, every key ascending).
+_DAILY_BOARD_KEY = """(NOT r.won, -r.score, r.hints, r.actions,
+                       coalesce(r.last_action_at - r.first_action_at, interval '0'), r.game_id)"""
+
+DAILY_BOARD = f"""
+    SELECT r.game_id, p.name, r.kind, r.won, r.score, r.hints, r.actions,
+           extract(epoch FROM coalesce(r.last_action_at - r.first_action_at, interval '0'))::float8 AS seconds
+    FROM player_results r JOIN players p ON p.id = r.player_id
+    WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s
+      AND {_DAILY_BOARD_KEY} > (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
+    ORDER BY {_DAILY_BOARD_KEY}
+    LIMIT %(limit)s
+"""
+
+# The all-time board of a preset and kind: by the win rate's lower bound, then more games, then player id.
+ALL_TIME_BOARD = """
+    SELECT s.player_id, p.name, s.kind, s.games, s.wins, s.lower_bound FROM player_stats s
+    JOIN players p ON p.id = s.player_id
+    WHERE s.variant = %(variant)s AND s.kind = %(kind)s AND s.games >= %(min_games)s
+      AND (-s.lower_bound, -s.games, s.player_id) > (%(minus_bound)s, %(minus_games)s, %(player_id)s)
+    ORDER BY -s.lower_bound, -s.games, s.player_id
+    LIMIT %(limit)s
 """

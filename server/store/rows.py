@@ -52,8 +52,8 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
 
 
 def _result_params(result: PlayerResult | None) -> dict[str, Any]:
-    fields = {"player": "player_id", "variant": "variant", "daily": "daily", "won": "won", "score": "score",
-              "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at"}
+    fields = {"player": "player_id", "kind": "kind", "variant": "variant", "daily": "daily", "won": "won",
+              "score": "score", "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at"}
     return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
 
 

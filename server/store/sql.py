@@ -59,18 +59,29 @@ WRITE_CHANGE = """
         SELECT moved.id, logged.kind, logged.entry
         FROM moved, unnest(%(log_kinds)s::text[], %(log_entries)s::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
         ORDER BY logged.n
+    ), acted AS (
+        -- When the game's actions were recorded: those already in its log, and any this write appends (recorded
+        -- at now(), as every event of this transaction is).
+        SELECT min(e.recorded_at) AS first_at, max(e.recorded_at) AS last_at,
+               EXISTS (SELECT FROM jsonb_to_recordset(%(events)s) AS new (kind text)
+                       WHERE new.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')) AS now
+        FROM game_events e
+        WHERE e.game_id = %(id)s AND %(result_player)s::uuid IS NOT NULL
+          AND e.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')
     ), result AS (
-        INSERT INTO player_results (game_id, player_id, variant, daily, won, score, hints, actions, started_at,
-                                    ended_at)
-        SELECT moved.id, %(result_player)s, %(result_variant)s, %(result_daily)s, %(result_won)s, %(result_score)s,
-               %(result_hints)s, %(result_actions)s, %(result_started)s, %(result_ended)s
-        FROM moved WHERE %(result_player)s::uuid IS NOT NULL
-        RETURNING player_id, variant, won, hints, actions, game_id
+        INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
+                                    ended_at, first_action_at, last_action_at)
+        SELECT moved.id, %(result_player)s, %(result_kind)s, %(result_variant)s, %(result_daily)s, %(result_won)s,
+               %(result_score)s, %(result_hints)s, %(result_actions)s, %(result_started)s, %(result_ended)s,
+               coalesce(acted.first_at, CASE WHEN acted.now THEN now() END),
+               CASE WHEN acted.now THEN now() ELSE acted.last_at END
+        FROM moved, acted WHERE %(result_player)s::uuid IS NOT NULL
+        RETURNING player_id, kind, variant, won, hints, actions, game_id
     ), counted AS (
         -- The player's sums under the preset; the best win is the one of fewest actions with no hint (the
         -- first game id of those, so that the order games are counted in does not matter).
-        INSERT INTO player_stats AS s (player_id, variant, games, wins, best_actions, best_game)
-        SELECT player_id, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
+        INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game)
+        SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
                CASE WHEN won AND hints = 0 THEN game_id END
         FROM result
         ON CONFLICT (player_id, variant) DO UPDATE SET

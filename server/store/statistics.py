@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import date, timedelta
 from typing import Any, Protocol
 from uuid import UUID
 
 import psycopg
 from psycopg.rows import tuple_row
 
-from ..service.records import PlayerResult, PlayerStats
+from ..service.records import AllTimeRow, DailyBoardRow, PlayerResult, PlayerStats
 from . import player_sql
 
 
@@ -37,14 +38,36 @@ class StatisticsTables:
                 player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit}).fetchall()
         return [row[0] for row in rows]
 
+    def daily_board(self: _Connections, day: date, variant: str, kind: str,
+                    after: tuple[bool, int, int, int, int, UUID] | None, limit: int) -> list[DailyBoardRow]:
+        lost, minus_score, hints, actions, micros, game_id = after or (False, -53, 0, 0, -1, UUID(int=0))
+        parameters = {"day": day, "variant": variant, "kind": kind, "lost": lost, "minus_score": minus_score,
+                      "hints": hints, "actions": actions, "duration": timedelta(microseconds=micros),
+                      "game_id": game_id, "limit": limit}
+        with self._connection() as conn:
+            rows = conn.execute(player_sql.DAILY_BOARD, parameters).fetchall()
+        return [DailyBoardRow(row["game_id"], row["name"], row["kind"], row["won"], row["score"], row["hints"],
+                              row["actions"], row["seconds"]) for row in rows]
+
+    def all_time_board(self: _Connections, variant: str, kind: str, min_games: int,
+                       after: tuple[float, int, UUID] | None, limit: int) -> list[AllTimeRow]:
+        minus_bound, minus_games, player_id = after or (-2.0, 0, UUID(int=0))
+        parameters = {"variant": variant, "kind": kind, "min_games": min_games, "minus_bound": minus_bound,
+                      "minus_games": minus_games, "player_id": player_id, "limit": limit}
+        with self._connection() as conn:
+            rows = conn.execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
+        return [AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
+                for row in rows]
+
     def replace_statistics(self: _Connections, results: Sequence[PlayerResult]) -> None:
         with self._transaction() as conn:
             conn.execute(player_sql.CLEAR_STATISTICS)
             conn.cursor().executemany(player_sql.INSERT_RESULT, [_result_params(result) for result in results])
+            conn.execute(player_sql.TIME_RESULTS)
             conn.execute(player_sql.SUM_RESULTS)
 
 
 def _result_params(result: PlayerResult) -> dict[str, Any]:
-    return {"game_id": result.game_id, "player_id": result.player_id, "variant": result.variant,
+    return {"game_id": result.game_id, "player_id": result.player_id, "kind": result.kind, "variant": result.variant,
             "daily": result.daily, "won": result.won, "score": result.score, "hints": result.hints,
             "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at}

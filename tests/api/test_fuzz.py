@@ -88,6 +88,7 @@ def path_values(real_id, player_name, token_id):
                      HEADER_TEXT)
     return {"game_id": uuid_or_garbage, "deal_id": uuid_or_garbage, "seq": NUMBERISH, "tile_path": tile_path,
             "name": name, "token_id": st.one_of(st.just(token_id), uuid_or_garbage),
+            "variant": st.one_of(st.sampled_from(["osmosis", "peek", "klondike"]), HEADER_TEXT),
             "day": st.one_of(st.sampled_from(["2026-11-24", "2999-01-01", "0001-01-01", "9999-12-31", "2026-02-30"]),
                              HEADER_TEXT)}
 

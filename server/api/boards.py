@@ -1,0 +1,59 @@
+"""The boards: each closed day's board of the daily deals, and the all-time board of each preset."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from flask.views import MethodView
+
+from ..rules import PRESETS, InvalidInput
+from . import player_examples
+from .common import Blueprint, game_service
+from .contract import READ_ERRORS, answers
+from .player_schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
+
+blp = Blueprint("boards", __name__, url_prefix="/boards",
+                description="Leaderboards anyone can recompute from the public log and the games' exports")
+
+
+def day_named(day: str) -> date:
+    """A UTC day as a path names it, 2026-11-24; InvalidInput if it is not one."""
+    try:
+        return date.fromisoformat(day) if len(day) == 10 else date.fromisoformat("")
+    except ValueError:
+        raise InvalidInput(f"{day[:40]!r} is not a day: write it as 2026-11-24") from None
+
+
+class DailyBoard(MethodView):
+    @blp.doc(operationId="getDailyBoard", security=[], parameters=[{
+        "in": "path", "name": "day", "required": True, "schema": {"type": "string", "format": "date"},
+        "description": "A UTC day that has closed, as 2026-11-24."}])
+    @blp.arguments(DailyBoardQuerySchema(), location="query")
+    @blp.response(200, DailyBoardSchema, example=player_examples.daily_board())
+    @answers(*READ_ERRORS, 409, only=("validation-failed", "invalid-input", "invalid-cursor", "day-not-closed"))
+    def get(self, args: dict[str, Any], day: str) -> dict[str, Any]:
+        """A day's board of a preset's daily deal, humans or bots
+
+        Published when the day closes (before, 409 `day-not-closed`). Won first, then cards home, fewest hints,
+        fewest actions, least time from the first action to the last. Each row links the game's export and its
+        entries in the public log: `osmosis audit --board` recomputes the board from them.
+        """
+        return game_service().boards.daily(day_named(day), args["variant"], args["kind"], args["limit"],
+                                           args.get("cursor"))
+
+
+class PresetBoard(MethodView):
+    @blp.doc(operationId="getBoard", security=[], parameters=[{
+        "in": "path", "name": "variant", "required": True,
+        "schema": {"type": "string", "pattern": "^(" + "|".join(PRESETS) + ")$"}, "description": "A preset."}])
+    @blp.arguments(BoardQuerySchema(), location="query")
+    @blp.response(200, BoardSchema, example=player_examples.board())
+    @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "not-found"))
+    def get(self, args: dict[str, Any], variant: str) -> dict[str, Any]:
+        """The all-time board of a preset, humans or bots
+
+        Players with at least 20 finished games of the preset, ranked by the lower bound of their win rate's 95%
+        interval: a rate over many games outranks the same rate over few.
+        """
+        return game_service().boards.all_time(variant, args["kind"], args["limit"], args.get("cursor"))
