@@ -79,8 +79,8 @@ def worker_exit(server, worker):
     extensions = getattr(getattr(worker, "wsgi", None), "extensions", {})
     if "osmosis.sequencer" in extensions:
         extensions["osmosis.sequencer"].stop()
-    if "osmosis.day_closer" in extensions:
-        extensions["osmosis.day_closer"].stop()
+    if "osmosis.upkeep" in extensions:
+        extensions["osmosis.upkeep"].stop()
     if "osmosis.hub" in extensions:
         extensions["osmosis.hub"].stop()
     if "osmosis.pool" in extensions:

@@ -323,7 +323,8 @@ class MemoryStore:
 
     def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
         with self._lock:
-            mine = sorted((r for r in self._results.values() if r.player_id == player_id), key=lambda r: r.game_id)
+            mine = sorted((r for r in self._results.values() if r.player_id == player_id and r.verified),
+                          key=lambda r: r.game_id)
         stats = []
         for variant in sorted({result.variant for result in mine}):
             of = [result for result in mine if result.variant == variant]
@@ -339,6 +340,16 @@ class MemoryStore:
                            if stored.record.owner is not None and stored.record.variant is not None
                            and "server_seed" in stored.record.deal and stored.record.id > after)
         return found[:limit]
+
+    def unverified_results(self, limit: int) -> list[UUID]:
+        with self._lock:
+            return sorted(game_id for game_id, result in self._results.items() if result.verified is None)[:limit]
+
+    def mark_verified(self, game_id: UUID, valid: bool) -> None:
+        with self._lock:
+            result = self._results.get(game_id)
+            if result is not None and result.verified is None:
+                self._results[game_id] = replace(result, verified=valid)
 
     def replace_statistics(self, results: Sequence[PlayerResult]) -> None:
         with self._lock:

@@ -15,10 +15,10 @@ from ..service.public_log import PublicLog
 from ..store import PostgresStore, migrate, open_pool
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, parse_verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
-from .day_closer import DayCloser
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
+from .upkeep import Upkeep
 from .witnessing import Witnesses
 
 
@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     """The WSGI application. Without a `service`, it connects to settings.database_url, runs the solver in
     fair turns, the public log's sequencer and the close of the days; a service given is used as it is, and its
     log is sequenced, and its days closed, only when asked (`app.extensions["osmosis.sequencer"].run_once()`,
-    `app.extensions["osmosis.day_closer"].run_once()`)."""
+    `app.extensions["osmosis.upkeep"].run_once()`)."""
     settings = settings or Settings.from_env()
     app = http_app(settings)
     pool_stats = None
@@ -49,11 +49,11 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
                           Witnesses(public_log, service.store, witnesses) if witnesses else None)
     app.extensions["osmosis.public_log"] = public_log
     app.extensions["osmosis.sequencer"] = sequencer
-    day_closer = DayCloser(service)
-    app.extensions["osmosis.day_closer"] = day_closer
+    upkeep = Upkeep(service)
+    app.extensions["osmosis.upkeep"] = upkeep
     if sequencing:
         sequencer.start()
-        day_closer.start()
+        upkeep.start()
     hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
     service.changes = hub
     app.extensions["osmosis.service"] = service

@@ -70,7 +70,7 @@ class GameService(Acting, GameQueries):
         """Players and their API tokens."""
         self.days = Days(store, clock, new_server_seed)
         """The daily deals."""
-        self.profiles = Profiles(store, clock)
+        self.profiles = Profiles(store, clock, self._valid)
         """Players' pages and statistics."""
         self.boards = Boards(store, clock)
         """The daily and all-time boards."""
@@ -195,6 +195,15 @@ class GameService(Acting, GameQueries):
         self.days.deals()
         return sum(self.close_daily_game(game_id)
                    for game_id in self._store.unrevealed_daily_games(self.days.today(), batch))
+
+    def upkeep(self) -> int:
+        """The server's own chores, a turn at a time: open today's daily deals, close the days that have ended,
+        verify the results of players' finished games so that they count. How much it did (0: nothing waits)."""
+        return self.close_days() + self.profiles.verify_results()
+
+    def _valid(self, game_id: UUID) -> bool:
+        verdict = self.verification(game_id)
+        return bool(verdict["valid"] and verdict["complete"])
 
     def daily(self, day: date | None, viewer: Caller | None) -> dict[str, Any]:
         """The deals of `day` (today when None) as GET /daily shows them: commitments, the seeds once the day

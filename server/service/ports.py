@@ -256,7 +256,8 @@ class DailyDeals(Protocol):
 
 
 class Statistics(Protocol):
-    """Players' statistics: a projection of their revealed games (the write revealing a game adds to it)."""
+    """Players' statistics: a projection of their revealed games (the write revealing a game records its result,
+    which counts once its game is verified)."""
 
     def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
         """The player's sums under each preset they have played."""
@@ -275,6 +276,14 @@ class Statistics(Protocol):
                        limit: int) -> list[AllTimeRow]:
         """Players of a kind with at least `min_games` of a preset, by the lower bound of their win rate's interval,
         after the row whose key is `after`."""
+        ...
+
+    def unverified_results(self, limit: int) -> list[UUID]:
+        """Games whose results were recorded and not verified yet."""
+        ...
+
+    def mark_verified(self, game_id: UUID, valid: bool) -> None:
+        """The game's result verified: if `valid`, added to its player's sums (once, whoever marks it first)."""
         ...
 
     def replace_statistics(self, results: Sequence[PlayerResult]) -> None:

@@ -155,6 +155,8 @@ class PlayerResult:
     """Moves, deals and redeals (not hints, not a resignation)."""
     started_at: datetime
     ended_at: datetime
+    verified: bool | None = None
+    """Whether the game's verification is VALID (None: not verified yet). Only a valid game counts."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,7 @@ SELECT_PLAYER_STATS = """
 
 SELECT_DAILY_DAYS = """
     SELECT variant, array_agg(daily ORDER BY daily) AS days FROM player_results
-    WHERE player_id = %(player_id)s AND daily IS NOT NULL
+    WHERE player_id = %(player_id)s AND daily IS NOT NULL AND verified
     GROUP BY variant
 """
 
@@ -106,9 +106,9 @@ CLEAR_STATISTICS = "TRUNCATE player_stats, player_results"
 
 INSERT_RESULT = """
     INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
-                                ended_at)
+                                ended_at, verified)
     VALUES (%(game_id)s, %(player_id)s, %(kind)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
-            %(started_at)s, %(ended_at)s)
+            %(started_at)s, %(ended_at)s, %(verified)s)
 """
 
 # When each game's actions were recorded, from its log.
@@ -127,6 +127,7 @@ SUM_RESULTS = """
            min(actions) FILTER (WHERE won AND hints = 0),
            (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1]
     FROM player_results
+    WHERE verified
     GROUP BY player_id, kind, variant
 """
 
@@ -139,7 +140,7 @@ DAILY_BOARD = f"""
     SELECT r.game_id, p.name, r.kind, r.won, r.score, r.hints, r.actions,
            extract(epoch FROM coalesce(r.last_action_at - r.first_action_at, interval '0'))::float8 AS seconds
     FROM player_results r JOIN players p ON p.id = r.player_id
-    WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s
+    WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s AND r.verified
       AND {_DAILY_BOARD_KEY} > (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
     ORDER BY {_DAILY_BOARD_KEY}
     LIMIT %(limit)s
@@ -153,4 +154,30 @@ ALL_TIME_BOARD = """
       AND (-s.lower_bound, -s.games, s.player_id) > (%(minus_bound)s, %(minus_games)s, %(player_id)s)
     ORDER BY -s.lower_bound, -s.games, s.player_id
     LIMIT %(limit)s
+"""
+
+SELECT_UNVERIFIED_RESULTS = "SELECT game_id FROM player_results WHERE verified IS NULL ORDER BY game_id LIMIT %(limit)s"
+
+# A result verified: marked, and if its game is valid, added to the player's sums under the preset (the best win
+# is the one of fewest actions with no hint, the first game id of those, so that the order games are counted
+# in does not matter). Marked once: a result verified meanwhile by another process is left as it is.
+MARK_VERIFIED = """
+    WITH marked AS (
+        UPDATE player_results SET verified = %(valid)s
+        WHERE game_id = %(game_id)s AND verified IS NULL
+        RETURNING player_id, kind, variant, won, hints, actions, game_id, verified
+    )
+    INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game)
+    SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
+           CASE WHEN won AND hints = 0 THEN game_id END
+    FROM marked WHERE verified
+    ON CONFLICT (player_id, variant) DO UPDATE SET
+        games = s.games + 1,
+        wins = s.wins + EXCLUDED.wins,
+        best_actions = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
+            (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
+            THEN EXCLUDED.best_actions ELSE s.best_actions END,
+        best_game = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
+            (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
+            THEN EXCLUDED.best_game ELSE s.best_game END
 """

@@ -76,23 +76,6 @@ WRITE_CHANGE = """
                coalesce(acted.first_at, CASE WHEN acted.now THEN now() END),
                CASE WHEN acted.now THEN now() ELSE acted.last_at END
         FROM moved, acted WHERE %(result_player)s::uuid IS NOT NULL
-        RETURNING player_id, kind, variant, won, hints, actions, game_id
-    ), counted AS (
-        -- The player's sums under the preset; the best win is the one of fewest actions with no hint (the
-        -- first game id of those, so that the order games are counted in does not matter).
-        INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game)
-        SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
-               CASE WHEN won AND hints = 0 THEN game_id END
-        FROM result
-        ON CONFLICT (player_id, variant) DO UPDATE SET
-            games = s.games + 1,
-            wins = s.wins + EXCLUDED.wins,
-            best_actions = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
-                (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
-                THEN EXCLUDED.best_actions ELSE s.best_actions END,
-            best_game = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
-                (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
-                THEN EXCLUDED.best_game ELSE s.best_game END
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,

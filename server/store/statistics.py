@@ -59,6 +59,16 @@ class StatisticsTables:
         return [AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
                 for row in rows]
 
+    def unverified_results(self: _Connections, limit: int) -> list[UUID]:
+        with self._connection() as conn:
+            rows = conn.cursor(row_factory=tuple_row).execute(player_sql.SELECT_UNVERIFIED_RESULTS,
+                                                               {"limit": limit}).fetchall()
+        return [row[0] for row in rows]
+
+    def mark_verified(self: _Connections, game_id: UUID, valid: bool) -> None:
+        with self._connection() as conn:
+            conn.execute(player_sql.MARK_VERIFIED, {"game_id": game_id, "valid": valid})
+
     def replace_statistics(self: _Connections, results: Sequence[PlayerResult]) -> None:
         with self._transaction() as conn:
             conn.execute(player_sql.CLEAR_STATISTICS)
@@ -70,4 +80,5 @@ class StatisticsTables:
 def _result_params(result: PlayerResult) -> dict[str, Any]:
     return {"game_id": result.game_id, "player_id": result.player_id, "kind": result.kind, "variant": result.variant,
             "daily": result.daily, "won": result.won, "score": result.score, "hints": result.hints,
-            "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at}
+            "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at,
+            "verified": result.verified}

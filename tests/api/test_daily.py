@@ -65,7 +65,7 @@ def daily_game(client, token, variant="peek"):
 
 def close_the_day(daily_app, clock):
     clock.now += timedelta(days=1)
-    while daily_app.extensions["osmosis.day_closer"].run_once():
+    while daily_app.extensions["osmosis.upkeep"].run_once():
         pass
 
 

@@ -40,8 +40,14 @@ def rebuild(monkeypatch, database_url, capsys):
     assert re.search(r"rebuilt from the logs of \d+ games", capsys.readouterr().out)
 
 
+def verify_results(app):
+    """The upkeep's turns until nothing waits: each finished game's result verified, and counted if valid."""
+    while app.extensions["osmosis.upkeep"].run_once():
+        pass
+
+
 def test_a_players_page_counts_their_finished_games_as_the_rebuild_from_the_logs_does(
-        client, db, database_url, monkeypatch, capsys):
+        app, client, db, database_url, monkeypatch, capsys):
     name, token = sign_up(client)
     won = []
     for number in WON_BY_FIRST_LEGAL:
@@ -57,6 +63,8 @@ def test_a_players_page_counts_their_finished_games_as_the_rebuild_from_the_logs
     custom, _ = create(client, token, rules={"draw": 1, "max_passes": 7})  # no preset: not counted
     client.post(f"/games/{custom['id']}/resign", headers=token)
 
+    assert client.get(f"/players/{name}").get_json()["stats"] == []  # counted once verified
+    verify_results(app)
     page = client.get(f"/players/{name.upper()}").get_json()
     (stats,) = page["stats"]
     best = min((actions_in_log(client, game_id), game_id) for game_id in won)
@@ -98,7 +106,7 @@ def test_daily_streaks_count_consecutive_days_and_the_rebuild_agrees(
             games = [stats["games"] for stats in client.get(f"/players/{name}").get_json()["stats"]]
             assert games == ([counted] if counted else [])
             clock.now += timedelta(days=1)
-            while app.extensions["osmosis.day_closer"].run_once():
+            while app.extensions["osmosis.upkeep"].run_once():
                 pass
 
         (stats,) = client.get(f"/players/{name}").get_json()["stats"]
@@ -137,3 +145,18 @@ def test_the_page_of_a_player_who_does_not_exist_is_404(client, name):
     for path in (f"/players/{name}", f"/players/{name}/games"):
         response = client.get(path)
         assert response.status_code == 404 and response.get_json()["code"] == "player-not-found"
+
+
+def test_a_game_whose_log_was_tampered_with_does_not_count(app, client, attacker, db):
+    name, token = sign_up(client)
+    game, _ = create(client, token, variant="osmosis-draw-one", deal_number=WON_BY_FIRST_LEGAL[0])
+    assert play_first_legal(client, game, token)["status"] == "won"
+    (seq,) = attacker.execute("SELECT min(seq) FROM game_events WHERE game_id = %s AND kind = 'cards_dealt'",
+                              (game["id"],)).fetchone()
+    attacker.execute("UPDATE game_events SET data = jsonb_set(data, '{cards}', '[\"AS\"]') "
+                     "WHERE game_id = %s AND seq = %s", (game["id"], seq))
+
+    verify_results(app)
+    assert client.get(f"/players/{name}").get_json()["stats"] == []
+    assert db.execute("SELECT won, verified FROM player_results WHERE game_id = %s", (game["id"],)).fetchone() == (
+        True, False)

@@ -4,6 +4,7 @@ the games' logs (`osmosis rebuild-stats`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, Protocol
 from uuid import UUID
@@ -23,9 +24,11 @@ class ProfileStore(Players, Statistics, Games, Protocol):
 
 
 class Profiles:
-    def __init__(self, store: ProfileStore, clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: ProfileStore, clock: Callable[[], datetime], valid: Callable[[UUID], bool]) -> None:
+        """`valid`: whether a game's verification is VALID (and complete)."""
         self._store = store
         self._clock = clock
+        self._valid = valid
 
     def profile(self, name: str) -> dict[str, Any]:
         """The player and their statistics per preset; raises PlayerNotFound."""
@@ -34,9 +37,17 @@ class Profiles:
         today = day_of(self._clock())
         return {**player_view(player), "stats": [_preset_view(sums, today) for sums in stats]}
 
+    def verify_results(self, batch: int = 20) -> int:
+        """Verify results recorded and not verified yet, at most `batch`: each valid one counts from now on.
+        How many it verified."""
+        waiting = self._store.unverified_results(batch)
+        for game_id in waiting:
+            self._store.mark_verified(game_id, self._valid(game_id))
+        return len(waiting)
+
     def rebuild(self) -> int:
-        """The statistics made again from every revealed game of a player, its result counted from its log;
-        how many games they count."""
+        """The statistics made again from every revealed game of a player: its result counted from its log, and
+        counted only if the game verifies. How many games they count."""
         results: list[PlayerResult] = []
         after = UUID(int=0)
         while page := self._store.revealed_player_games(after, REBUILD_PAGE):
@@ -44,10 +55,10 @@ class Profiles:
                 game = self._store.load_game(game_id)
                 result = result_from_log(game, self._store.load_events(game_id, 0, None))
                 if result is not None:
-                    results.append(result)
+                    results.append(replace(result, verified=self._valid(game_id)))
             after = page[-1]
         self._store.replace_statistics(results)
-        return len(results)
+        return sum(bool(result.verified) for result in results)
 
 
 def _preset_view(sums: PlayerStats, today: date) -> dict[str, Any]:
