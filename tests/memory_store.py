@@ -29,11 +29,14 @@ from server.service.errors import (
     VersionConflict,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
+from server.service.players.stats import wilson_interval
 from server.service.ports import Integrate
 from server.service.records import (
+    AllTimeRow,
     ApiTokenRecord,
     Audience,
     Caller,
+    DailyBoardRow,
     DailyDeal,
     GameKeys,
     GameRecord,
@@ -340,6 +343,28 @@ class MemoryStore:
                            if stored.record.owner is not None and stored.record.variant is not None
                            and "server_seed" in stored.record.deal and stored.record.id > after)
         return found[:limit]
+
+    def daily_board(self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None,
+                    limit: int) -> list[DailyBoardRow]:
+        """The memory store keeps no time of the events: every game took no time."""
+        with self._lock:
+            names = {player.id: player.name for player in self._player_keys.values()}
+            rows = [DailyBoardRow(r.game_id, names[r.player_id], r.kind, r.won, r.score, r.hints, r.actions, 0.0)
+                    for r in self._results.values()
+                    if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)]
+        rows.sort(key=lambda row: row.key)
+        return [row for row in rows if after is None or row.key > after][:limit]
+
+    def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
+                       limit: int) -> list[AllTimeRow]:
+        with self._lock:
+            players = [(player, self.load_player_stats(player.id)) for player in self._player_keys.values()
+                       if player.kind == kind]
+        rows = [AllTimeRow(player.id, player.name, player.kind, sums.games, sums.wins,
+                           wilson_interval(sums.wins, sums.games)[0])
+                for player, stats in players for sums in stats if sums.variant == variant and sums.games >= min_games]
+        rows.sort(key=lambda row: row.key)
+        return [row for row in rows if after is None or row.key > after][:limit]
 
     def unverified_results(self, limit: int) -> list[UUID]:
         with self._lock:

@@ -8,6 +8,7 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,21 @@ def add_commands(commands: Any) -> None:
                          help="where the monitor keeps what it has checked (made on the first run)")
     monitor.add_argument("--witness-key", action="append", default=[], metavar="KEY",
                          help="require this witness's cosignature on the checkpoint (repeatable)")
+    monitor.add_argument("--board", action="append", default=[], metavar="DAY", type=_day,
+                         help="also recompute the boards of this closed UTC day (2026-11-24) from the log and the "
+                              "games' exports, and compare them with the boards served (repeatable)")
     monitor.add_argument("--json", action="store_true", help="print the report as JSON")
     monitor.set_defaults(run=_audit)
 
     key = commands.add_parser("log-key", help="print the public log's verifier key, the string clients pin")
     key.set_defaults(run=_log_key)
+
+
+def _day(text: str) -> str:
+    try:
+        return date.fromisoformat(text).isoformat() if len(text) == 10 else date.fromisoformat("").isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day: write it as 2026-11-24") from None
 
 
 def read_key(given: str) -> str:
@@ -68,7 +79,7 @@ def _audit(args: argparse.Namespace) -> int:
             sys.stderr.write("\n" if done == total else "")
             sys.stderr.flush()
 
-    report = audit(fetch, key, witnesses, state, progress)
+    report = audit(fetch, key, witnesses, state, progress, args.board)
     if report.ok:
         draft = args.state.with_name(args.state.name + ".new")
         draft.write_text(state.to_json())
@@ -76,8 +87,9 @@ def _audit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     elif report.ok:
+        boards = f", {report.board_rows_checked} board rows recomputed" if args.board else ""
         print(f"OK: checkpoint of size {report.checkpoint_size}, {report.new_entries} new entries checked, "
-              f"{report.games_verified} finished games verified")
+              f"{report.games_verified} finished games verified{boards}")
     else:
         print("FAILED: " + "\n        ".join(report.problems))
         if report.split_view:

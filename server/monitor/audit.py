@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..log.replay import verify
 from ..transparency.merkle import ProofError, leaf_hash, node_hash, verify_consistency
 from ..transparency.notes import Checkpoint, NoteError, Verifier, open_checkpoint
 from ..transparency.tiles import TILE_WIDTH, bundle_entries, tile_path
+from .boards import check_day, daily_result
 
 Fetch = Callable[[str], bytes]
 """A path of the server (/log/checkpoint, ...) -> its body; raises OSError for anything but a 200."""
@@ -41,17 +42,20 @@ class MonitorState:
     """Each game's and sealed deal's entries by kind: their leaf index."""
     creations: dict[str, str] = field(default_factory=dict)
     """Each game's creation entry, as its leaf hash in base64: what its export must rebuild."""
+    daily: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each ended and verified daily game of a player, by id: its day, preset, player and result, as its log entries
+    and export show them (what a day's board must show: monitor/boards.py)."""
 
     def to_json(self) -> str:
         return json.dumps({"checkpoint": self.checkpoint, "size": self.size,
                            "frontier": [[h, base64.b64encode(v).decode()] for h, v in self.frontier],
-                           "games": self.games, "creations": self.creations})
+                           "games": self.games, "creations": self.creations, "daily": self.daily})
 
     @classmethod
     def from_json(cls, text: str) -> MonitorState:
         raw = json.loads(text)
         return cls(raw["checkpoint"], raw["size"], [(h, base64.b64decode(v)) for h, v in raw["frontier"]],
-                   raw["games"], raw["creations"])
+                   raw["games"], raw["creations"], raw.get("daily", {}))
 
     def root(self) -> bytes:
         hashes = [h for _, h in self.frontier]
@@ -77,6 +81,7 @@ class Report:
     checkpoint_size: int | None = None
     new_entries: int = 0
     games_verified: int = 0
+    board_rows_checked: int = 0
 
     def fail(self, problem: str) -> None:
         self.ok = False
@@ -84,12 +89,14 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "checkpoint_size": self.checkpoint_size, "new_entries": self.new_entries,
-                "games_verified": self.games_verified, "problems": self.problems, "split_view": self.split_view}
+                "games_verified": self.games_verified, "board_rows_checked": self.board_rows_checked,
+                "problems": self.problems, "split_view": self.split_view}
 
 
 def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: MonitorState,
-          progress: Callable[[int, int], None] = lambda done, total: None) -> Report:
-    """One run: the report, and `state` advanced to the new checkpoint if every check held."""
+          progress: Callable[[int, int], None] = lambda done, total: None, boards: Sequence[str] = ()) -> Report:
+    """One run: the report, and `state` advanced to the new checkpoint if every check held; then each day of
+    `boards` recomputed from the games verified so far and compared with the boards served."""
     report = Report()
     try:
         note = fetch("/log/checkpoint").decode()
@@ -106,7 +113,8 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
     if not report.ok:
         return report
     grown = MonitorState(state.checkpoint, state.size, list(state.frontier),
-                         {subject: dict(kinds) for subject, kinds in state.games.items()}, dict(state.creations))
+                         {subject: dict(kinds) for subject, kinds in state.games.items()}, dict(state.creations),
+                         dict(state.daily))
     ended: list[tuple[str, dict[str, Any]]] = []
     total = checkpoint.size - state.size
     try:
@@ -128,6 +136,8 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
     if report.ok:
         grown.checkpoint = note
         state.__dict__.update(grown.__dict__)
+        for day in boards:
+            report.board_rows_checked += check_day(fetch, state.daily, day, report.fail)
     return report
 
 
@@ -204,3 +214,6 @@ def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: 
                                       document["commitment"], created.get("player"))
     if base64.b64encode(leaf_hash(logged_creation)).decode() != state.creations.get(game_id):
         report.fail(f"game {game_id}: its export's creation is not the one logged")
+        return
+    if created["deal"]["kind"] == "daily" and "player" in created:
+        state.daily[game_id] = daily_result(created, events, entry)
