@@ -18,7 +18,7 @@ blp = Blueprint("daily", __name__, url_prefix="/daily",
 
 
 class Today(MethodView):
-    @blp.doc(operationId="getDaily", security=[{}, {"apiToken": []}])
+    @blp.doc(operationId="getDaily", security=[])
     @blp.response(200, DailySchema, example=player_examples.daily())
     @answers(*READ_ERRORS, 401, only=("validation-failed", "unauthorized"))
     def get(self) -> dict[str, Any]:
@@ -33,7 +33,7 @@ class Today(MethodView):
 
 
 class Day(MethodView):
-    @blp.doc(operationId="getDailyOfDay", security=[{}, {"apiToken": []}], parameters=[{
+    @blp.doc(operationId="getDailyOfDay", security=[], parameters=[{
         "in": "path", "name": "day", "required": True,
         "schema": {"type": "string", "format": "date", "example": "2026-11-24"},
         "description": "A UTC day, as 2026-11-24: today or before."}])

@@ -36,7 +36,7 @@ from ..service.errors import (
     Unauthorized,
     VersionConflict,
 )
-from ..service.players.names import NameRefused
+from ..service.players.names import NameRefused, NameReserved
 from ..solver.winnable import NoWinnableDeal
 
 PROBLEM_JSON = "application/problem+json"
@@ -57,6 +57,7 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (DayClosed, HTTPStatus.CONFLICT, "day-closed"),
     (DayNotClosed, HTTPStatus.CONFLICT, "day-not-closed"),
     (TooManyTokens, HTTPStatus.CONFLICT, "too-many-tokens"),
+    (NameReserved, HTTPStatus.CONFLICT, "name-reserved"),
     (NameRefused, HTTPStatus.UNPROCESSABLE_ENTITY, "invalid-name"),
     (SealedDealUsed, HTTPStatus.CONFLICT, "sealed-deal-used"),
     (GameOver, HTTPStatus.CONFLICT, "game-over"),

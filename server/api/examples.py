@@ -224,6 +224,7 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "name-taken": ("the name 'Alice' is taken (names differing only by case or look-alike characters are one name)",
                    {}),
     "too-many-tokens": ("you have 20 live API tokens, the most a player may have: revoke one", {}),
+    "name-reserved": ("'Admin' is reserved: choose another name", {}),
     "invalid-name": ("a name begins with a letter and has only ASCII letters, digits, '_' and '-'", {}),
     "day-not-found": ("2026-11-26 has not begun: its deals open at midnight UTC", {}),
     "daily-deal-played": ("you have played this deal today already: one attempt a day", {}),

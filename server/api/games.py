@@ -68,7 +68,7 @@ def _link(next_url: str | None) -> dict[str, str]:
 
 
 class Games(MethodView):
-    @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[{}, {"apiToken": []}])
+    @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
     @blp.arguments(CreateGameSchema(), required=False, examples={
         "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
         "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},

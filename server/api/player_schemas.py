@@ -8,6 +8,7 @@ from marshmallow import fields, validate
 from ..log.shapes import PLAYER_KINDS, PLAYER_NAME_PATTERN
 from ..rules import PRESETS
 from ..service.players.accounts import MAX_LABEL_LENGTH
+from ..service.players.names import WRITTEN_PATTERN
 from ..service.players.tokens import SCOPES, TOKEN_PATTERN
 
 _SCOPES_DESCRIPTION = ("`play`: create games as this player, act on them, read your daily games before the day "
@@ -47,10 +48,12 @@ _TOKEN = fields.String(required=True, metadata={
 
 class CreatePlayerSchema(ma.Schema):
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=100), metadata={
-        "description": "3 to 24 characters after Unicode NFKC: ASCII letters, digits, `_` and `-`, beginning with a "
-                       "letter. Unique without regard to case or look-alike characters (`0`/`o`, `1`/`i`/`l`, "
-                       "`_`/`-`); reserved words are refused (docs/players.md)."})
+    name = fields.String(required=True, validate=validate.Regexp(WRITTEN_PATTERN, error="not a name: see the pattern"),
+                         metadata={"pattern": WRITTEN_PATTERN, "description": (
+                             "3 to 24 ASCII letters, digits, `_` and `-`, beginning with a letter (or their full-width "
+                             "forms, stored as ASCII: Unicode NFKC). Unique without regard to case or look-alike "
+                             "characters (`0`/`o`, `1`/`i`/`l`, `_`/`-`): 409 `name-taken`; reserved words are as "
+                             "taken, 409 `name-reserved` (docs/players.md).")})
     kind = fields.String(load_default="human", validate=validate.OneOf(PLAYER_KINDS), metadata={
         "description": "human (the default) or bot."})
 

@@ -42,7 +42,7 @@ class Players(MethodView):
     @blp.response(201, PlayerCreatedSchema, headers={"Location": header("Location"), **REPLAYED_HEADER},
                   example=player_examples.player_made())
     @answers(*READ_ERRORS, *BODY_ERRORS, 409, only=(
-        "validation-failed", "invalid-name", "name-taken", "idempotency-key-reused"))
+        "validation-failed", "invalid-name", "name-taken", "name-reserved", "idempotency-key-reused"))
     def post(self, args: dict[str, Any]) -> Response:
         """Sign up: choose a name, get your first API token
 
@@ -129,7 +129,7 @@ class Player(MethodView):
 
 
 class PlayerGames(MethodView):
-    @blp.doc(operationId="listPlayerGames", security=[{}, {"apiToken": []}])
+    @blp.doc(operationId="listPlayerGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
     @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
     @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "player-not-found"))

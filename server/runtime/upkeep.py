@@ -6,9 +6,11 @@ what one did is left as it is by the others (a game closed or a result verified 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from ..service.games import GameService
+from ..service.ports import requester
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,9 @@ class Upkeep:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        # The solver's time it takes (verifications) is counted as this process's upkeep's, apart from every
+        # client's and from the other processes' upkeep.
+        requester.set(f"upkeep/{os.getpid()}")
         while not self._stopped.wait(self._interval):
             while self.run_once():  # many games, a batch a turn, without waiting between batches
                 if self._stopped.is_set():

@@ -132,16 +132,17 @@ SUM_RESULTS = """
 """
 
 # A day's board of a preset and kind, a page after a position: won first, then cards home, fewest hints, fewest
-# actions, least time from the first action to the last, then game id (the index's order, every key ascending).
-_DAILY_BOARD_KEY = """(NOT r.won, -r.score, r.hints, r.actions,
-                       coalesce(r.last_action_at - r.first_action_at, interval '0'), r.game_id)"""
+# actions, least time from the first action to the last, then game id (the index's order, every key ascending;
+# ordered by the keys one by one, as the index lists them, so that a page is read from it with no sort).
+_DAILY_BOARD_KEY = """NOT r.won, -r.score, r.hints, r.actions,
+                       coalesce(r.last_action_at - r.first_action_at, interval '0'), r.game_id"""
 
 DAILY_BOARD = f"""
     SELECT r.game_id, p.name, r.kind, r.won, r.score, r.hints, r.actions,
            extract(epoch FROM coalesce(r.last_action_at - r.first_action_at, interval '0'))::float8 AS seconds
     FROM player_results r JOIN players p ON p.id = r.player_id
     WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s AND r.verified
-      AND {_DAILY_BOARD_KEY} > (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
+      AND ({_DAILY_BOARD_KEY}) > (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
     ORDER BY {_DAILY_BOARD_KEY}
     LIMIT %(limit)s
 """

@@ -3,24 +3,32 @@ of its legal actions and posts it as it is, to the end of the game. Checked by `
 casts and no silenced errors (tests/sdk/test_sdks.py).
 
 Usage: python play_with_python_sdk.py BASE_URL VARIANT DEAL_NUMBER... — prints one JSON line per game,
-then one for a game with custom rules, resigned.
+then one for a game with custom rules, resigned, then one for today's daily deal played by a bot that signs up.
 """
 
 import json
 import sys
+import uuid
 
 from osmosis_game_server_client import AuthenticatedClient, Client
+from osmosis_game_server_client.api.daily import get_daily
 from osmosis_game_server_client.api.games import ask_for_hint, create_game, get_game, list_game_events, take_action
+from osmosis_game_server_client.api.players import create_player
 from osmosis_game_server_client.models import (
     ActionResult,
     ActionSubmission,
     CreatedGame,
     CreateGame,
+    CreatePlayer,
+    CreatePlayerKind,
+    Daily,
     DealAction,
     Game,
     GameStatus,
     HintResult,
     MoveAction,
+    PlayerCreated,
+    PlayerRef,
     Problem,
     RedealAction,
     ResignAction,
@@ -39,7 +47,7 @@ class Refused(Exception):
         super().__init__(f"{problem.status} {problem.code}: {problem.detail}" if problem else "no answer")
 
 
-def created(client: Client, body: CreateGame) -> CreatedGame:
+def created(client: Client | AuthenticatedClient, body: CreateGame) -> CreatedGame:
     answer = create_game.sync(client=client, body=body)
     if not isinstance(answer, CreatedGame):
         raise Refused(answer)
@@ -101,8 +109,36 @@ def resign_custom(base_url: str) -> dict[str, object]:
             "hint_basis": hint.hint.basis.value, **summary(player, resigned)}
 
 
+def today(me: AuthenticatedClient) -> Daily:
+    answer = get_daily.sync(client=me)
+    if not isinstance(answer, Daily):
+        raise Refused(answer)
+    return answer
+
+
+def daily_as_a_bot(base_url: str) -> dict[str, object]:
+    """Sign up as a bot, play today's osmosis deal to the end with the API token, and try it again."""
+    made = create_player.sync(client=Client(base_url=base_url),
+                              body=CreatePlayer(name=f"sdk-bot-{uuid.uuid4().hex[:12]}", kind=CreatePlayerKind.BOT))
+    if not isinstance(made, PlayerCreated):
+        raise Refused(made)
+    me = AuthenticatedClient(base_url=base_url, token=made.token)
+    deal = next(deal for deal in today(me).deals if deal.variant == "osmosis")
+    game: Game | CreatedGame = created(me, CreateGame(variant="osmosis", daily=True))
+    while game.status == GameStatus.PLAYING:
+        game = taken(me, game, chosen(game.legal_actions))
+    again = create_game.sync(client=me, body=CreateGame(variant="osmosis", daily=True))
+    return {"player": made.player.name, "kind": made.player.kind.value, "deal": game.deal.kind.value,
+            "commitment_is_the_days": game.commitment == deal.commitment,
+            "owner": game.player.name if isinstance(game.player, PlayerRef) else None,
+            "again": f"{again.status} {again.code.value}" if isinstance(again, Problem) else "made",
+            "your_game": str(next(d.your_game for d in today(me).deals if d.variant == "osmosis")) == str(game.id),
+            **summary(me, game)}
+
+
 if __name__ == "__main__":
     base_url, variant, *numbers = sys.argv[1:]
     for number in numbers:
         print(json.dumps(play(base_url, variant, int(number))), flush=True)
     print(json.dumps(resign_custom(base_url)), flush=True)
+    print(json.dumps(daily_as_a_bot(base_url)), flush=True)

@@ -68,14 +68,14 @@ def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_with
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_the_python_bot_plays_complete_games_to_won_and_lost_and_resigns_custom_rules(python_sdk, live_server):
+def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal_as_a_bot(python_sdk, live_server):
     variant = "osmosis-draw-one"
     won = next(n for n in range(100) if first_move_policy(variant, n) == "won")
     lost = next(n for n in range(100) if first_move_policy(variant, n) == "lost")
 
     result = run([sys.executable, Path(__file__).parent / "play_with_python_sdk.py", live_server, variant,
                   str(won), str(lost)], env={**os.environ, "PYTHONPATH": str(python_sdk)})
-    *games, custom = [json.loads(line) for line in result.stdout.splitlines()]
+    *games, custom, daily = [json.loads(line) for line in result.stdout.splitlines()]
 
     assert [game["status"] for game in games] == ["won", "lost"]
     assert games[0]["score"] == 52
@@ -85,6 +85,12 @@ def test_the_python_bot_plays_complete_games_to_won_and_lost_and_resigns_custom_
     assert custom == {"draw": 1, "max_passes": 3, "hints": 1, "hint_basis": "estimate", "status": "resigned",
                       "score": custom["score"], "version": 5, "events": 5, "last_event": "seeds_revealed",
                       "variant": "osmosis-three-passes"}
+    # A bot signs up, plays today's daily deal with its API token: its game is its own, of the day's commitment; its
+    # seeds wait for the day's close; a second attempt is refused.
+    assert (daily["kind"], daily["deal"], daily["owner"], daily["commitment_is_the_days"], daily["your_game"]) == (
+        "bot", "daily", daily["player"], True, True)
+    assert daily["status"] in ("won", "lost") and daily["last_event"] in ("game_won", "game_lost")
+    assert daily["again"] == "409 daily-deal-played"
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +140,12 @@ def test_the_typescript_bot_on_openapi_fetch_plays_and_posts_legal_actions_as_li
     assert summary["custom"]["rules"] == {"reserve_piles": 4, "reserve_face_down": 3, "draw": 1, "max_passes": 3,
                                           "waste_access": "top", "start_rule": "base_rank", "free_cells": 0}
     assert summary["custom"]["status"] == "resigned" and summary["custom"]["refused"] == "409 game-over"
+    # A bot signs up and plays today's daily deal of peek with its API token; to anyone else the game does not
+    # exist until the day closes, and a second attempt is refused.
+    assert summary["daily"] == {"kind": "bot", "owner": True, "day": True, "commitment": True,
+                                "status": summary["daily"]["status"], "again": "409 daily-deal-played",
+                                "stranger": "404 game-not-found"}
+    assert summary["daily"]["status"] in ("won", "lost")
 
 
 def test_redocly_lints_the_document_with_its_recommended_rules_without_a_problem(typescript_bot):

@@ -4,7 +4,7 @@ import pytest
 
 from server.service.errors import Forbidden, NameTaken, Unauthorized
 from server.service.players import names, tokens
-from server.service.players.names import NameRefused
+from server.service.players.names import NameReserved
 
 
 @pytest.mark.parametrize(("one", "other"), [
@@ -22,7 +22,7 @@ def test_different_names_have_different_keys(one, other):
 
 @pytest.mark.parametrize("name", ["admin", "r00t", "SYSTEM", "osm0sis", "Y0U", "Player"])
 def test_reserved_words_and_their_look_alikes_are_refused(name):
-    with pytest.raises(NameRefused, match="reserved"):
+    with pytest.raises(NameReserved, match="reserved"):
         names.normalised(name)
 
 

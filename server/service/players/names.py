@@ -32,6 +32,15 @@ class NameRefused(ValueError):
     """A name this server does not give: its message says why, in words a person can act on."""
 
 
+class NameReserved(NameRefused):
+    """A reserved word, or a look-alike of one: as good as taken, by the house."""
+
+
+WRITTEN_PATTERN = ("^[A-Za-z\uff21-\uff3a\uff41-\uff5a][A-Za-z0-9_\\-\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+                   "\uff3f\uff0d]{2,23}$")
+"""A name as it may be written: the alphabet in ASCII or in its full-width forms, which NFKC makes ASCII."""
+
+
 def normalised(name: str) -> str:
     """The name as it will be stored and shown: NFKC, checked against the alphabet and the reserved words."""
     form = unicodedata.normalize("NFKC", name)
@@ -40,7 +49,7 @@ def normalised(name: str) -> str:
     if _NAME.fullmatch(form) is None:
         raise NameRefused("a name begins with a letter and has only ASCII letters, digits, '_' and '-'")
     if name_key(form) in _RESERVED_KEYS:
-        raise NameRefused(f"{form!r} is reserved: choose another name")
+        raise NameReserved(f"{form!r} is reserved: choose another name")
     return form
 
 

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ..documents import player_view
+from ..errors import SolverBusy, SolverSaturated
 from ..ports import Games, Players, Statistics
 from ..records import PlayerResult, PlayerStats
 from . import names
@@ -39,11 +40,17 @@ class Profiles:
 
     def verify_results(self, batch: int = 20) -> int:
         """Verify results recorded and not verified yet, at most `batch`: each valid one counts from now on.
-        How many it verified."""
-        waiting = self._store.unverified_results(batch)
-        for game_id in waiting:
-            self._store.mark_verified(game_id, self._valid(game_id))
-        return len(waiting)
+        How many it verified: the solver's time is shared with the clients', so when none is free the rest
+        waits for the next turn."""
+        verified = 0
+        for game_id in self._store.unverified_results(batch):
+            try:
+                valid = self._valid(game_id)
+            except (SolverBusy, SolverSaturated):
+                break
+            self._store.mark_verified(game_id, valid)
+            verified += 1
+        return verified
 
     def rebuild(self) -> int:
         """The statistics made again from every revealed game of a player: its result counted from its log, and

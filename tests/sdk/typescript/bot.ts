@@ -1,7 +1,8 @@
 // A bot typed only by what openapi-typescript generates from openapi/openapi.json, calling the server
 // through openapi-fetch: it reads the game, picks one of its legal actions and posts it as it is.
 // Compiled by tsc --strict (tests/sdk): no non-null assertion and no type assertion anywhere.
-// Usage: node dist/bot.js BASE_URL — plays a game and a custom-rules game, prints a JSON summary.
+// Usage: node dist/bot.js BASE_URL — plays a game and a custom-rules game, then signs up as a bot and plays today's
+// daily deal with its API token; prints a JSON summary.
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/api.js";
 
@@ -73,13 +74,49 @@ async function play(baseUrl: string, body: components["schemas"]["CreateGame"], 
            log, refused: refusal };
 }
 
+async function daily(baseUrl: string) {
+  const client = createClient<paths>({ baseUrl });
+  const name = `ts-bot-${Math.random().toString(36).slice(2, 12)}`;
+  const made = await client.POST("/players", { body: { name, kind: "bot" } });
+  if (made.error) throw refused(made.error);
+  const headers = { Authorization: `Bearer ${made.data.token}` };
+  const today = await client.GET("/daily", { headers });
+  if (today.error) throw refused(today.error);
+  const deal = today.data.deals.find((each) => each.variant === "peek");
+  const created = await client.POST("/games", { body: { variant: "peek", daily: true }, headers });
+  if (created.error) throw refused(created.error);
+  let game: Game = created.data;
+  while (game.status === "playing") {
+    const action = chosen(game.legal_actions);
+    if (action === undefined) break;
+    const result = await client.POST("/games/{game_id}/actions", {
+      params: { path: { game_id: game.id } },
+      headers,
+      body: { action, expected_version: game.version },
+    });
+    if (result.error) throw refused(result.error);
+    game = result.data.game;
+  }
+  const again = await client.POST("/games", { body: { variant: "peek", daily: true }, headers });
+  const stranger = await client.GET("/games/{game_id}", { params: { path: { game_id: game.id } } });
+  return {
+    kind: made.data.player.kind,
+    owner: game.player?.name === name,
+    day: game.deal.kind === "daily" && game.deal.day === today.data.day,
+    commitment: game.commitment === deal?.commitment,
+    status: game.status,
+    again: again.error ? `${again.error.status} ${again.error.code}` : "made",
+    stranger: stranger.error ? `${stranger.error.status} ${stranger.error.code}` : "read",
+  };
+}
+
 async function main(baseUrl: string): Promise<void> {
   const client = createClient<paths>({ baseUrl });
   const variants = await client.GET("/variants");
   if (variants.error) throw refused(variants.error);
   const drawOne = await play(baseUrl, { variant: "osmosis-draw-one", deal_number: 0 }, 1000);
   const custom = await play(baseUrl, { rules: { draw: 1, max_passes: 3 }, deal_number: 1 }, 5);
-  console.log(JSON.stringify({ variants: variants.data.variants.length, drawOne, custom }));
+  console.log(JSON.stringify({ variants: variants.data.variants.length, drawOne, custom, daily: await daily(baseUrl) }));
 }
 
 main(process.argv[2] ?? "http://127.0.0.1:8000").catch((error: unknown) => {
