@@ -6,9 +6,9 @@ Run: .venv/bin/python bench/boards.py [--players 100000] [--games 1000000] [--re
 Uses DATABASE_URL if set, else the embedded PostgreSQL (in var/bench).
 
 1. At scale: --players players (one in ten a bot) and --games finished daily games of osmosis with their
-   results and sums, written straight into the tables (one player in ten plays 46 days in a row, the rest 6, so
-   that days 1 to 6 have every player on their boards and the all-time boards have a tenth of the players).
-   (bots are the players n = 5 mod 10). Through gunicorn, --reads reads of each: a day's board (first page, and the page after rank 50,000), the
+   results and sums, written straight into the tables (one player in ten, all human, plays 46 days in a row, the
+   rest 6, so that days 1 to 6 have every player on their boards and the all-time boards a tenth of the players).
+   Through gunicorn, --reads reads of each: a day's board (first page, and the page after rank 50,000), the
    all-time board, a player's page, a player's games; p50 and p99 (goal: a board's first page well under 50 ms),
    and the plans of the two board queries (index scans, no sort).
 2. Recording: clients play games (create, then random legal actions to the game's end, as a bot plays)
@@ -60,7 +60,8 @@ def populate(url: str, players: int, games: int) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("""
             INSERT INTO players (id, name, name_key, kind, created_at)
-            SELECT md5('p' || n)::uuid, 'pl' || lpad(n::text, 7, '0'), 'pl' || translate(lpad(n::text, 7, '0'), '01', 'ol'),
+            SELECT md5('p' || n)::uuid, 'pl' || lpad(n::text, 7, '0'),
+                   'pl' || translate(lpad(n::text, 7, '0'), '01', 'ol'),
                    CASE WHEN n %% 10 = 5 THEN 'bot' ELSE 'human' END, now()
             FROM generate_series(1, %(players)s) AS n
         """, {"players": players})
@@ -126,7 +127,7 @@ def reads(port: int, count: int) -> None:
     cursor = page["next_cursor"]
     while walked < 50_000 and cursor:
         deep_cursor = cursor
-        _, deep = timed(lambda: client.call("GET", f"/boards/daily/{DAY0}?limit=100&cursor={cursor}"))
+        _, deep = timed(lambda cursor=cursor: client.call("GET", f"/boards/daily/{DAY0}?limit=100&cursor={cursor}"))
         walked += 100
         cursor = deep["next_cursor"]
     cases: list[tuple[str, str]] = [
