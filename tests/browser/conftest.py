@@ -1,10 +1,25 @@
 """Real Chromium (Debian's, driven by Playwright) on a live server, and pages that fail their test when
 they throw or log an error to the console."""
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import sync_playwright
 
 from tests.browser.table import CHROMIUM, FLAGS, SCREENSHOTS, watch_for_errors
+
+AXE = Path(__file__).parent / "axe"
+
+
+@pytest.fixture(scope="session")
+def axe_script():
+    """axe-core from npm, at the version the lock file names."""
+    npm = shutil.which("npm")
+    assert npm, "npm is missing: scripts/install-system-packages installs it"
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=AXE, check=True, timeout=300)
+    return AXE / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @pytest.fixture(scope="session")

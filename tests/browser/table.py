@@ -94,3 +94,11 @@ def post(url, body=None, token=None):
                                               **({"Authorization": f"Bearer {token}"} if token else {})})
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
+
+
+def serious_violations(page, axe_script):
+    """axe-core's serious and critical findings on the page as it is now."""
+    page.add_script_tag(path=str(axe_script))
+    violations = page.evaluate("async () => (await axe.run(document)).violations")
+    return [(v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
+            for v in violations if v["impact"] in ("serious", "critical")]

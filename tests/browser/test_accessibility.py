@@ -1,31 +1,10 @@
 """Accessibility: an axe-core scan of every page in both themes, the themes, text alternatives."""
 
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.table import post, start_game, watch_for_errors
-
-AXE = Path(__file__).parent / "axe"
-
-
-@pytest.fixture(scope="module")
-def axe_script():
-    """axe-core from npm, at the version the lock file names."""
-    npm = shutil.which("npm")
-    assert npm, "npm is missing: scripts/install-system-packages installs it"
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=AXE, check=True, timeout=300)
-    return AXE / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def serious_violations(page, axe_script):
-    page.add_script_tag(path=str(axe_script))
-    violations = page.evaluate("async () => (await axe.run(document)).violations")
-    return [(v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
-            for v in violations if v["impact"] in ("serious", "critical")]
+from tests.browser.table import post, serious_violations, start_game, watch_for_errors
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

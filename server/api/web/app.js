@@ -8,6 +8,7 @@ import { counted, describe, hintText, movesByCard, renderBoard } from "./board.j
 import { wireDragging } from "./dragging.js";
 import { whyNot } from "./reasons.js";
 import { dealName, listGamesInProgress, listMyGames, remember, tokenOf } from "./lists.js";
+import { shareText, showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
@@ -30,7 +31,7 @@ function say(text, kind = "") {
 }
 
 function show(section) {
-  for (const id of ["start", "table", "replay"]) $(id).hidden = id !== section;
+  for (const id of ["start", "table", "replay", "profile", "boards"]) $(id).hidden = id !== section;
 }
 
 function chosenMove(moves) {
@@ -98,6 +99,7 @@ function changeSettings(changes) {
 }
 
 const ACTION_EVENTS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt", "game_resigned"]);
+const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]); // as boards count
 const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
 
 function duration(from, to) {
@@ -119,14 +121,27 @@ async function showGameOver() {
   $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
   $("game-over-title").focus();
   $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
+  $("share-result").hidden = true;
+  $("copy-status").textContent = "";
   $("game-over-analysis").textContent = "Was the deal winnable? Asking the solver…";
   try {
-    const [events, analysis] = await Promise.all([loadEvents(over.id, 0), api(`/games/${over.id}/analysis`)]);
+    const events = await loadEvents(over.id, 0);
     if (game !== over) return;
+    if (over.deal.kind === "daily") {
+      $("share-text").textContent = shareText(over, events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length);
+      $("share-result").hidden = false;
+    }
     const actions = events.filter((event) => ACTION_EVENTS.has(event.kind)).length;
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
     $("game-over-figures").textContent = `${over.score} of 52 cards home, ${actions} actions${hints}, ` +
       `${duration(over.created_at, over.updated_at)}.`;
+    if (over.deal.kind === "daily" && !over.deal.server_seed) {
+      $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +
+        "midnight UTC: until then it would show the deal to players still at it.";
+      return;
+    }
+    const analysis = await api(`/games/${over.id}/analysis`);
+    if (game !== over) return;
     $("game-over-analysis").textContent = `Solver: ${analysis.summary}.`;
   } catch (error) {
     if (game === over) $("game-over-analysis").textContent = `No analysis: ${error.message}`;
@@ -268,7 +283,30 @@ async function showStart(problem = "") {
   closeReplay();
   show("start");
   $("start-problem").textContent = problem;
-  await Promise.all([listMyGames(), listGamesInProgress()]);
+  await Promise.all([listMyGames(), listGamesInProgress(), showMe().then(() => showDaily(playDaily))]);
+}
+
+// Today's deal of a preset, as the player whose API token this browser keeps: one attempt a day.
+async function playDaily(variant) {
+  try {
+    game = await api("/games", { method: "POST", body: { variant, daily: true } });
+    token = game.player_token;
+    remember(game);
+    location.hash = `game=${game.id}`;
+  } catch (error) {
+    $("start-problem").textContent = error.message;
+  }
+}
+
+async function showPage(section, fill) {
+  closeReplay();
+  show(section);
+  try {
+    await fill();
+  } catch (error) {
+    return showStart(error.message);
+  }
+  $(section === "profile" ? "profile-name" : "boards-title").focus();
 }
 
 async function route() {
@@ -276,6 +314,8 @@ async function route() {
   if (kind === "game" && id) await showTable(id);
   else if (kind === "replay" && id) await showReplay(id);
   else if (kind === "watch" && id) await showReplay(id, { live: true });
+  else if (kind === "player" && id) await showPage("profile", () => showProfile(decodeURIComponent(id)));
+  else if (kind === "boards") await showPage("boards", showBoards);
   else await showStart();
 }
 
@@ -288,6 +328,7 @@ async function start() {
     const option = new Option(variant.name, variant.name);
     option.title = variant.description;
     $("variant").append(option);
+    $("board-variant").append(new Option(variant.name, variant.name));
   }
   const describeVariant = () => {
     $("variant-description").textContent = variants.find((v) => v.name === $("variant").value).description;
@@ -317,6 +358,15 @@ async function start() {
   $("again").addEventListener("click", () => { location.hash = ""; });
   $("leave-replay").addEventListener("click", () => { location.hash = ""; });
   wireReplay();
+  wirePlayers();
+  $("copy-result").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText($("share-text").textContent);
+      $("copy-status").textContent = "Copied.";
+    } catch {
+      $("copy-status").textContent = "Select the text to copy it: this browser does not let the page write to the clipboard.";
+    }
+  });
   document.addEventListener("keydown", (event) => {
     // A held key repeats: it acts once, however fast the server answers.
     if (event.repeat || event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
