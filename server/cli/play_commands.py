@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,6 +36,12 @@ def add_commands(commands: Any) -> None:
                          help="play on one of your games: the one named, or pick from those in progress")
     opening.add_argument("--replay", metavar="GAME_ID", help="step through any game's positions, by its id")
     opening.add_argument("--follow", metavar="GAME_ID", help="watch a game live, move by move")
+    opening.add_argument("--daily", action="store_true",
+                         help="today's deal of --variant, the same for every player, as yourself (one attempt a "
+                              "day; your game again if you began it)")
+    play.add_argument("--name", metavar="NAME",
+                      help="with --daily, the first time on a server: sign up with this name (its API token is kept "
+                           "with your games)")
     play.add_argument("--variant", default="osmosis", choices=list(PRESETS), help="a new game's preset")
     play.add_argument("--deal-number", type=int, metavar="N", help="a new game on this public deal")
     play.add_argument("--winnable", action="store_true", help="a new game on a deal the solver proves winnable")
@@ -60,6 +67,8 @@ def _play(args: argparse.Namespace) -> int:
         new_game["deal_number"] = args.deal_number
     if args.winnable:
         new_game["winnable"] = True
+    if args.daily:
+        new_game = {"variant": args.variant, "daily": True}
     opening = Opening(new_game=new_game, resume=args.resume, replay=args.replay, follow=args.follow)
     plain = args.ascii or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8"
     saved = SavedGames(default_path())
@@ -73,22 +82,52 @@ def _play(args: argparse.Namespace) -> int:
                 print(f"osmosis play: {error}", file=sys.stderr)
                 return 1
         api = Api(url)
+        stack.callback(api.close)
         try:
             api.get("/readyz")
         except (ApiError, Unreachable) as error:
             print(f"osmosis play: {url} is not a ready Osmosis server: {error}", file=sys.stderr)
             return 1
+        if args.daily:
+            try:
+                opening = replace(opening, resume=_todays_game(api, saved, name, args))
+            except (ApiError, Unreachable, DailyRefused, SavedGamesError) as error:
+                print(f"osmosis play: {error}", file=sys.stderr)
+                return 1
         try:
             TableApp(api, name, saved, opening, plain=plain).run()
         except SavedGamesError as error:
             print(f"osmosis play: {error}", file=sys.stderr)
             return 1
-        finally:
-            api.close()
     if opening.replay is None and opening.follow is None:
         print("osmosis play: your games are kept; `osmosis play --resume` takes one up again"
               + ("" if args.server else " (on this machine's server)") + ".")
     return 0
+
+
+class DailyRefused(RuntimeError):
+    """Today's deal cannot be played from here as it was asked."""
+
+
+def _todays_game(api: Api, saved: Any, server: str, args: argparse.Namespace) -> str | None:
+    """`api` made yours on this server (signing you up with --name the first time); your game of today's deal of
+    the preset if you began it (None: the table deals it to you)."""
+    from ..terminal.saved import SavedPlayer
+
+    player = saved.player_on(server)
+    if player is None:
+        if not args.name:
+            raise DailyRefused("the daily deal is played as yourself: give --name NAME the first time, to sign up on "
+                               "this server")
+        made = api.post("/players", {"name": args.name})
+        player = SavedPlayer(made["player"]["name"], made["token"])
+        saved.keep_player(server, player)
+    elif args.name and args.name != player.name:
+        raise DailyRefused(f"you play as {player.name} on this server already")
+    api.bearer = player.token
+    today = api.get("/daily")
+    found: str | None = next((deal["your_game"] for deal in today["deals"] if deal["variant"] == args.variant), None)
+    return found
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -99,6 +138,10 @@ def _check(args: argparse.Namespace) -> str | None:
                 uuid.UUID(value)
             except ValueError:
                 return f"--{option} takes a game's id (a UUID), not {value!r}"
+    if args.name is not None and not args.daily:
+        return "--name signs you up for the daily deal: it goes with --daily"
+    if args.daily and (args.deal_number is not None or args.winnable):
+        return "--daily is today's deal, the same for everyone: it takes no --deal-number or --winnable"
     if args.deal_number is not None and not 0 <= args.deal_number <= MAX_DEAL_NUMBER:
         return f"--deal-number runs from 0 to {MAX_DEAL_NUMBER}"
     if args.server:

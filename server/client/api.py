@@ -44,7 +44,8 @@ class Reply:
 
 
 class Api:
-    def __init__(self, base_url: str, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 30.0, bearer: str | None = None) -> None:
+        """`bearer`: a player's API token, sent with every request that names no token of its own."""
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"a server is an http:// or https:// base URL, not {base_url!r}")
@@ -52,6 +53,7 @@ class Api:
         self._parts, self._prefix, self.timeout = parts, parts.path.rstrip("/"), timeout
         self._connection: http.client.HTTPConnection | None = None
         self._lock = threading.Lock()  # one kept connection, asked from whichever thread needs it
+        self.bearer = bearer
 
     def get(self, path: str, **query: Any) -> dict[str, Any]:
         return self.call("GET", path + (f"?{urlencode(query)}" if query else "")).body
@@ -68,6 +70,7 @@ class Api:
 
     def send(self, method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None) -> Reply:
         """The server's answer, whatever its status."""
+        token = token or self.bearer
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
         if body is not None:
             headers |= {"Content-Type": "application/json", "Idempotency-Key": str(uuid.uuid4())}

@@ -57,7 +57,8 @@ class PlayScreen(BoardScreen):
                 saved.add(SavedGame(self.table_app.server_name, game["id"], self.token, game["variant"],
                                     game["created_at"]))
         else:
-            self.token = saved.token_of(self.table_app.server_name, self.game_id) or ""
+            # A game of yours begun elsewhere (today's deal on another device): your API token acts on it too.
+            self.token = saved.token_of(self.table_app.server_name, self.game_id) or self.api.bearer or ""
             game, refusal = await ask(self.api.get, f"/games/{self.game_id}")
         if game is None:
             self.say(f"{refusal} (Enter: try again, q: leave)", refused=True)

@@ -1,13 +1,16 @@
 """Your games on this machine: each game's id and its player token, the only key to its actions (the server
-keeps only the token's hash), so that `osmosis play --resume` can take a game up again. One JSON file,
-readable by you alone, written whole (temporary file, fsync, rename) so that a crash never leaves half."""
+keeps only the token's hash), so that `osmosis play --resume` can take a game up again; and, for each server
+you play the daily deal on, your name there and its API token. One JSON file, readable by you alone, written
+whole (temporary file, fsync, rename) so that a crash never leaves half."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,6 +26,13 @@ class SavedGame:
     token: str
     variant: str | None
     created_at: str
+
+
+@dataclass(frozen=True)
+class SavedPlayer:
+    name: str
+    token: str
+    """The API token `osmosis play --daily --name` got when it signed you up on the server."""
 
 
 def default_path() -> Path:
@@ -42,27 +52,48 @@ class SavedGames:
         return next((game.token for game in self.on(server) if game.id == game_id), None)
 
     def add(self, game: SavedGame) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # Two tables open at once each add their game: one at a time, so that neither loses the other's.
+        with self._locked():
+            games, players = self._read_all()
+            games = [game, *(other for other in games if (other.server, other.id) != (game.server, game.id))]
+            self._write(games[:KEPT], players)
+
+    def player_on(self, server: str) -> SavedPlayer | None:
+        """Who you play as on this server (for the daily deal), if you signed up there from here."""
+        return self._read_all()[1].get(server)
+
+    def keep_player(self, server: str, player: SavedPlayer) -> None:
+        with self._locked():
+            games, players = self._read_all()
+            self._write(games, {**players, server: player})
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The file to itself until the block ends: a read, a change and a write that no other table interleaves."""
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         with open(self.path.with_suffix(".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            games = [game, *(other for other in self._read() if (other.server, other.id) != (game.server, game.id))]
-            self._write(games[:KEPT])
+            yield
 
     def _read(self) -> list[SavedGame]:
+        return self._read_all()[0]
+
+    def _read_all(self) -> tuple[list[SavedGame], dict[str, SavedPlayer]]:
         try:
             entries = json.loads(self.path.read_text())
-            return [SavedGame(**entry) for entry in entries["games"]]
+            return ([SavedGame(**entry) for entry in entries["games"]],
+                    {server: SavedPlayer(**player) for server, player in entries.get("players", {}).items()})
         except FileNotFoundError:
-            return []
-        except (ValueError, TypeError, KeyError) as error:
+            return [], {}
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
             raise SavedGamesError(f"{self.path} is not a list of saved games ({error}); move it away") from None
 
-    def _write(self, games: list[SavedGame]) -> None:
+    def _write(self, games: list[SavedGame], players: dict[str, SavedPlayer]) -> None:
         descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".games-")
         try:
             with os.fdopen(descriptor, "w") as file:  # mkstemp made it 0600: the tokens are yours alone
-                json.dump({"games": [asdict(game) for game in games]}, file, indent=1)
+                json.dump({"games": [asdict(game) for game in games],
+                           "players": {server: asdict(player) for server, player in players.items()}}, file, indent=1)
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, self.path)

@@ -12,7 +12,8 @@ ENDINGS = {"won": "Won: all 52 cards are home.", "lost": "Lost", "resigned": "Re
 def headline(game: Mapping[str, Any]) -> str:
     state = game["state"]
     deal = game["deal"]
-    dealt = f"deal {deal['deal_number']}" if deal.get("kind") == "number" else "a secret deal"
+    dealt = (f"deal {deal['deal_number']}" if deal.get("kind") == "number"
+             else f"daily {deal['day']}" if deal.get("kind") == "daily" else "a secret deal")
     if deal.get("winnable"):
         dealt += ", winnable"
     passes = "unlimited passes" if state["passes_left"] is None else f"{state['passes_left']} redeals left"

@@ -19,6 +19,9 @@ OSMOSIS = Path(sys.executable).parent / "osmosis"
     (["--replay", "00000000-0000-4000-8000-000000000000", "--follow", "00000000-0000-4000-8000-000000000000"],
      "not allowed with argument"),
     (["--variant", "klondike"], "invalid choice: 'klondike'"),
+    (["--name", "alice"], "--name signs you up for the daily deal: it goes with --daily"),
+    (["--daily", "--deal-number", "3"], "--daily is today's deal, the same for everyone"),
+    (["--daily", "--resume"], "not allowed with argument"),
 ])
 def test_wrong_arguments_are_refused_before_anything_starts(arguments, said, tmp_path):
     done = subprocess.run([OSMOSIS, "play", *arguments], capture_output=True, text=True, timeout=30,
