@@ -131,7 +131,7 @@ def verify_log(
         if revealed is not None and revealed != seeds:
             raise ReplayError(events[-1].seq, "the revealed seeds are not the game's")
         start = _checked_opening(events[0], rules, commit, *seeds, spending)
-        final, hinted = _fold_checking_snapshots(start, events, snapshots or {})
+        final, hinted = _fold_checking_snapshots(start, events, snapshots or {}, daily)
         if final.is_over and revealed is None and not daily:
             raise ReplayError(events[-1].seq, "the game is over but its seeds were not revealed after it")
         _check_hints(hinted, spending)
@@ -256,10 +256,12 @@ def _check_winnable_choice(seq: int, rules: Rules, server_seed: bytes, client_se
         raise ReplayError(seq, f"the deal is not the seeds' winnable deal: {wrong}")
 
 
-def _fold_checking_snapshots(start: GameState, events: Sequence[Event],
-                             snapshots: Mapping[int, str]) -> tuple[GameState, list[tuple[Event, GameState]]]:
+def _fold_checking_snapshots(start: GameState, events: Sequence[Event], snapshots: Mapping[int, str],
+                             daily: bool) -> tuple[GameState, list[tuple[Event, GameState]]]:
     """The position the log folds to, checking on the way that each snapshot is the position at its seq
-    and was taken where the server takes them: at the end of an action; and each hint with its position."""
+    and was taken where the server takes them: at the end of a step (for a daily game, whose seeds are revealed
+    in a write of their own, at the end of an action); and each hint with its position."""
+    ends = ev.ends_an_action if daily else ev.ends_a_step
     beyond = [seq for seq in snapshots if not 1 <= seq <= events[-1].seq]
     if beyond:
         raise ReplayError(min(beyond), "a snapshot is kept for an event the log does not have")
@@ -270,7 +272,7 @@ def _fold_checking_snapshots(start: GameState, events: Sequence[Event],
         if event.kind == ev.HINT_GIVEN:
             hinted.append((event, state))
         snapshot = snapshots.get(event.seq)
-        if snapshot is not None and (not ev.ends_a_step(events, index) or snapshot != to_text(state)):
+        if snapshot is not None and (not ends(events, index) or snapshot != to_text(state)):
             raise ReplayError(event.seq, "the snapshot kept at this event is not the position at the end of an "
                                          "action here")
     return final, hinted

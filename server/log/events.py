@@ -276,3 +276,10 @@ def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -
 def ends_a_step(events: Sequence[Event], index: int) -> bool:
     """Whether events[index] is the last event of its step: the next one, if any, is a new action."""
     return index + 1 == len(events) or events[index + 1].kind not in _ENDING
+
+
+def ends_an_action(events: Sequence[Event], index: int) -> bool:
+    """Whether events[index] is the last of the events its action appended: the next one, if any, is not the end
+    of the game that action made. The reveal of the seeds may follow: it changes no position, and a daily game's
+    comes in a write of its own, when its day closes."""
+    return index + 1 == len(events) or events[index + 1].kind not in (GAME_WON, GAME_LOST)

@@ -5,38 +5,25 @@ cosign it. Play never waits for it: actions only record their entries as pending
 from __future__ import annotations
 
 import logging
-import threading
 
 from ..service.public_log import KeyMismatch, PublicLog
 from ..service.records import SignedCheckpoint
+from .turns import Turns
 from .witnessing import Witnesses
 
 log = logging.getLogger(__name__)
 
 
-class Sequencer:
+class Sequencer(Turns):
     def __init__(self, public_log: PublicLog, interval: float, witnesses: Witnesses | None = None) -> None:
-        self._log = public_log
-        self._interval = interval
-        self._witnesses = witnesses
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="osmosis-log-sequencer", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """No more turns; a turn under way finishes (its transaction commits or rolls back) before this returns."""
-        self._stopped.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    def _run(self) -> None:
         # Every half interval, so that an entry waits at most about one and a half for its checkpoint; the
         # store keeps checkpoints an interval apart whichever process signs them.
-        while not self._stopped.wait(self._interval / 2):
-            self.run_once()
+        super().__init__("osmosis-log-sequencer", interval / 2)
+        self._log = public_log
+        self._witnesses = witnesses
+
+    def turn(self) -> None:
+        self.run_once()
 
     def run_once(self) -> SignedCheckpoint | None:
         try:

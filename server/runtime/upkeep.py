@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 
 from ..service.games import GameService
 from ..service.ports import requester
+from .turns import Turns
 
 log = logging.getLogger(__name__)
 
@@ -19,30 +19,19 @@ TURN_SECONDS = 10.0
 within about this long."""
 
 
-class Upkeep:
+class Upkeep(Turns):
     def __init__(self, service: GameService, interval: float = TURN_SECONDS) -> None:
+        super().__init__("osmosis-upkeep", interval)
         self._service = service
-        self._interval = interval
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="osmosis-upkeep", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._stopped.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    def _run(self) -> None:
+    def begin(self) -> None:
         # The solver's time it takes (verifications) is counted as this process's upkeep's, apart from every
         # client's and from the other processes' upkeep.
         requester.set(f"upkeep/{os.getpid()}")
-        while not self._stopped.wait(self._interval):
-            while self.run_once():  # many games, a batch a turn, without waiting between batches
-                if self._stopped.is_set():
-                    return
+
+    def turn(self) -> None:
+        while self.run_once() and not self.stopped:  # many games, a batch a turn, without waiting between
+            pass
 
     def run_once(self) -> int:
         """One turn; how much it did."""

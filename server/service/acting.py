@@ -29,7 +29,7 @@ from .errors import (
     PositionMoved,
     VersionConflict,
 )
-from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
+from .idempotency import Idempotency, answer_after_race, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
 from .players.daily import day_of
 from .players.stats import result_at_reveal
@@ -166,7 +166,7 @@ class Acting:
         try:
             decision = self._land(game_id, kept, decide)
         except IdempotencyConflict:
-            return self._first_answer_after_race(scope, idempotency)
+            return answer_after_race(self._store, scope, idempotency)
         except Exception as error:
             if kept is not None:
                 # A refused action (illegal, wrong version or token) leaves the game as this process
@@ -296,13 +296,6 @@ class Acting:
         keys, stored = self._store.find_token_and_response(game_id, scope, key_hash(scope, idempotency.key))
         self._check_access(token, keys, game_id)
         return None if stored is None else Answered(first_reply(stored, idempotency)[0], None)
-
-    def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
-        assert idempotency is not None
-        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
-        assert stored is not None, "the request that won the race kept its reply"
-        reply, token = first_reply(stored, idempotency)
-        return Answered(reply, None, token)
 
 
 def _check_version(game: GameRecord, versions: Versions) -> None:

@@ -18,7 +18,7 @@ from ..solver.winnable import first_winnable
 from .acting import Acting, ChangeSink, creation_entry
 from .documents import daily_view, rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed, Unauthorized
-from .idempotency import Idempotency, first_reply, kept_reply, key_hash, work_of
+from .idempotency import Idempotency, answer_after_race, kept_answer, kept_reply, work_of
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .players.accounts import Accounts
 from .players.boards import Boards
@@ -84,7 +84,7 @@ class GameService(Acting, GameQueries):
                            answer: Answer[SealedDealMade] | None = None) -> Answered[SealedDealMade]:
         """A fresh secret server seed, of which only the commitment is shown until its game is over."""
         scope = "deals"
-        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+        if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
             return first
         server_seed = self._new_server_seed()
         made = SealedDealMade(SealedDeal(self._new_id(), self._clock(), server_seed, commitment(server_seed), None))
@@ -94,7 +94,7 @@ class GameService(Acting, GameQueries):
         try:
             self._store.create_sealed_deal(made.deal, kept_reply(scope, idempotency, reply), logged)
         except IdempotencyConflict:
-            return self._first_answer_after_race(scope, idempotency)
+            return answer_after_race(self._store, scope, idempotency)
         return Answered(reply, made)
 
     def get_sealed_deal(self, deal_id: UUID) -> dict[str, Any]:
@@ -119,7 +119,7 @@ class GameService(Acting, GameQueries):
         scope = "games" if owner is None else f"player:{owner.player.id}:games"
         if owner is not None:
             require(owner, PLAY)
-        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+        if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
             return first
         deal: dict[str, Any]
         day = None
@@ -145,7 +145,7 @@ class GameService(Acting, GameQueries):
                                            once_for=work_of(scope, idempotency))
             except IdenticalRequestFinished:
                 # The first request with this key has finished: its answer, or (if it kept none) this one's.
-                if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+                if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
                     return first
                 chosen = self._solver_time(lambda: first_winnable(rules, server_seed, client_seed))
             state, deal = chosen.opening, {**deal, "winnable": chosen.record}
@@ -183,7 +183,7 @@ class GameService(Acting, GameQueries):
             self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
                                     sealed_deal_id, logged)
         except IdempotencyConflict:
-            return self._first_answer_after_race(scope, idempotency)
+            return answer_after_race(self._store, scope, idempotency)
         self._recent.keep(record.id, Known(record, secret, state))
         self._tell(record, events)
         return Answered(reply, made, token)
@@ -213,10 +213,3 @@ class GameService(Acting, GameQueries):
         closed = self.days.closed(day)
         mine = {} if viewer is None else self._store.daily_games_of(viewer.player.id, day)
         return daily_view(day, closes_at(day), closed, deals, mine)
-
-    def _first_reply(self, scope: str, idempotency: Idempotency) -> Answered[Any] | None:
-        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
-        if stored is None:
-            return None
-        reply, token = first_reply(stored, idempotency)
-        return Answered(reply, None, token)

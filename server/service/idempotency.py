@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import IdempotencyKeyReused
-from .outcomes import Reply
+from .outcomes import Answered, Reply
+from .ports import KeptResponses
 from .records import StoredResponse
 
 
@@ -60,6 +62,23 @@ def first_reply(stored: StoredResponse, idempotency: Idempotency) -> tuple[Reply
         return reply, None
     wrapped = bytes.fromhex(stored.player_token_wrapped)
     return reply, _xor(wrapped, _pad(stored.scope, idempotency.key, len(wrapped))).decode()
+
+
+def kept_answer(responses: KeptResponses, scope: str, idempotency: Idempotency) -> Answered[Any] | None:
+    """A retry's answer: the first reply kept for its key (with the token that write made, unwrapped), if any."""
+    stored = responses.find_response(scope, key_hash(scope, idempotency.key))
+    if stored is None:
+        return None
+    reply, token = first_reply(stored, idempotency)
+    return Answered(reply, None, token)
+
+
+def answer_after_race(responses: KeptResponses, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
+    """The answer of the request with the same key whose write landed first (the store refused this one's)."""
+    assert idempotency is not None
+    first = kept_answer(responses, scope, idempotency)
+    assert first is not None, "the request that won the race kept its reply"
+    return first
 
 
 def _pad(scope: str, key: str, length: int) -> bytes:

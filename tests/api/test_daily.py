@@ -200,7 +200,7 @@ def test_at_the_close_every_game_of_the_day_ends_reveals_its_seeds_and_becomes_p
         events = client.get(f"/games/{game_id}/events?limit=200").get_json()["events"]
         assert [event["kind"] for event in events[-len(last_kinds):]] == last_kinds
         verdict = client.get(f"/games/{game_id}/verification").get_json()
-        assert (verdict["valid"], verdict["complete"], verdict["first_bad_seq"]) == (True, True, None)
+        assert (verdict["valid"], verdict["complete"], verdict["first_bad_seq"]) == (True, True, None), verdict
         assert client.get(f"/games/{game_id}/analysis").status_code == 200
     assert on["id"] in [g["id"] for g in client.get("/games?limit=100").get_json()["games"]]
     assert client.post(f"/games/{on['id']}/draw", headers=alice).status_code == 409

@@ -10,13 +10,13 @@ import hmac
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 from uuid import UUID
 
 from ...log.shapes import PLAYER_KINDS
 from ...rules import InvalidInput
 from ..errors import IdempotencyConflict, Unauthorized
-from ..idempotency import Idempotency, first_reply, kept_reply, key_hash
+from ..idempotency import Idempotency, answer_after_race, kept_answer, kept_reply
 from ..outcomes import Answer, Answered
 from ..ports import KeptResponses, Players
 from ..records import ApiTokenRecord, Caller, PlayerRecord
@@ -59,7 +59,7 @@ class Accounts:
                 answer: Answer[PlayerMade] | None = None) -> Answered[PlayerMade]:
         """A new player with a first token of every scope. Raises NameRefused, NameTaken."""
         scope = "players"
-        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+        if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
             return first
         chosen = names.normalised(name)
         player = PlayerRecord(self._new_id(), chosen, _kind(kind), self._clock())
@@ -70,7 +70,7 @@ class Accounts:
             self._store.create_player(player, names.name_key(chosen), made.token,
                                       kept_reply(scope, idempotency, reply, made.secret))
         except IdempotencyConflict:
-            return self._first_answer_after_race(scope, idempotency)
+            return answer_after_race(self._store, scope, idempotency)
         return Answered(reply, outcome, made.secret)
 
     def authenticate(self, bearer: str) -> Caller:
@@ -96,14 +96,14 @@ class Accounts:
                   answer: Answer[TokenMade] | None = None) -> Answered[TokenMade]:
         require(caller, tokens.ACCOUNT)
         scope = f"player:{caller.player.id}:tokens"
-        if idempotency is not None and (first := self._first_reply(scope, idempotency)) is not None:
+        if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
             return first
         made = self._token_for(caller.player.id, label, scopes)
         reply = answer(made) if answer is not None else None
         try:
             self._store.add_token(made.token, MAX_LIVE_TOKENS, kept_reply(scope, idempotency, reply, made.secret))
         except IdempotencyConflict:
-            return self._first_answer_after_race(scope, idempotency)
+            return answer_after_race(self._store, scope, idempotency)
         return Answered(reply, made, made.secret)
 
     def revoke_token(self, caller: Caller, token_id: UUID) -> bool:
@@ -116,19 +116,6 @@ class Accounts:
         record = ApiTokenRecord(self._new_id(), player_id, token_hash_of(secret), _scopes(scopes), _label(label),
                                 self._clock())
         return TokenMade(record, secret)
-
-    def _first_reply(self, scope: str, idempotency: Idempotency) -> Answered[Any] | None:
-        stored = self._store.find_response(scope, key_hash(scope, idempotency.key))
-        if stored is None:
-            return None
-        reply, secret = first_reply(stored, idempotency)
-        return Answered(reply, None, secret)
-
-    def _first_answer_after_race(self, scope: str, idempotency: Idempotency | None) -> Answered[Any]:
-        assert idempotency is not None
-        first = self._first_reply(scope, idempotency)
-        assert first is not None, "the request that won the race kept its reply"
-        return first
 
 
 def _kind(kind: str) -> str:

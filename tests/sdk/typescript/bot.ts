@@ -34,13 +34,12 @@ function described(event: Event): string {
   }
 }
 
-async function play(baseUrl: string, body: components["schemas"]["CreateGame"], moves: number) {
+// Up to `moves` actions, each the first move listed (else a deal or redeal), posted as listed; `log` gets their
+// events in words.
+async function playedOut(baseUrl: string, start: Game, headers: Record<string, string>, moves: number,
+                         log: string[]): Promise<Game> {
   const client = createClient<paths>({ baseUrl });
-  const created = await client.POST("/games", { body });
-  if (created.error) throw refused(created.error);
-  const headers = { Authorization: `Bearer ${created.data.player_token}` };
-  let game: Game = created.data;
-  const log: string[] = [];
+  let game = start;
   for (let step = 0; step < moves && game.status === "playing"; step++) {
     const action = chosen(game.legal_actions);
     if (action === undefined) break;
@@ -53,6 +52,16 @@ async function play(baseUrl: string, body: components["schemas"]["CreateGame"], 
     log.push(...result.data.events.map(described));
     game = result.data.game;
   }
+  return game;
+}
+
+async function play(baseUrl: string, body: components["schemas"]["CreateGame"], moves: number) {
+  const client = createClient<paths>({ baseUrl });
+  const created = await client.POST("/games", { body });
+  if (created.error) throw refused(created.error);
+  const headers = { Authorization: `Bearer ${created.data.player_token}` };
+  const log: string[] = [];
+  let game = await playedOut(baseUrl, created.data, headers, moves, log);
   if (game.status === "playing") {
     const resigned = await client.POST("/games/{game_id}/actions", {
       params: { path: { game_id: game.id } },
@@ -85,18 +94,7 @@ async function daily(baseUrl: string) {
   const deal = today.data.deals.find((each) => each.variant === "peek");
   const created = await client.POST("/games", { body: { variant: "peek", daily: true }, headers });
   if (created.error) throw refused(created.error);
-  let game: Game = created.data;
-  while (game.status === "playing") {
-    const action = chosen(game.legal_actions);
-    if (action === undefined) break;
-    const result = await client.POST("/games/{game_id}/actions", {
-      params: { path: { game_id: game.id } },
-      headers,
-      body: { action, expected_version: game.version },
-    });
-    if (result.error) throw refused(result.error);
-    game = result.data.game;
-  }
+  const game = await playedOut(baseUrl, created.data, headers, Infinity, []);
   const again = await client.POST("/games", { body: { variant: "peek", daily: true }, headers });
   const stranger = await client.GET("/games/{game_id}", { params: { path: { game_id: game.id } } });
   return {
