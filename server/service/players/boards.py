@@ -34,9 +34,10 @@ class Boards:
         """A closed day's board: won first, then cards home, fewest hints, fewest actions, least time from the
         first action to the last. Raises DayNotClosed before the day closes (the board would show how today's
         deal goes)."""
-        if day >= day_of(self._clock()):
-            raise DayNotClosed(f"the board of {day.isoformat()} is published when the day closes, at "
-                               f"{closes_at(day).isoformat()}")
+        today = day_of(self._clock())
+        if day >= today:
+            when = f"at {closes_at(day).isoformat()}" if day == today else "after it has been played"
+            raise DayNotClosed(f"the board of {day.isoformat()} is published when the day closes, {when}")
         rank, key = _opened(cursor, (bool, int, int, int, int, UUID))
         rows = self._store.daily_board(day, variant, kind, key, limit + 1)
         page = rows[:limit]
