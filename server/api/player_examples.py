@@ -1,5 +1,6 @@
-"""The examples of players' operations: made by the functions that make the real responses, from a player
-and tokens made up (tests/api/test_players.py compares them with real responses, ids and clocks aside)."""
+"""The examples of players' operations, daily deals and boards: made by the functions that make the real
+responses (the replies, the views of a player's page and of a board), from records made up
+(tests/api/test_players.py compares them with real responses, ids and clocks aside)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from ..log.public_entries import daily_deal_id
 from ..rules import PRESETS, commitment
 from ..service.documents import api_token_view, daily_view, player_view
 from ..service.players.accounts import PlayerMade, TokenMade
+from ..service.players.boards import board_view, daily_board_view
 from ..service.players.daily import closes_at
+from ..service.players.profiles import profile_view
 from ..service.players.stats import wilson_interval
-from ..service.records import ApiTokenRecord, DailyDeal, PlayerRecord
+from ..service.records import AllTimeRow, ApiTokenRecord, DailyBoardRow, DailyDeal, PlayerRecord, PlayerStats
 from .examples import CREATED_AT, GAME_ID
 from .replies import api_token_created, player_created
 
@@ -59,29 +62,20 @@ def daily(closed: bool = False) -> dict[str, Any]:
 
 
 def profile() -> dict[str, Any]:
-    """A player's page, their statistics made up for the example as the service shows them."""
-    low, high = wilson_interval(9, 41)
-    return {**player(), "stats": [{
-        "variant": "osmosis", "games": 41, "wins": 9, "win_rate": 9 / 41,
-        "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
-        "daily_streak": {"current": 3, "longest": 12},
-        "best_win": {"game_id": str(GAME_ID), "actions": 87},
-    }]}
+    """A player's page: 9 wins in 41 games of osmosis, a best win, a daily streak of 3 and one of 12."""
+    day = CREATED_AT.date()
+    streaks = [day - timedelta(days=n) for n in range(1, 4)] + [day - timedelta(days=n) for n in range(20, 32)]
+    sums = PlayerStats("osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)))
+    return profile_view(PLAYER, [sums], day)
 
 
 def daily_board() -> dict[str, Any]:
-    """Yesterday's board of the osmosis daily deal, its rows made up for the example."""
-    day = CREATED_AT.date() - timedelta(days=1)
-    game = str(GAME_ID)
-    return {"day": day.isoformat(), "variant": "osmosis", "kind": "human", "rows": [
-        {"rank": 1, "player": {"name": "alice", "kind": "human"}, "game_id": game, "won": True, "score": 52,
-         "hints": 0, "actions": 91, "seconds": 412.5, "replay": f"/games/{game}/replay",
-         "transparency": f"/games/{game}/transparency"}], "next_cursor": None}
+    """Yesterday's board of the osmosis daily deal: one row, made up."""
+    row = DailyBoardRow(GAME_ID, PLAYER.name, PLAYER.kind, True, 52, 0, 91, 412.5)
+    return daily_board_view(CREATED_AT.date() - timedelta(days=1), "osmosis", "human", 0, [row], None)
 
 
 def board() -> dict[str, Any]:
-    low, high = wilson_interval(9, 41)
-    return {"variant": "osmosis", "kind": "human", "min_games": 20, "rows": [
-        {"rank": 1, "player": {"name": "alice", "kind": "human"}, "games": 41, "wins": 9, "win_rate": 9 / 41,
-         "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
-         "games_url": "/players/alice/games?variant=osmosis"}], "next_cursor": None}
+    """The all-time board of osmosis: one row, made up."""
+    row = AllTimeRow(PLAYER.id, PLAYER.name, PLAYER.kind, 41, 9, wilson_interval(9, 41)[0])
+    return board_view("osmosis", "human", 0, [row], None)

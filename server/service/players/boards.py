@@ -7,13 +7,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 from uuid import UUID
 
 from ..errors import DayNotClosed, InvalidCursor
 from ..ports import Statistics
+from ..records import AllTimeRow, DailyBoardRow
 from .daily import closes_at, day_of
 from .stats import wilson_interval
 
@@ -41,14 +42,8 @@ class Boards:
         rank, key = _opened(cursor, (bool, int, int, int, int, UUID))
         rows = self._store.daily_board(day, variant, kind, key, limit + 1)
         page = rows[:limit]
-        return {
-            "day": day.isoformat(), "variant": variant, "kind": kind,
-            "rows": [{"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "game_id": str(row.game_id),
-                      "won": row.won, "score": row.score, "hints": row.hints, "actions": row.actions,
-                      "seconds": round(row.seconds, 3), **_links(row.game_id)}
-                     for n, row in enumerate(page, start=1)],
-            "next_cursor": _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None,
-        }
+        next_cursor = _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None
+        return daily_board_view(day, variant, kind, rank, page, next_cursor)
 
     def all_time(self, variant: str, kind: str, limit: int, cursor: str | None) -> dict[str, Any]:
         """The players with at least MIN_GAMES games of the preset, by the lower bound of their win rate's 95%
@@ -56,15 +51,34 @@ class Boards:
         rank, key = _opened(cursor, (float, int, UUID))
         rows = self._store.all_time_board(variant, kind, MIN_GAMES, key, limit + 1)
         page = rows[:limit]
-        entries = []
-        for n, row in enumerate(page, start=1):
-            low, high = wilson_interval(row.wins, row.games)
-            entries.append({"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "games": row.games,
-                            "wins": row.wins, "win_rate": row.wins / row.games,
-                            "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
-                            "games_url": f"/players/{row.name}/games?variant={variant}"})
-        return {"variant": variant, "kind": kind, "min_games": MIN_GAMES, "rows": entries,
-                "next_cursor": _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None}
+        next_cursor = _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None
+        return board_view(variant, kind, rank, page, next_cursor)
+
+
+def daily_board_view(day: date, variant: str, kind: str, rank: int, page: Sequence[DailyBoardRow],
+                     next_cursor: str | None) -> dict[str, Any]:
+    """A page of a day's board as the API shows it, its first row ranked `rank` + 1."""
+    return {
+        "day": day.isoformat(), "variant": variant, "kind": kind,
+        "rows": [{"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "game_id": str(row.game_id),
+                  "won": row.won, "score": row.score, "hints": row.hints, "actions": row.actions,
+                  "seconds": round(row.seconds, 3), **_links(row.game_id)}
+                 for n, row in enumerate(page, start=1)],
+        "next_cursor": next_cursor,
+    }
+
+
+def board_view(variant: str, kind: str, rank: int, page: Sequence[AllTimeRow],
+               next_cursor: str | None) -> dict[str, Any]:
+    """A page of a preset's all-time board as the API shows it, its first row ranked `rank` + 1."""
+    entries = []
+    for n, row in enumerate(page, start=1):
+        low, high = wilson_interval(row.wins, row.games)
+        entries.append({"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "games": row.games,
+                        "wins": row.wins, "win_rate": row.wins / row.games,
+                        "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
+                        "games_url": f"/players/{row.name}/games?variant={variant}"})
+    return {"variant": variant, "kind": kind, "min_games": MIN_GAMES, "rows": entries, "next_cursor": next_cursor}
 
 
 def _links(game_id: UUID) -> dict[str, str]:

@@ -3,7 +3,7 @@ the games' logs (`osmosis rebuild-stats`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, Protocol
@@ -12,7 +12,7 @@ from uuid import UUID
 from ..documents import player_view
 from ..errors import SolverBusy, SolverSaturated
 from ..ports import Games, Players, Statistics
-from ..records import PlayerResult, PlayerStats
+from ..records import PlayerRecord, PlayerResult, PlayerStats
 from . import names
 from .daily import day_of
 from .stats import daily_streaks, result_from_log, wilson_interval
@@ -34,9 +34,9 @@ class Profiles:
     def profile(self, name: str) -> dict[str, Any]:
         """The player and their statistics per preset; raises PlayerNotFound."""
         player = self._store.load_player(names.name_key(name))
-        stats = sorted(self._store.load_player_stats(player.id), key=lambda sums: sums.variant)
+        stats = self._store.load_player_stats(player.id)
         today = day_of(self._clock())
-        return {**player_view(player), "stats": [_preset_view(sums, today) for sums in stats]}
+        return profile_view(player, stats, today)
 
     def verify_results(self, batch: int = 20) -> int:
         """Verify results recorded and not verified yet, at most `batch`: each valid one counts from now on.
@@ -66,6 +66,15 @@ class Profiles:
             after = page[-1]
         self._store.replace_statistics(results)
         return sum(bool(result.verified) for result in results)
+
+
+def profile_view(player: PlayerRecord, stats: Sequence[PlayerStats], today: date) -> dict[str, Any]:
+    """A player's page as the API shows it: the player, and their sums per preset by name."""
+    return {**player_view(player), "stats": [_preset_view(sums, today) for sums in sorted(stats, key=_by_variant)]}
+
+
+def _by_variant(sums: PlayerStats) -> str:
+    return sums.variant
 
 
 def _preset_view(sums: PlayerStats, today: date) -> dict[str, Any]:
