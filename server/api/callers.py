@@ -7,7 +7,7 @@ from uuid import UUID
 from flask import g, request
 
 from ..service.acting import Credential
-from ..service.errors import Unauthorized
+from ..service.errors import ServiceError, Unauthorized
 from ..service.players.tokens import is_api_token
 from ..service.records import Caller
 from .common import game_service
@@ -47,12 +47,12 @@ def optional_caller() -> Caller | None:
 
 
 def viewer() -> UUID | None:
-    """The player reading, for what only they may read (their daily games before the day closes): the player of
-    the request's API token; None for a request without one, or with one that opens nothing (a read that
-    anyone may make answers it all the same)."""
+    """The player calling, for what only they may read (their daily games before the day closes) and for the
+    rate limits: the player of the request's API token; None for a request without one, or with one that opens
+    nothing now (a read that anyone may make answers it all the same; an action is refused by its own check)."""
     try:
         found = optional_caller()
-    except Unauthorized:
+    except ServiceError:
         return None
     return None if found is None else found.player.id
 

@@ -30,8 +30,7 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
-from ..service.errors import ServiceError
-from .callers import optional_caller
+from .callers import viewer
 
 REQUEST_ID_HEADER = "X-Request-ID"
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
@@ -164,13 +163,9 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
 
 
 def _calling_player() -> str:
-    """The player a request's API token names (`player:<id>`), or "" when it names none (no API token, or one
-    that is not live: the request is refused all the same, as unauthorized)."""
-    try:
-        found = optional_caller()
-    except ServiceError:
-        return ""
-    return "" if found is None else f"player:{found.player.id}"
+    """The player a request's API token names (`player:<id>`), or "" when it names none (callers.viewer)."""
+    found = viewer()
+    return "" if found is None else f"player:{found}"
 
 
 class _PoolGauges:

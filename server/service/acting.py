@@ -31,7 +31,7 @@ from .errors import (
 )
 from .idempotency import Idempotency, answer_after_race, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
-from .players.daily import day_of
+from .players.daily import still_private
 from .players.stats import result_at_reveal
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import Games, KeptResponses, SolverTime
@@ -214,7 +214,7 @@ class Acting:
         is left as it is)."""
         with self._store.locked_game(game_id) as locked:
             game, secret = locked.game, locked.secret
-            if game.daily is None or "server_seed" in game.deal or game.daily >= day_of(self._clock()):
+            if game.daily is None or "server_seed" in game.deal or still_private(game.daily, self._clock()):
                 return False
             state = from_text(secret.state_text)
             step = Step(state, [])
@@ -265,7 +265,7 @@ class Acting:
         """Raises Forbidden unless the credential opens the game: its own player token, or an API token of its
         player's with the `play` scope. A daily game before its day closes is its player's alone: to anyone
         else it does not exist (GameNotFound, as for a wrong id)."""
-        private = keys.daily is not None and keys.daily >= day_of(self._clock())
+        private = still_private(keys.daily, self._clock())
         if isinstance(credential, Caller):
             if private and credential.player.id != keys.owner_id:
                 raise GameNotFound(game_id)
@@ -278,7 +278,7 @@ class Acting:
             raise Forbidden("this player token does not belong to this game")
 
     def _check_day_open(self, game: GameRecord) -> None:
-        if game.daily is not None and game.daily < day_of(self._clock()):
+        if game.daily is not None and not still_private(game.daily, self._clock()):
             raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with "
                             "it")
 
@@ -310,6 +310,5 @@ def _keys(game: GameRecord, secret: GameSecret) -> GameKeys:
 
 def creation_entry(game: GameRecord) -> PublicEntry:
     """The game's creation as the public log enters it (its deal without the seeds revealed since)."""
-    player = None if game.owner is None else {"name": game.owner.name, "kind": game.owner.kind}
     return PublicEntry(game.id, public_entries.GAME_CREATED, public_entries.game_created(
-        game.id, game.variant, game.rules, game.deal, game.commitment, player))
+        game.id, game.variant, game.rules, game.deal, game.commitment, game.owner.named() if game.owner else None))

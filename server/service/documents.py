@@ -39,7 +39,7 @@ def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
         # Last, where migration 0008 appended it to the documents it found.
         "hints": record.hints,
         # Only a player's game names its player: the documents of every other game stay as they were.
-        **({} if record.owner is None else {"player": {"name": record.owner.name, "kind": record.owner.kind}}),
+        **({} if record.owner is None else {"player": record.owner.named()}),
     }
 
 

@@ -153,7 +153,7 @@ class GameService(Acting, GameQueries):
             state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))
         commit = commitment(server_seed)
         game_id = self._new_id()
-        player = None if owner is None else {"name": owner.player.name, "kind": owner.player.kind}
+        player = None if owner is None else owner.owner.named()
         events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state, player)])
         now = self._clock()
         record = rendered(GameRecord(

@@ -23,7 +23,7 @@ from .cursors import decode_cursor, encode_cursor
 from .documents import game_document, game_view, position_after
 from .errors import EventNotFound, GameNotFound
 from .feed import FeedEntry, FeedPosition, FeedStart
-from .players.daily import day_of
+from .players.daily import day_of, still_private
 from .ports import Feed, Readiness, SolverTime, at_once
 from .records import Audience
 
@@ -64,7 +64,7 @@ class GameQueries:
                 self._public.move_to_end(game_id)
                 return
         daily, owner = self._store.load_audience(game_id)
-        if daily is not None and daily >= day_of(self._clock()):
+        if still_private(daily, self._clock()):
             if owner is None or owner != viewer:
                 raise GameNotFound(game_id)
             return

@@ -21,6 +21,10 @@ class Owner:
     name: str
     kind: str
 
+    def named(self) -> dict[str, str]:
+        """The player as a game's body, its log and its public-log entry name them."""
+        return {"name": self.name, "kind": self.kind}
+
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:

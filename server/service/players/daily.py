@@ -30,6 +30,12 @@ def day_of(moment: datetime) -> date:
     return moment.astimezone(UTC).date()
 
 
+def still_private(day: date | None, now: datetime) -> bool:
+    """Whether a game of this daily day (None: not a daily game) is still its player's alone: its day has not
+    closed."""
+    return day is not None and day >= day_of(now)
+
+
 def closes_at(day: date) -> datetime:
     """When the day closes: the next midnight, UTC."""
     return datetime.combine(day + timedelta(days=1), time(), UTC)
