@@ -269,7 +269,7 @@ class WinnableRecordSchema(ma.Schema):
     candidate = fields.Integer(required=True, metadata={
         "description": "The index of the deal dealt among the seeds' candidates; every earlier one was not proven "
                        "winnable within the budget."})
-    solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
+    solver = fields.String(required=True, metadata={"example": "osmosis-solver/2"})
     budget = fields.Integer(required=True, metadata={"description": "Positions searched per candidate at most."})
 
 

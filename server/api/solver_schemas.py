@@ -35,7 +35,7 @@ class LosingActionSchema(ma.Schema):
 
 class AnalysisSchema(ma.Schema):
     game_id = fields.UUID(required=True)
-    solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
+    solver = fields.String(required=True, metadata={"example": "osmosis-solver/2"})
     budget = fields.Integer(required=True, metadata={"description": "Positions each search could take at most."})
     status = fields.String(required=True, validate=validate.OneOf(ENDED))
     deal = fields.Nested(SolvedSchema, required=True, metadata={
@@ -81,7 +81,7 @@ class HintSchema(ma.Schema):
         "description": "Cards the player has not seen: the stock's in the first pass, and the face-down ones."})
     nodes = fields.Integer(required=True, metadata={"description": "Positions searched in all."})
     budget = fields.Integer(required=True, metadata={"description": "Positions the hint could search at most."})
-    solver = fields.String(required=True, metadata={"example": "osmosis-solver/1"})
+    solver = fields.String(required=True, metadata={"example": "osmosis-solver/2"})
 
 
 class HintResultSchema(ma.Schema):

@@ -22,7 +22,7 @@ from ..rules import (
     public_view,
     to_text,
 )
-from ..solver import SOLVER_VERSION
+from ..solver import SOLVERS
 from ..solver.hints import HINT_BUDGET, hint
 from ..solver.winnable import check_winnable, rederivation_cost
 from . import events as ev
@@ -283,17 +283,17 @@ def _check_hints(hinted: Sequence[tuple[Event, GameState]], spending: Budget) ->
     from what the player had seen, so the verifier works each one out again and compares."""
     for index, (event, state) in enumerate(hinted):
         recorded = event.data
-        if recorded["solver"] != SOLVER_VERSION or recorded["budget"] != HINT_BUDGET:
+        if recorded["solver"] not in SOLVERS or recorded["budget"] != HINT_BUDGET:
             spending.unchecked.append(
                 f"the hint at event {event.seq}, made by {recorded['solver']} with a budget of {recorded['budget']:,} "
-                f"positions (this verifier recomputes hints of {SOLVER_VERSION} with {HINT_BUDGET:,})")
+                f"positions (this verifier recomputes hints of {', '.join(SOLVERS)} with {HINT_BUDGET:,})")
             continue
         if not spending.affords(recorded["nodes"]):
             spending.unchecked.append(
                 f"the {len(hinted) - index} hint(s) from event {event.seq} on (recomputing them searches "
                 f"beyond {spending.words}; `osmosis verify` recomputes every hint)")
             return
-        worked_out = hint(state, HINT_BUDGET).to_dict()
+        worked_out = hint(state, HINT_BUDGET, recorded["solver"]).to_dict()
         spending.spend(worked_out["nodes"])
         if not same_json(worked_out, recorded):
             differs = next(name for name in worked_out if not same_json(worked_out[name], recorded.get(name)))

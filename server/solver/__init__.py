@@ -14,7 +14,11 @@ from typing import Any
 from ..rules import Action, GameState, Status, action_to_dict
 from .search import Searcher
 
-SOLVER_VERSION = "osmosis-solver/1"
+SOLVER_VERSION = "osmosis-solver/2"
+"""The search new games, analyses and hints use: /1 and the test of cards that can never come home."""
+FIRST_SOLVER = "osmosis-solver/1"
+"""The first search, kept so that the deals and hints it chose still verify: it gives the same answers."""
+SOLVERS = (FIRST_SOLVER, SOLVER_VERSION)
 DEFAULT_BUDGET = 300_000
 """Positions searched by default: about two seconds of one core."""
 MAX_BUDGET = 100_000_000
@@ -49,21 +53,24 @@ class Solution:
         }
 
 
-def solve(state: GameState, budget: int = DEFAULT_BUDGET) -> Solution:
-    """Whether `state` (every card known) can be won, searching at most `budget` positions.
+def solve(state: GameState, budget: int = DEFAULT_BUDGET, solver: str = SOLVER_VERSION) -> Solution:
+    """Whether `state` (every card known) can be won, searching at most `budget` positions with `solver`.
 
     A finished game is winnable only if it was won (with nothing left to do); a resignation is judged
     on the position the player gave up, so call this with the position before it.
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
         raise ValueError(f"the budget is a whole number of positions from 1 to {MAX_BUDGET}, not {budget!r}")
+    if solver not in SOLVERS:
+        raise ValueError(f"the solver is one of {', '.join(SOLVERS)}, not {solver!r}")
     if state.outcome is not None:
         verdict = Verdict.WINNABLE if state.status is Status.WON else Verdict.UNWINNABLE
-        return Solution(verdict, (), 0, budget)
-    found = Searcher(state).run(budget)
+        return Solution(verdict, (), 0, budget, solver)
+    found = Searcher(state, reach=solver != FIRST_SOLVER).run(budget)
     if found.won is None:
-        return Solution(Verdict.UNKNOWN, (), found.nodes, budget)
-    return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget)
+        return Solution(Verdict.UNKNOWN, (), found.nodes, budget, solver)
+    return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget,
+                    solver)
 
 
-__all__ = ["DEFAULT_BUDGET", "MAX_BUDGET", "SOLVER_VERSION", "Solution", "Verdict", "solve"]
+__all__ = ["DEFAULT_BUDGET", "FIRST_SOLVER", "MAX_BUDGET", "SOLVERS", "SOLVER_VERSION", "Solution", "Verdict", "solve"]

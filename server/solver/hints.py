@@ -59,6 +59,7 @@ class Hint:
     """How many cards the player has not seen."""
     nodes: int
     budget: int
+    solver: str = SOLVER_VERSION
 
     def to_dict(self) -> dict[str, Any]:
         """Whole numbers only: the hint is hashed into the move log, and canonical JSON of a fraction
@@ -72,19 +73,20 @@ class Hint:
             "unseen": self.unseen,
             "nodes": self.nodes,
             "budget": self.budget,
-            "solver": SOLVER_VERSION,
+            "solver": self.solver,
         }
 
 
-def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
-    """The best action in `state` by what its player has seen; raises GameOver once the game is over."""
+def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSION) -> Hint:
+    """The best action in `state` by what its player has seen, by `solver`'s searches; raises GameOver once
+    the game is over."""
     if state.outcome is not None:
         raise GameOver(f"the game is over ({state.outcome.status}): there is nothing left to hint")
     seen = SeenPosition.of(state)
     if not seen.unseen_cards:
-        solution = solve(seen.canonical, budget)
+        solution = solve(seen.canonical, budget, solver)
         action = solution.witness[0] if solution.verdict is Verdict.WINNABLE else None
-        return Hint(action, EXACT, solution.verdict, (), 1, 0, solution.nodes, budget)
+        return Hint(action, EXACT, solution.verdict, (), 1, 0, solution.nodes, budget, solver)
     actions = legal_actions(seen.canonical)
     wins, unknown = [0] * len(actions), [0] * len(actions)
     rng = random.Random(seen.fingerprint)
@@ -94,7 +96,7 @@ def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
     while samples < MAX_SAMPLES and nodes + len(actions) * SAMPLE_BUDGET <= budget:
         arrangement = seen.arranged(rng)
         for index, action in enumerate(actions):
-            solution = solve(apply(arrangement, action), SAMPLE_BUDGET)
+            solution = solve(apply(arrangement, action), SAMPLE_BUDGET, solver)
             nodes += solution.nodes
             wins[index] += solution.verdict is Verdict.WINNABLE
             unknown[index] += solution.verdict is Verdict.UNKNOWN
@@ -102,7 +104,7 @@ def hint(state: GameState, budget: int = HINT_BUDGET) -> Hint:
     estimates = sorted((Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
                        key=lambda estimate: (-estimate.wins, -estimate.unknown))
     best = estimates[0].action if estimates else None
-    return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget)
+    return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget, solver)
 
 
 @dataclass(frozen=True, slots=True)

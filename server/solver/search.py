@@ -26,11 +26,17 @@ from dataclasses import dataclass
 
 from ..rules import DECK, FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
 from .plans import viable_plans
+from .reach import Reach, Waits, reserve_waits
 
 ALL_HOME = (1 << 52) - 1
 _WASTE = Place.WASTE
 _CELL = Place.CELL
 NO_CARD = -1
+_PLAYED = 1 << 64
+_PASS_SHIFT = 80
+_BELOW_PASS = (1 << _PASS_SHIFT) - 1
+EARLIER_PASSES = 4
+"""How many earlier passes the test of a dominated position looks at."""
 FIRST_ATTEMPT = 10_000
 """Positions the first attempt may search (see Searcher.run)."""
 
@@ -88,7 +94,7 @@ class _Position:
 class Searcher:
     """One search from one full-information position; `run(budget)` does it."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, reach: bool = True) -> None:
         rules = state.rules
         self.draw = rules.draw
         self.max_passes = rules.max_passes
@@ -99,6 +105,10 @@ class Searcher:
         self.reserves = [tuple(card.index for card in pile) for pile in state.reserves]
         self.start = self._position(state)
         self.plans = viable_plans(state)
+        base_rule = rules.start_rule is StartRule.BASE_RANK
+        self.waits = [Waits(plan, self.base_rank, base_rule) for plan in self.plans]
+        self.above = reserve_waits(self.reserves)
+        self.reach = reach
         self._next_suits_cache: dict[tuple[int, int, int, int], int] = {}
 
     def _position(self, state: GameState) -> _Position:
@@ -243,6 +253,23 @@ class Searcher:
                 return False
         return not (self._can_redeal(position) and position.played)
 
+    def hopeless(self, position: _Position) -> bool:
+        """Whether under every plan still open some card can never come home from `position` (reach.py)."""
+        suits = position.suits
+        started = self._started(position)
+        reach = None
+        for waits in self.waits:
+            plan = waits.plan
+            if plan[:started] != tuple(suits[:started]) or (started < 4 and position.excluded >> plan[started] & 1):
+                continue
+            if reach is None:
+                redeal_to_come = self.max_passes is None or position.pass_number < self.max_passes
+                reach = Reach(self.above, position.talon, position.dealt, self.draw, redeal_to_come, position.cell,
+                              self.has_cell, position.home)
+            if reach.all_home(waits):
+                return False
+        return True
+
     def _can_redeal(self, position: _Position) -> bool:
         return position.dealt > 0 and (self.max_passes is None or position.pass_number < self.max_passes)
 
@@ -259,6 +286,28 @@ class Searcher:
         if self.max_passes is not None:
             key |= position.pass_number << 80
         return key
+
+    @staticmethod
+    def _worth_a_look(actions: list[Action]) -> bool:
+        """Whether the hopeless test is worth its cost after `actions`: not after dealing alone, which only
+        moves the place in the stock (the next play or redeal tests again)."""
+        return not all(isinstance(action, Deal) for action in actions)
+
+    def _dominated(self, key: int, seen: set[int]) -> bool:
+        """Whether a position seen is this one but with a card played in this pass (so no fruitless pass can
+        end it), or in an earlier pass (so more redeals to come) with a card played if this one has: whatever
+        this one can do, that one could, action for action. (An earlier pass with nothing played does not
+        dominate a later one with a card played: at the end of the stock the later one may redeal and the
+        earlier one loses.)"""
+        if not key & _PLAYED and key | _PLAYED in seen:
+            return True
+        if self.max_passes is None:
+            return False
+        pass_number = key >> _PASS_SHIFT
+        rest = key & _BELOW_PASS
+        played = rest | _PLAYED
+        return any(played | earlier << _PASS_SHIFT in seen or rest | earlier << _PASS_SHIFT in seen
+                   for earlier in range(max(1, pass_number - EARLIER_PASSES), pass_number))
 
     # --- the choices ---------------------------------------------------------------------------------
 
@@ -296,11 +345,21 @@ class Searcher:
             yield child, [Redeal()]
         if self.has_cell and position.cell == NO_CARD:
             for source, card in self._sources(position):
+                if self.reach and self._cell_gains_nothing(position, source, card):
+                    continue
                 child = position.copy()
                 self._take(child, source)
                 child.cell = card
                 child.played = True
                 yield child, [Move(DECK[card], source, _CELL)]
+
+    def _cell_gains_nothing(self, position: _Position, source: Place, card: int) -> bool:
+        """Whether moving `card` to the cell is never better than leaving it or playing it: the last card of a
+        pile uncovers nothing (it can go to the cell later just as well), and a card a started foundation
+        takes is better played (the cell stays free)."""
+        if source is not _WASTE and source is not _CELL and position.piles[RESERVES.index(source)] == 1:
+            return True
+        return self._accepting(position, card) >= 0
 
     def _deal_on(self, position: _Position) -> list[Action]:
         """Deal, and go on dealing while dealing is the only choice: the stock is not empty, the waste's
@@ -351,7 +410,7 @@ class Searcher:
         if root.home == ALL_HOME:
             return Search(True, tuple(actions), 1)
         seen = {self._key(root)}
-        if not self.plans or self._lost(root):
+        if not self.plans or self._lost(root) or (self.reach and self.hopeless(root)):
             return Search(False, (), 1)
         path: list[list[Action]] = [actions]
         stack = [self._ordered(root, decision, shuffle)]
@@ -360,7 +419,7 @@ class Searcher:
             for child, actions in stack[-1]:
                 decision = self._settle(child, actions)
                 key = self._key(child)
-                if key in seen:
+                if key in seen or (self.reach and self._dominated(key, seen)):
                     continue
                 nodes += 1
                 if nodes > budget:
@@ -369,7 +428,7 @@ class Searcher:
                     path.append(actions)
                     return Search(True, tuple(action for step in path for action in step), nodes)
                 seen.add(key)
-                if self._lost(child):
+                if self._lost(child) or (self.reach and self._worth_a_look(actions) and self.hopeless(child)):
                     continue
                 path.append(actions)
                 stack.append(self._ordered(child, decision, shuffle))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..rules import GameState, InvalidInput, Rules, layout, opening, shuffled_deck
-from . import SOLVER_VERSION, Solution, Verdict, solve
+from . import SOLVER_VERSION, SOLVERS, Solution, Verdict, solve
 
 WINNABLE_BUDGET = 10_000
 """Positions the solver may search per candidate: the same for every game, so that anyone can check."""
@@ -31,7 +31,7 @@ class WinnableDeal:
     @property
     def record(self) -> dict[str, Any]:
         """What the game's `deal` records of it, and all a verifier needs besides the seeds."""
-        return {"candidate": self.candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}
+        return {"candidate": self.candidate, "solver": self.solution.solver, "budget": WINNABLE_BUDGET}
 
 
 class NoWinnableDeal(InvalidInput):
@@ -46,10 +46,11 @@ def candidate_opening(rules: Rules, server_seed: bytes, client_seed: str, candid
     return opening(rules, layout(shuffled_deck(server_seed, candidate_client_seed(client_seed, candidate)), rules))
 
 
-def first_winnable(rules: Rules, server_seed: bytes, client_seed: str) -> WinnableDeal:
+def first_winnable(rules: Rules, server_seed: bytes, client_seed: str, solver: str = SOLVER_VERSION
+                   ) -> WinnableDeal:
     for candidate in range(MAX_CANDIDATES):
         state = candidate_opening(rules, server_seed, client_seed, candidate)
-        solution = solve(state, WINNABLE_BUDGET)
+        solution = solve(state, WINNABLE_BUDGET, solver)
         if solution.verdict is Verdict.WINNABLE:
             return WinnableDeal(candidate, state, solution)
     raise NoWinnableDeal(
@@ -72,8 +73,8 @@ def check_winnable(rules: Rules, server_seed: bytes, client_seed: str,
     if set(record) != {"candidate", "solver", "budget"}:
         return "deal.winnable must hold exactly candidate, solver and budget", 0
     candidate, solver, budget = record["candidate"], record["solver"], record["budget"]
-    if solver != SOLVER_VERSION:
-        return f"the deal was chosen by solver {solver!r}; this verifier has {SOLVER_VERSION!r}", 0
+    if solver not in SOLVERS:
+        return f"the deal was chosen by solver {solver!r}; this verifier has {', '.join(SOLVERS)}", 0
     if budget != WINNABLE_BUDGET:
         return f"the deal was chosen with a budget of {budget!r} positions; the rule is {WINNABLE_BUDGET}", 0
     if isinstance(candidate, bool) or not isinstance(candidate, int) or not 0 <= candidate < MAX_CANDIDATES:
@@ -81,7 +82,7 @@ def check_winnable(rules: Rules, server_seed: bytes, client_seed: str,
     nodes = 0
     # Only the candidates up to the one claimed: a later one cannot be the first winnable.
     for tried in range(candidate + 1):
-        solution = solve(candidate_opening(rules, server_seed, client_seed, tried), WINNABLE_BUDGET)
+        solution = solve(candidate_opening(rules, server_seed, client_seed, tried), WINNABLE_BUDGET, solver)
         nodes += solution.nodes
         if solution.verdict is Verdict.WINNABLE:
             return (None if tried == candidate else f"the first candidate proven winnable is {tried}, "

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from server.rules import PRESETS, deal_number_seed, shuffled_deck
-from server.solver import SOLVER_VERSION, Verdict, solve
+from server.solver import SOLVER_VERSION, SOLVERS, Verdict, solve
 from server.solver.winnable import (
     MAX_CANDIDATES,
     WINNABLE_BUDGET,
@@ -19,8 +19,8 @@ from server.solver.winnable import (
 )
 
 RULES_DOC = Path(__file__).parents[2] / "docs" / "rules.md"
-VECTOR = re.compile(r"^\| (deal number (\d+)|server seed `(\w\w)` x 32, client seed `(\w+)`) \| ([\w-]+) \| (\d+) \| "
-                    r"([2-9TJQKA][CDHS](?: [2-9TJQKA][CDHS]){7}) \|$")
+VECTOR = re.compile(r"^\| (deal number (\d+)|server seed `(\w\w)` x 32, client seed `(\w+)`) \| ([\w-]+) \| "
+                    r"(osmosis-solver/\d) \| (\d+) \| ([2-9TJQKA][CDHS](?: [2-9TJQKA][CDHS]){7}) \|$")
 
 
 def documented_vectors():
@@ -31,16 +31,17 @@ def documented_vectors():
             seeds = (deal_number_seed(int(row.group(2))), "")
         else:
             seeds = (bytes.fromhex(row.group(3) * 32), row.group(4))
-        vectors.append((seeds, row.group(5), int(row.group(6)), row.group(7).split()))
+        vectors.append((seeds, row.group(5), row.group(6), int(row.group(7)), row.group(8).split()))
     return vectors
 
 
 def test_the_documented_vectors_are_there_and_hold():
     vectors = documented_vectors()
-    assert len(vectors) >= 6
-    for (server_seed, client_seed), variant, candidate, deck in vectors:
-        chosen = first_winnable(PRESETS[variant], server_seed, client_seed)
-        assert chosen.candidate == candidate, (variant, client_seed)
+    assert len(vectors) >= 9 and {solver for _, _, solver, _, _ in vectors} == set(SOLVERS)
+    for (server_seed, client_seed), variant, solver, candidate, deck in vectors:
+        chosen = first_winnable(PRESETS[variant], server_seed, client_seed, solver)
+        assert (chosen.candidate, chosen.record["solver"]) == (candidate, solver), (variant, client_seed)
+        assert check_winnable(PRESETS[variant], server_seed, client_seed, chosen.record)[0] is None
         dealt = shuffled_deck(server_seed, candidate_client_seed(client_seed, candidate))
         assert [str(card) for card in dealt[:8]] == deck
 
@@ -69,6 +70,8 @@ def test_candidate_seeds_never_collide_with_a_client_seed():
     ({"candidate": 0, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "candidate 0 is not proven winnable"),
     ({"candidate": 9, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "first candidate proven winnable is"),
     ({"candidate": 6, "solver": "osmosis-solver/0", "budget": WINNABLE_BUDGET}, "this verifier has"),
+    ({"candidate": 6, "solver": "osmosis-solver/1", "budget": WINNABLE_BUDGET}, "candidate 6 is not proven winnable"),
+    ({"candidate": 7, "solver": "osmosis-solver/2", "budget": WINNABLE_BUDGET}, "first candidate proven winnable is 6"),
     ({"candidate": 6, "solver": SOLVER_VERSION, "budget": 1}, "the rule is"),
     ({"candidate": True, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
     ({"candidate": MAX_CANDIDATES, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),

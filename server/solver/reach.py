@@ -1,0 +1,191 @@
+"""Cards that can never come home: a test that a position is lost, however it is played (docs/solver.md).
+
+Every card waits for others before it can go home. Under a plan it waits for the card of its rank on the
+foundation before its own (the osmosis rule) and, under the `base_rank` start rule, for its suit's
+base-rank card; a reserve card waits for the cards above it in its pile; and a card in the stock or the
+waste waits until it is the waste's top card. That last wait is where draw three bites: dealt three at a
+time, a card that does not end a group of three is never on top unless a card leaves the talon first,
+either one dealt before it (every later pass then falls into threes differently) or the one dealt right
+after it (which lies on it in the waste).
+
+The test works out every card that could ever go home if each of these waits were all there is, the least
+fixed point from the cards already home: a relaxation of the game, so a card it cannot reach can never
+be played, whatever the player does. If some card is left out under every plan still open, the position
+is lost. With a free cell, a card may also leave its place for the cell; the cell holds one card, and a
+card in it leaves only for its foundation, so the cell lets one card out at a time, and only a card that
+will come home from the cell frees it again (tests/solver/test_reach.py checks the test against a
+brute force: it never calls a winnable position lost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .plans import Plan
+
+ALL_CARDS = (1 << 52) - 1
+RANKS = (1 << 13) - 1
+
+
+class Waits:
+    """What each card waits for under one plan, besides leaving its place: `ready(home)` is every card
+    whose foundation would take it once the cards in `home` are home."""
+
+    __slots__ = ("base_rank", "base_rule", "plan")
+
+    def __init__(self, plan: Plan, base_rank: int, base_rule: bool) -> None:
+        self.plan = plan
+        self.base_rank = base_rank
+        self.base_rule = base_rule
+
+    def ready(self, home: int) -> int:
+        plan = self.plan
+        ready = RANKS << 13 * plan[0]
+        for k in range(1, 4):
+            suit = plan[k]
+            ranks = home >> 13 * plan[k - 1] & RANKS
+            if self.base_rule and not home >> (13 * suit + self.base_rank) & 1:
+                ranks &= 1 << self.base_rank
+            ready |= ranks << 13 * suit
+        return ready
+
+
+class Reach:
+    """The cards that can come home from one position (see the module's text), under a plan's waits."""
+
+    __slots__ = ("above", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon")
+
+    def __init__(self, above: Sequence[int], talon: tuple[int, ...], dealt: int, draw: int, can_redeal: bool,
+                 cell: int, has_cell: bool, home: int) -> None:
+        self.above = above
+        self.talon = talon
+        self.draw = draw
+        self.can_redeal = can_redeal
+        self.cell = cell
+        self.has_cell = has_cell
+        self.home = home
+        self.free = _on_top_untouched(len(talon), dealt, draw, can_redeal)
+
+    def all_home(self, waits: Waits) -> bool:
+        """Whether every card could come home under `waits`, the cell used by one card at a time."""
+        cell = self.cell
+        home = self._closure(waits, self.home, self.home if cell < 0 else self.home | 1 << cell)
+        if home == ALL_CARDS:
+            return True
+        if not self.has_cell or (cell >= 0 and not home >> cell & 1):
+            return False
+        tried = 0
+        while True:
+            for card in self._leavable(home, tried):
+                tried |= 1 << card
+                widened = self._closure(waits, home, home | 1 << card)
+                if widened >> card & 1:
+                    if widened == ALL_CARDS:
+                        return True
+                    home = widened
+                    tried = 0
+                    break
+            else:
+                return False
+
+    def _closure(self, waits: Waits, home: int, left: int) -> int:
+        """The cards that come home from `home`, with the cards in `left` (a superset) out of their places."""
+        above, talon, free, can_redeal = self.above, self.talon, self.free, self.can_redeal
+        length = len(talon)
+        gone = 0
+        for card in _cards(left & ~home):
+            if card in talon:
+                gone |= 1 << talon.index(card)
+        while True:
+            waiting = waits.ready(home) & ~home
+            if not waiting:
+                return home
+            before = home
+            in_talon = []
+            for card in _cards(waiting):
+                bit = 1 << card
+                if left & bit:
+                    home |= bit
+                    continue
+                place = above[card]
+                if place < 0:
+                    in_talon.append(talon.index(card))
+                elif not place & ~left:
+                    home |= bit
+                    left |= bit
+            # In the talon's order, so that a card let out shifts every later one in the same round; and
+            # each card let out uncovers the one under it in the waste at once.
+            in_talon.sort()
+            for i in in_talon:
+                card = talon[i]
+                if left >> card & 1 or not (free >> i & 1 or (can_redeal and self._shifted_on_top(i, gone))
+                                            or (i + 1 < length and left >> talon[i + 1] & 1)):
+                    continue
+                while True:
+                    home |= 1 << card
+                    left |= 1 << card
+                    gone |= 1 << i
+                    i -= 1
+                    if i < 0:
+                        break
+                    card = talon[i]
+                    if left >> card & 1 or not waiting >> card & 1:
+                        break
+            if home == before:
+                return home
+
+    def _leavable(self, home: int, tried: int) -> list[int]:
+        """The cards not yet tried that could leave their place for the cell, with the cards in `home` home."""
+        above, talon = self.above, self.talon
+        gone = 0
+        for i, card in enumerate(talon):
+            if home >> card & 1:
+                gone |= 1 << i
+        cards = []
+        for card in _cards(ALL_CARDS & ~home & ~tried):
+            place = above[card]
+            if (place >= 0 and not place & ~home) or (place < 0 and card != self.cell \
+                    and self._on_top(talon.index(card), home, gone)):
+                cards.append(card)
+        return cards
+
+    def _on_top(self, i: int, home: int, gone: int) -> bool:
+        talon = self.talon
+        return bool(self.free >> i & 1 or (self.can_redeal and self._shifted_on_top(i, gone))
+                    or (i + 1 < len(talon) and home >> talon[i + 1] & 1))
+
+    def _shifted_on_top(self, i: int, gone: int) -> bool:
+        """Whether the i-th card can end a group in a later pass, `gone` being the places of the cards that
+        can leave the talon: k of those before it move it k places nearer the start."""
+        return (i + 1) % self.draw <= (gone & (1 << i) - 1).bit_count()
+
+
+def reserve_waits(reserves: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """For each card, the cards above it in its reserve pile as a mask, or -1 for a card in no pile."""
+    above = [-1] * 52
+    for pile in reserves:
+        for j, card in enumerate(pile):
+            above[card] = sum(1 << higher for higher in pile[j + 1:])
+    return tuple(above)
+
+
+_RANKS_OF = tuple(tuple(rank for rank in range(13) if chunk >> rank & 1) for chunk in range(1 << 13))
+
+
+def _cards(mask: int) -> list[int]:
+    return [13 * suit + rank for suit in range(4) for rank in _RANKS_OF[mask >> 13 * suit & RANKS]]
+
+
+def _on_top_untouched(length: int, dealt: int, draw: int, can_redeal: bool) -> int:
+    """The talon's places (bit i: the i-th card of the pass) that come to the waste's top if no card left
+    the talon: the waste's top now, each group's last card still to deal in this pass, and with a redeal
+    to come the last card of every group of the next passes."""
+    free = 1 << (dealt - 1) if dealt else 0
+    for i in range(dealt + draw - 1, length, draw):
+        free |= 1 << i
+    if length:
+        free |= 1 << (length - 1)
+    if can_redeal:
+        for i in range(draw - 1, length, draw):
+            free |= 1 << i
+    return free
