@@ -51,20 +51,30 @@ class Waits:
 
 
 class Reach:
-    """The cards that can come home from one position (see the module's text), under a plan's waits."""
+    """The cards that can come home from one position (see the module's text), under a plan's waits.
 
-    __slots__ = ("above", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon")
+    The talon is the position's (the cards neither home nor in the cell, in the order of the pass), so a
+    place in it is an index, and the cards that have left it are a mask of places."""
 
-    def __init__(self, above: Sequence[int], talon: tuple[int, ...], dealt: int, draw: int, can_redeal: bool,
+    __slots__ = ("above", "at", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon", "talon_cards")
+
+    def __init__(self, above: Sequence[int], talon: tuple[int, ...], free: int, draw: int, can_redeal: bool,
                  cell: int, has_cell: bool, home: int) -> None:
         self.above = above
         self.talon = talon
+        self.free = free
         self.draw = draw
         self.can_redeal = can_redeal
         self.cell = cell
         self.has_cell = has_cell
         self.home = home
-        self.free = _on_top_untouched(len(talon), dealt, draw, can_redeal)
+        at = [-1] * 52
+        talon_cards = 0
+        for i, card in enumerate(talon):
+            at[card] = i
+            talon_cards |= 1 << card
+        self.at = at
+        self.talon_cards = talon_cards
 
     def all_home(self, waits: Waits) -> bool:
         """Whether every card could come home under `waits`, the cell used by one card at a time."""
@@ -77,9 +87,10 @@ class Reach:
         tried = 0
         while True:
             for card in self._leavable(home, tried):
-                tried |= 1 << card
-                widened = self._closure(waits, home, home | 1 << card)
-                if widened >> card & 1:
+                bit = 1 << card
+                tried |= bit
+                widened = self._closure(waits, home, home | bit)
+                if widened & bit:
                     if widened == ALL_CARDS:
                         return True
                     home = widened
@@ -90,74 +101,78 @@ class Reach:
 
     def _closure(self, waits: Waits, home: int, left: int) -> int:
         """The cards that come home from `home`, with the cards in `left` (a superset) out of their places."""
-        above, talon, free, can_redeal = self.above, self.talon, self.free, self.can_redeal
-        length = len(talon)
+        above, talon, at, free, can_redeal, draw = self.above, self.talon, self.at, self.free, self.can_redeal, \
+            self.draw
+        talon_cards = self.talon_cards
+        last = len(talon) - 1
         gone = 0
-        for card in _cards(left & ~home):
-            if card in talon:
-                gone |= 1 << talon.index(card)
+        out = left & talon_cards
+        while out:
+            low = out & -out
+            out ^= low
+            gone |= 1 << at[low.bit_length() - 1]
         while True:
             waiting = waits.ready(home) & ~home
             if not waiting:
                 return home
             before = home
-            in_talon = []
-            for card in _cards(waiting):
-                bit = 1 << card
-                if left & bit:
-                    home |= bit
-                    continue
-                place = above[card]
-                if place < 0:
-                    in_talon.append(talon.index(card))
-                elif not place & ~left:
-                    home |= bit
-                    left |= bit
+            home |= waiting & left
+            in_reserves = waiting & ~left & ~talon_cards
+            while in_reserves:
+                low = in_reserves & -in_reserves
+                in_reserves ^= low
+                if not above[low.bit_length() - 1] & ~left:
+                    home |= low
+                    left |= low
+            in_talon = waiting & ~left & talon_cards
+            places = 0
+            while in_talon:
+                low = in_talon & -in_talon
+                in_talon ^= low
+                places |= 1 << at[low.bit_length() - 1]
             # In the talon's order, so that a card let out shifts every later one in the same round; and
             # each card let out uncovers the one under it in the waste at once.
-            in_talon.sort()
-            for i in in_talon:
-                card = talon[i]
-                if left >> card & 1 or not (free >> i & 1 or (can_redeal and self._shifted_on_top(i, gone))
-                                            or (i + 1 < length and left >> talon[i + 1] & 1)):
+            while places:
+                low = places & -places
+                places ^= low
+                i = low.bit_length() - 1
+                if gone & low or not (free & low or (i < last and gone >> (i + 1) & 1)
+                                      or (can_redeal and (i + 1) % draw <= (gone & (low - 1)).bit_count())):
                     continue
                 while True:
-                    home |= 1 << card
-                    left |= 1 << card
+                    home |= 1 << talon[i]
+                    left |= 1 << talon[i]
                     gone |= 1 << i
                     i -= 1
-                    if i < 0:
-                        break
-                    card = talon[i]
-                    if left >> card & 1 or not waiting >> card & 1:
+                    if i < 0 or gone >> i & 1 or not waiting >> talon[i] & 1:
                         break
             if home == before:
                 return home
 
     def _leavable(self, home: int, tried: int) -> list[int]:
-        """The cards not yet tried that could leave their place for the cell, with the cards in `home` home."""
-        above, talon = self.above, self.talon
+        """The cards not yet tried that could leave their place for the cell, with the cards in `home` home
+        (and so the cell free)."""
+        above, talon, at, free, can_redeal, draw = self.above, self.talon, self.at, self.free, self.can_redeal, \
+            self.draw
+        last = len(talon) - 1
         gone = 0
         for i, card in enumerate(talon):
             if home >> card & 1:
                 gone |= 1 << i
         cards = []
-        for card in _cards(ALL_CARDS & ~home & ~tried):
-            place = above[card]
-            if (place >= 0 and not place & ~home) or (place < 0 and card != self.cell \
-                    and self._on_top(talon.index(card), home, gone)):
+        candidates = ALL_CARDS & ~home & ~tried
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            card = low.bit_length() - 1
+            i = at[card]
+            if i < 0:
+                if not above[card] & ~home:
+                    cards.append(card)
+            elif free >> i & 1 or (i < last and gone >> (i + 1) & 1) \
+                    or (can_redeal and (i + 1) % draw <= (gone & ((1 << i) - 1)).bit_count()):
                 cards.append(card)
         return cards
-
-    def _on_top(self, i: int, home: int, gone: int) -> bool:
-        talon = self.talon
-        return bool(self.free >> i & 1 or (self.can_redeal and self._shifted_on_top(i, gone))
-                    or (i + 1 < len(talon) and home >> talon[i + 1] & 1))
-
-    def _shifted_on_top(self, i: int, gone: int) -> bool:
-        """Whether the i-th card can end a group in a later pass, `gone` being the places of the cards that
-        can leave the talon: k of those before it move it k places nearer the start."""
-        return (i + 1) % self.draw <= (gone & (1 << i) - 1).bit_count()
 
 
 def reserve_waits(reserves: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
@@ -169,14 +184,7 @@ def reserve_waits(reserves: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(above)
 
 
-_RANKS_OF = tuple(tuple(rank for rank in range(13) if chunk >> rank & 1) for chunk in range(1 << 13))
-
-
-def _cards(mask: int) -> list[int]:
-    return [13 * suit + rank for suit in range(4) for rank in _RANKS_OF[mask >> 13 * suit & RANKS]]
-
-
-def _on_top_untouched(length: int, dealt: int, draw: int, can_redeal: bool) -> int:
+def on_top_untouched(length: int, dealt: int, draw: int, can_redeal: bool) -> int:
     """The talon's places (bit i: the i-th card of the pass) that come to the waste's top if no card left
     the talon: the waste's top now, each group's last card still to deal in this pass, and with a redeal
     to come the last card of every group of the next passes."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..rules import DECK, FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
 from .plans import viable_plans
-from .reach import Reach, Waits, reserve_waits
+from .reach import Reach, Waits, on_top_untouched, reserve_waits
 
 ALL_HOME = (1 << 52) - 1
 _WASTE = Place.WASTE
@@ -110,6 +110,8 @@ class Searcher:
         self.above = reserve_waits(self.reserves)
         self.reach = reach
         self._next_suits_cache: dict[tuple[int, int, int, int], int] = {}
+        self._all_home: dict[tuple[int, int, int, int, bool], bool] = {}
+        self._on_top_cache: dict[tuple[int, int, bool], int] = {}
 
     def _position(self, state: GameState) -> _Position:
         position = _Position()
@@ -257,18 +259,31 @@ class Searcher:
         """Whether under every plan still open some card can never come home from `position` (reach.py)."""
         suits = position.suits
         started = self._started(position)
+        redeal_to_come = self.max_passes is None or position.pass_number < self.max_passes
+        free = self._on_top(len(position.talon), position.dealt, redeal_to_come)
         reach = None
-        for waits in self.waits:
+        for index, waits in enumerate(self.waits):
             plan = waits.plan
             if plan[:started] != tuple(suits[:started]) or (started < 4 and position.excluded >> plan[started] & 1):
                 continue
-            if reach is None:
-                redeal_to_come = self.max_passes is None or position.pass_number < self.max_passes
-                reach = Reach(self.above, position.talon, position.dealt, self.draw, redeal_to_come, position.cell,
-                              self.has_cell, position.home)
-            if reach.all_home(waits):
+            # The talon is the cards neither home nor in the cell, so these say all the test reads.
+            key = (index, position.home, position.cell, free, redeal_to_come)
+            all_home = self._all_home.get(key)
+            if all_home is None:
+                if reach is None:
+                    reach = Reach(self.above, position.talon, free, self.draw, redeal_to_come, position.cell,
+                                  self.has_cell, position.home)
+                all_home = self._all_home[key] = reach.all_home(waits)
+            if all_home:
                 return False
         return True
+
+    def _on_top(self, length: int, dealt: int, redeal_to_come: bool) -> int:
+        key = (length, dealt, redeal_to_come)
+        free = self._on_top_cache.get(key)
+        if free is None:
+            free = self._on_top_cache[key] = on_top_untouched(length, dealt, self.draw, redeal_to_come)
+        return free
 
     def _can_redeal(self, position: _Position) -> bool:
         return position.dealt > 0 and (self.max_passes is None or position.pass_number < self.max_passes)
