@@ -56,11 +56,13 @@ class Reach:
     The talon is the position's (the cards neither home nor in the cell, in the order of the pass), so a
     place in it is an index, and the cards that have left it are a mask of places."""
 
-    __slots__ = ("above", "at", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon", "talon_cards")
+    __slots__ = ("above", "at", "below", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon",
+                 "talon_cards")
 
-    def __init__(self, above: Sequence[int], talon: tuple[int, ...], free: int, draw: int, can_redeal: bool,
+    def __init__(self, piles: ReservePiles, talon: tuple[int, ...], free: int, draw: int, can_redeal: bool,
                  cell: int, has_cell: bool, home: int) -> None:
-        self.above = above
+        self.above = piles.above
+        self.below = piles.below
         self.talon = talon
         self.free = free
         self.draw = draw
@@ -86,9 +88,12 @@ class Reach:
             return False
         tried = 0
         while True:
+            ready = waits.ready(home) & ~home
             for card in self._leavable(home, tried):
                 bit = 1 << card
                 tried |= bit
+                if not self._uncovers_ready(card, ready):
+                    continue
                 widened = self._closure(waits, home, home | bit)
                 if widened & bit:
                     if widened == ALL_CARDS:
@@ -149,6 +154,24 @@ class Reach:
             if home == before:
                 return home
 
+    def _uncovers_ready(self, card: int, ready: int) -> bool:
+        """Whether taking `card` out of its place lets out a card that could go home (`ready`, not home) at
+        once: the one under it, or for a card of the talon also one dealt after it, which may end a group
+        in a later pass. If not, the cards home stay as they are, and `card` with them."""
+        i = self.at[card]
+        if i < 0:
+            below = self.below[card]
+            return below >= 0 and bool(ready >> below & 1)
+        at = self.at
+        in_talon = ready & self.talon_cards
+        while in_talon:
+            low = in_talon & -in_talon
+            in_talon ^= low
+            j = at[low.bit_length() - 1]
+            if j > i or j == i - 1:
+                return True
+        return False
+
     def _leavable(self, home: int, tried: int) -> list[int]:
         """The cards not yet tried that could leave their place for the cell, with the cards in `home` home
         (and so the cell free)."""
@@ -175,13 +198,21 @@ class Reach:
         return cards
 
 
-def reserve_waits(reserves: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
-    """For each card, the cards above it in its reserve pile as a mask, or -1 for a card in no pile."""
-    above = [-1] * 52
-    for pile in reserves:
-        for j, card in enumerate(pile):
-            above[card] = sum(1 << higher for higher in pile[j + 1:])
-    return tuple(above)
+class ReservePiles:
+    """The reserve piles as the test reads them: for each card, the cards above it in its pile (a mask) and
+    the card right under it (-1 for the bottom card; both -1 for a card in no pile)."""
+
+    __slots__ = ("above", "below")
+
+    def __init__(self, reserves: Sequence[tuple[int, ...]]) -> None:
+        above = [-1] * 52
+        below = [-1] * 52
+        for pile in reserves:
+            for j, card in enumerate(pile):
+                above[card] = sum(1 << higher for higher in pile[j + 1:])
+                below[card] = pile[j - 1] if j else -1
+        self.above: tuple[int, ...] = tuple(above)
+        self.below: tuple[int, ...] = tuple(below)
 
 
 def on_top_untouched(length: int, dealt: int, draw: int, can_redeal: bool) -> int:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..rules import DECK, FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
 from .plans import viable_plans
-from .reach import Reach, Waits, on_top_untouched, reserve_waits
+from .reach import Reach, ReservePiles, Waits, on_top_untouched
 
 ALL_HOME = (1 << 52) - 1
 _WASTE = Place.WASTE
@@ -107,7 +107,7 @@ class Searcher:
         self.plans = viable_plans(state)
         base_rule = rules.start_rule is StartRule.BASE_RANK
         self.waits = [Waits(plan, self.base_rank, base_rule) for plan in self.plans]
-        self.above = reserve_waits(self.reserves)
+        self.reserve_piles = ReservePiles(self.reserves)
         self.reach = reach
         self._next_suits_cache: dict[tuple[int, int, int, int], int] = {}
         self._all_home: dict[tuple[int, int, int, int, bool], bool] = {}
@@ -271,7 +271,7 @@ class Searcher:
             all_home = self._all_home.get(key)
             if all_home is None:
                 if reach is None:
-                    reach = Reach(self.above, position.talon, free, self.draw, redeal_to_come, position.cell,
+                    reach = Reach(self.reserve_piles, position.talon, free, self.draw, redeal_to_come, position.cell,
                                   self.has_cell, position.home)
                 all_home = self._all_home[key] = reach.all_home(waits)
             if all_home:
@@ -369,12 +369,21 @@ class Searcher:
                 yield child, [Move(DECK[card], source, _CELL)]
 
     def _cell_gains_nothing(self, position: _Position, source: Place, card: int) -> bool:
-        """Whether moving `card` to the cell is never better than leaving it or playing it: the last card of a
-        pile uncovers nothing (it can go to the cell later just as well), and a card a started foundation
-        takes is better played (the cell stays free)."""
-        if source is not _WASTE and source is not _CELL and position.piles[RESERVES.index(source)] == 1:
+        """Whether moving `card` to the cell now is never better than leaving it or playing it.
+
+        A card a started foundation takes is better played (the cell stays free). A reserve card is worth the
+        cell only for the card it uncovers, which can go nowhere but home: so only when that card can go home
+        at once. Any other time, the same moves with `card` left on its pile up to the moment the card under
+        it can go home, and the move to the cell then, reach the same position with the cell free meanwhile
+        (and a game with the cell free and a card to put there is never ended by a fruitless pass); a win
+        whose card in the cell went home before the one under it gained nothing from the cell at all."""
+        if self._accepting(position, card) >= 0:
             return True
-        return self._accepting(position, card) >= 0
+        if source is _WASTE or source is _CELL:
+            return False
+        pile = RESERVES.index(source)
+        count = position.piles[pile]
+        return count == 1 or not self._playable(position, self.reserves[pile][count - 2])
 
     def _deal_on(self, position: _Position) -> list[Action]:
         """Deal, and go on dealing while dealing is the only choice: the stock is not empty, the waste's

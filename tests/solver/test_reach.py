@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from server.solver.reach import ALL_CARDS, Reach, Waits, on_top_untouched, reserve_waits
+from server.solver.reach import ALL_CARDS, Reach, ReservePiles, Waits, on_top_untouched
 from server.solver.search import Searcher
 
 from .test_solver import ALL_RULES, brute_force, endgames, rearranged
@@ -47,8 +47,8 @@ def test_every_card_gone_from_the_talon_shifts_the_later_ones():
     for card in (*talon, *pile):
         home &= ~(1 << card)
     free = on_top_untouched(len(talon), 0, 3, True)
-    reach = Reach(reserve_waits([pile]), talon, free, 3, True, -1, True, home)
+    reach = Reach(ReservePiles([pile]), talon, free, 3, True, -1, True, home)
     assert reach.all_home(Waits((0, 1, 2, 3), 0, False))
     # Without the cell, the club under the heart never comes out, nor the diamond and spade that wait for it.
-    assert not Reach(reserve_waits([pile]), talon, free, 3, True, -1, False, home).all_home(Waits((0, 1, 2, 3), 0,
+    assert not Reach(ReservePiles([pile]), talon, free, 3, True, -1, False, home).all_home(Waits((0, 1, 2, 3), 0,
                                                                                                    False))
