@@ -209,7 +209,7 @@ class Searcher:
             if position.home == ALL_HOME:
                 return None
             for source, card in self._sources(position):
-                if source is _WASTE and self.draw > 1 and position.dealt < len(position.talon):
+                if source is _WASTE and self._waste_play_is_a_choice(position):
                     continue
                 k = self._accepting(position, card)
                 if k < 0 and self._may_start(position, card):
@@ -221,6 +221,13 @@ class Searcher:
                     break
             else:
                 return None
+
+    def _waste_play_is_a_choice(self, position: _Position) -> bool:
+        """Whether playing the waste's top card may hurt: under draw three while the stock still holds cards to
+        deal in a pass that is not the last (it changes how the stock falls into threes in later passes)."""
+        if self.draw == 1 or position.dealt == len(position.talon):
+            return False
+        return self.max_passes is None or position.pass_number < self.max_passes or not self.reach
 
     def _may_start(self, position: _Position, card: int) -> bool:
         """Whether `card` may start the next empty foundation, under the rules and a viable plan."""
