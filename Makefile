@@ -19,7 +19,15 @@ $(VENV)/.test-tools: $(BIN)/osmosis
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-serve: $(BIN)/osmosis
+# The solver's search compiled with mypyc (server/solver/native.py), rebuilt when its sources change; without a
+# C compiler the script says so and the solver runs as pure Python.
+SEARCH_SOURCES := server/solver/plans.py server/solver/reach.py server/solver/search.py
+$(VENV)/.solver-accelerator: $(BIN)/osmosis $(SEARCH_SOURCES)
+	$(BIN)/pip install --quiet -e '.[accelerator]'
+	$(BIN)/python scripts/build-solver-accelerator
+	touch $@
+
+serve: $(BIN)/osmosis $(VENV)/.solver-accelerator
 	$(BIN)/osmosis serve
 
 # The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game.
@@ -33,7 +41,7 @@ play: $(VENV)/.play
 system-packages:
 	scripts/install-system-packages
 
-test: $(VENV)/.test-tools system-packages
+test: $(VENV)/.test-tools $(VENV)/.solver-accelerator system-packages
 	$(BIN)/ruff check server tests bench examples
 	$(BIN)/mypy
 	$(BIN)/pytest

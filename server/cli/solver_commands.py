@@ -1,20 +1,16 @@
-"""`osmosis solve` and `osmosis win-rates`: the solver on the command line (docs/solver.md)."""
+"""`osmosis solve` and `osmosis win-rates` (win_rates.py): the solver on the command line (docs/solver.md)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ..rules import PRESETS, Rules, RulesError, deal_number_seed, parse_server_seed, preset
-from ..service.players.stats import wilson_interval
-from ..solver import DEFAULT_BUDGET, MAX_BUDGET, SOLVER_VERSION, Verdict, solve
-from ..solver.players import play_greedy, play_random
+from ..solver import DEFAULT_BUDGET, MAX_BUDGET, solve
 from ..solver.winnable import candidate_opening, first_winnable
+from . import win_rates
 
 
 def add_commands(commands: Any) -> None:
@@ -36,13 +32,7 @@ def add_commands(commands: Any) -> None:
     solve_command.add_argument("--json", action="store_true", help="print the answer as JSON")
     solve_command.set_defaults(run=_solve)
 
-    rates = commands.add_parser("win-rates", help="win rates of the random, greedy and exact players, in Markdown")
-    rates.add_argument("--variant", action="append", choices=list(PRESETS), help="a preset (default: every one)")
-    rates.add_argument("--deals", type=int, default=None, metavar="N",
-                       help="deals per preset (default 10,000 under draw one, 2,000 under draw three)")
-    rates.add_argument("--budget", type=_budget, default=DEFAULT_BUDGET, metavar="NODES")
-    rates.add_argument("--jobs", type=int, default=1, metavar="J", help="processes to solve in")
-    rates.set_defaults(run=_win_rates)
+    win_rates.add_command(commands, _budget)
 
 
 def _budget(text: str) -> int:
@@ -96,78 +86,3 @@ def _solve(args: argparse.Namespace) -> int:
     if solution.witness:
         print(f"witness     {len(solution.witness)} actions: {' '.join(str(action) for action in solution.witness)}")
     return 0
-
-
-DRAW_ONE_DEALS = 10_000
-DRAW_THREE_DEALS = 2_000
-CLAIMS = (
-    ("osmosis-strict-waste", "13%", 0.13, "seeds/001 (its rules: draw three, reserves face down, strict waste)"),
-    ("peek", "one game in ten or a bit more", 0.10, "seeds/004 (Peek)"),
-    ("osmosis-draw-one", "Medium (32%)", 0.32, "Pretty Good Solitaire (draw one)"),
-)
-
-
-def _outcomes(task: tuple[str, int, int]) -> tuple[bool, bool, str]:
-    """The random player's result, the greedy one's and the solver's verdict on one deal."""
-    name, number, budget = task
-    state = candidate_opening(PRESETS[name], deal_number_seed(number), "", 0)
-    random_won = play_random(state, random.Random(number)).status == "won"
-    greedy_won = play_greedy(state).status == "won"
-    return random_won, greedy_won, solve(state, budget).verdict.value
-
-
-
-def _win_rates(args: argparse.Namespace) -> int:
-    names = args.variant or list(PRESETS)
-    rows = []
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name in names:
-            deals = args.deals or (DRAW_ONE_DEALS if PRESETS[name].draw == 1 else DRAW_THREE_DEALS)
-            started = time.perf_counter()
-            tasks = [(name, number, args.budget) for number in range(deals)]
-            results = list(pool.map(_outcomes, tasks, chunksize=16))
-            rows.append(_row(name, deals, results, time.perf_counter() - started))
-            print(f"osmosis: {name} done", file=sys.stderr, flush=True)
-    print(_document(rows, args))
-    return 0
-
-
-def _rate(wins: int, deals: int) -> str:
-    low, high = wilson_interval(wins, deals)
-    return f"{wins / deals:.1%} ({low:.1%} to {high:.1%})"
-
-
-def _row(name: str, deals: int, results: list[tuple[bool, bool, str]], seconds: float) -> dict[str, Any]:
-    random_wins = sum(result[0] for result in results)
-    greedy_wins = sum(result[1] for result in results)
-    winnable = sum(result[2] == Verdict.WINNABLE for result in results)
-    unknown = sum(result[2] == Verdict.UNKNOWN for result in results)
-    low, _ = wilson_interval(winnable, deals)
-    _, high = wilson_interval(winnable + unknown, deals)
-    exact = f"{winnable / deals:.1%} to {(winnable + unknown) / deals:.1%} ({low:.1%} to {high:.1%})" if unknown \
-        else _rate(winnable, deals)
-    return {"name": name, "deals": deals, "random": _rate(random_wins, deals), "greedy": _rate(greedy_wins, deals),
-            "exact": exact, "unknown": unknown, "winnable": winnable, "seconds": seconds}
-
-
-def _document(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
-    lines = [
-        "| preset | deals | random player | greedy player | every card known (solver) | unknown |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for row in rows:
-        lines.append(f"| {row['name']} | {row['deals']:,} | {row['random']} | {row['greedy']} | {row['exact']} | "
-                     f"{row['unknown']} |")
-    lines.append("")
-    lines.append(f"Deal numbers 0 to N-1 of each preset; solver {SOLVER_VERSION}, budget {args.budget:,} positions "
-                 "per deal. Each rate with its 95% Wilson interval; where the solver left deals unknown, the exact "
-                 "rate is given as the bounds (unknown counted as lost, then as won) and the interval runs from the "
-                 "lower bound's low end to the upper bound's high end.")
-    by_name = {row["name"]: row for row in rows}
-    claims = [(name, text, value, source) for name, text, value, source in CLAIMS if name in by_name]
-    if claims:
-        lines += ["", "| claim | source | preset | greedy | exact |", "|---|---|---|---:|---:|"]
-        for name, text, _, source in claims:
-            row = by_name[name]
-            lines.append(f"| {text} | {source} | {name} | {row['greedy']} | {row['exact']} |")
-    return "\n".join(lines)

@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..rules import Action, GameState, Status, action_to_dict
-from .search import Searcher
+from .native import chosen_search
 
 SOLVER_VERSION = "osmosis-solver/2"
 """The search new games, analyses and hints use: /1 and the test of cards that can never come home."""
@@ -22,6 +22,20 @@ SOLVERS = (FIRST_SOLVER, SOLVER_VERSION)
 DEFAULT_BUDGET = 300_000
 """Positions searched by default: about two seconds of one core."""
 MAX_BUDGET = 100_000_000
+_SEARCH, _ENGINE = chosen_search()
+
+
+def search_engine() -> str:
+    """Which search runs (native.py): the compiled copy or the pure modules, with the same answers."""
+    return _ENGINE
+
+
+def use_compiled_search(compiled: bool) -> str:
+    """Run the compiled copy of the search if there is one (True) or the pure modules (False), for benchmarks
+    and tests that compare the two; returns the sentence saying which runs."""
+    global _SEARCH, _ENGINE
+    _SEARCH, _ENGINE = chosen_search(compiled)
+    return _ENGINE
 
 
 class Verdict(StrEnum):
@@ -66,11 +80,13 @@ def solve(state: GameState, budget: int = DEFAULT_BUDGET, solver: str = SOLVER_V
     if state.outcome is not None:
         verdict = Verdict.WINNABLE if state.status is Status.WON else Verdict.UNWINNABLE
         return Solution(verdict, (), 0, budget, solver)
-    found = Searcher(state, reach=solver != FIRST_SOLVER).run(budget)
+    found = _SEARCH.Searcher(state, reach=solver != FIRST_SOLVER).run(budget)
     if found.won is None:
         return Solution(Verdict.UNKNOWN, (), found.nodes, budget, solver)
     return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget,
                     solver)
 
 
-__all__ = ["DEFAULT_BUDGET", "FIRST_SOLVER", "MAX_BUDGET", "SOLVERS", "SOLVER_VERSION", "Solution", "Verdict", "solve"]
+__all__ = ["DEFAULT_BUDGET", "FIRST_SOLVER", "MAX_BUDGET", "SOLVERS", "SOLVER_VERSION", "Solution",
+           "Verdict", "search_engine",
+           "solve", "use_compiled_search"]

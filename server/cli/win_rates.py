@@ -1,0 +1,263 @@
+"""`osmosis win-rates`: how often each preset is won by a random player, by the greedy one, and by a player
+who sees every card (the solver), on the same deals (docs/win-rates.md).
+
+Every deal is decided in the end: a deal the solver leaves unknown within `--budget` is searched again with
+ten times the positions, and again, up to `--max-budget`. With `--record FILE` each result is appended to
+FILE as one JSON line the moment it is known, and a later run with the same FILE starts where it stopped:
+an exact run takes hours of CPU, and an interruption costs only the deals under way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules import PRESETS, apply, deal_number_seed
+from ..service.players.stats import wilson_interval
+from ..solver import DEFAULT_BUDGET, MAX_BUDGET, Verdict, solve
+from ..solver.players import play_greedy, play_random
+from ..solver.winnable import candidate_opening
+
+DEALS = 10_000
+ESCALATION = 10
+"""Each new search of a deal left unknown has this many times the positions of the one before."""
+PROGRESS_SECONDS = 30.0
+CLAIMS = (
+    ("osmosis-strict-waste", "13%", "seeds/001 (its rules: draw three, reserves face down, strict waste)"),
+    ("peek", "one game in ten or a bit more", "seeds/004 (Peek)"),
+    ("osmosis-draw-one", "Medium (32%)", "Pretty Good Solitaire (draw one)"),
+)
+
+
+def add_command(commands: Any, budget_type: Any) -> None:
+    rates = commands.add_parser(
+        "win-rates", help="win rates of the random, greedy and exact players, in Markdown",
+        description="Play each deal with a random player and the greedy one, and decide it with the solver "
+                    "(every card known), searching again with more positions until every deal is decided or "
+                    "--max-budget is reached; print the rates with 95%% intervals as Markdown.")
+    rates.add_argument("--variant", action="append", choices=list(PRESETS), help="a preset (default: every one)")
+    rates.add_argument("--deals", type=_deal_count, default=DEALS, metavar="N",
+                       help=f"deal numbers 0 to N-1 of each preset (default {DEALS:,})")
+    rates.add_argument("--budget", type=budget_type, default=DEFAULT_BUDGET, metavar="NODES",
+                       help=f"positions of each deal's first search (default {DEFAULT_BUDGET:,})")
+    rates.add_argument("--max-budget", type=budget_type, default=MAX_BUDGET, metavar="NODES",
+                       help=f"positions of the last search of a deal still unknown (default {MAX_BUDGET:,}); "
+                            "the --budget value searches each deal once")
+    rates.add_argument("--jobs", type=_jobs, default=1, metavar="J", help="processes to solve in (default 1)")
+    rates.add_argument("--record", type=Path, metavar="FILE",
+                       help="append each result to FILE (JSON lines) and take up where an earlier run left off")
+    rates.set_defaults(run=run)
+
+
+def _deal_count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("--deals is at least 1")
+    return value
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("--jobs is at least 1")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One deal's results: the players' are the same in every search of it, the solver's are its last."""
+
+    variant: str
+    deal: int
+    random: bool
+    greedy: bool
+    verdict: str
+    nodes: int
+    budget: int
+    solver: str
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict != Verdict.UNKNOWN
+
+    def better_than(self, other: Outcome | None) -> bool:
+        return other is None or (not other.decided and (self.decided or self.budget > other.budget))
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    variant: str
+    deal: int
+    budget: int
+    players: tuple[bool, bool] | None
+    """The players' results if known already (a search again), else None (play them too)."""
+
+
+def work(task: Task) -> Outcome:
+    """Solve one deal (and play it, the first time). A witness is replayed by the rules engine before it is
+    counted: a win the engine does not confirm stops the run."""
+    state = candidate_opening(PRESETS[task.variant], deal_number_seed(task.deal), "", 0)
+    if task.players is None:
+        players = (play_random(state, random.Random(task.deal)).status == "won", play_greedy(state).status == "won")
+    else:
+        players = task.players
+    solution = solve(state, task.budget)
+    if solution.verdict is Verdict.WINNABLE:
+        end = state
+        for action in solution.witness:
+            end = apply(end, action)
+        if end.status != "won":
+            raise AssertionError(f"{task.variant} deal {task.deal}: the solver's witness does not win")
+    return Outcome(task.variant, task.deal, *players, solution.verdict.value, solution.nodes, task.budget,
+                   solution.solver)
+
+
+class Record:
+    """The results so far, best per deal, and the file they are appended to (if any)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.best: dict[tuple[str, int], Outcome] = {}
+        if path is not None and path.exists():
+            for outcome in _read(path):
+                self.keep(outcome)
+
+    def keep(self, outcome: Outcome) -> None:
+        key = (outcome.variant, outcome.deal)
+        if outcome.better_than(self.best.get(key)):
+            self.best[key] = outcome
+
+    def add(self, outcome: Outcome) -> None:
+        self.keep(outcome)
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(asdict(outcome), separators=(",", ":")) + "\n")
+
+
+def _read(path: Path) -> Iterator[Outcome]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            yield Outcome(**json.loads(line))
+        except (ValueError, TypeError) as error:
+            if number == len(lines):
+                # The last line of a run cut off while writing: its deal is solved again.
+                print(f"osmosis: {path}: the last line is incomplete and is ignored", file=sys.stderr)
+                return
+            raise SystemExit(f"osmosis: {path}, line {number}: not a result of win-rates ({error})") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_budget < args.budget:
+        print("osmosis: --max-budget is below --budget", file=sys.stderr)
+        return 2
+    names = args.variant or list(PRESETS)
+    record = Record(args.record)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        budget = args.budget
+        while True:
+            tasks = list(_tasks(record, names, args.deals, budget))
+            _solve_all(pool, args.jobs, tasks, record)
+            if budget >= args.max_budget or not _unknown(record, names, args.deals):
+                break
+            budget = min(budget * ESCALATION, args.max_budget)
+    print(document(record, names, args.deals, args.budget, time.perf_counter() - started))
+    return 0
+
+
+def _tasks(record: Record, names: list[str], deals: int, budget: int) -> Iterator[Task]:
+    for name in names:
+        for deal in range(deals):
+            known = record.best.get((name, deal))
+            if known is None:
+                yield Task(name, deal, budget, None)
+            elif not known.decided and known.budget < budget:
+                yield Task(name, deal, budget, (known.random, known.greedy))
+
+
+def _solve_all(pool: ProcessPoolExecutor, jobs: int, tasks: list[Task], record: Record) -> None:
+    """Solve `tasks`, keeping each result as it comes; a few per process at a time, so that a run stopped
+    at any moment leaves every finished result in the record."""
+    pending: set[Future[Outcome]] = set()
+    queue = iter(tasks)
+    done = 0
+    last_word = time.monotonic()
+    while True:
+        while len(pending) < 4 * jobs:
+            task = next(queue, None)
+            if task is None:
+                break
+            pending.add(pool.submit(work, task))
+        if not pending:
+            return
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            record.add(future.result())
+            done += 1
+        if time.monotonic() - last_word >= PROGRESS_SECONDS:
+            last_word = time.monotonic()
+            print(f"osmosis: {done:,} of {len(tasks):,} searches done", file=sys.stderr, flush=True)
+
+
+def _unknown(record: Record, names: Iterable[str], deals: int) -> list[Outcome]:
+    return [outcome for name in names for deal in range(deals)
+            if not (outcome := record.best[(name, deal)]).decided]
+
+
+def _rate(wins: int, deals: int) -> str:
+    low, high = wilson_interval(wins, deals)
+    return f"{wins / deals:.1%} ({low:.1%} to {high:.1%})"
+
+
+def _exact(winnable: int, unknown: int, deals: int) -> str:
+    if not unknown:
+        return _rate(winnable, deals)
+    low, _ = wilson_interval(winnable, deals)
+    _, high = wilson_interval(winnable + unknown, deals)
+    return f"{winnable / deals:.1%} to {(winnable + unknown) / deals:.1%} ({low:.1%} to {high:.1%})"
+
+
+def document(record: Record, names: list[str], deals: int, budget: int, seconds: float) -> str:
+    """The rates as Markdown: a row per preset, the deals left unknown, the sources' claims."""
+    lines = [
+        "| preset | deals | random player | greedy player | every card known (solver) | winnable | unwinnable "
+        "| unknown |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    exact: dict[str, str] = {}
+    greedy: dict[str, str] = {}
+    for name in names:
+        outcomes = [record.best[(name, deal)] for deal in range(deals)]
+        winnable = sum(outcome.verdict == Verdict.WINNABLE for outcome in outcomes)
+        unwinnable = sum(outcome.verdict == Verdict.UNWINNABLE for outcome in outcomes)
+        unknown = deals - winnable - unwinnable
+        exact[name] = _exact(winnable, unknown, deals)
+        greedy[name] = _rate(sum(outcome.greedy for outcome in outcomes), deals)
+        lines.append(f"| {name} | {deals:,} | {_rate(sum(outcome.random for outcome in outcomes), deals)} | "
+                     f"{greedy[name]} | {exact[name]} | {winnable:,} | {unwinnable:,} | {unknown:,} |")
+    solvers = sorted({outcome.solver for outcome in record.best.values()})
+    lines += ["", f"Deal numbers 0 to {deals - 1:,} of each preset; solver {', '.join(solvers)}, each deal searched "
+              f"first with {budget:,} positions and, while unknown, again with {ESCALATION} times as many; every "
+              "win the solver found was replayed by the rules engine. Each rate with its 95% Wilson interval (of the "
+              "rate over all deals, which these deals sample). Where deals are left unknown, the exact rate is given "
+              "as bounds (unknown counted as lost, then as won), the interval from the lower bound's low end to the "
+              f"upper bound's high end. {seconds / 3600:.1f} hours in this run."]
+    resisting = _unknown(record, names, deals)
+    if resisting:
+        lines += ["", "Deals no search has decided (open problems):", "",
+                  "| preset | deal number | positions searched |", "|---|---:|---:|"]
+        lines += [f"| {outcome.variant} | {outcome.deal} | {outcome.budget:,} |" for outcome in resisting]
+    claims = [(name, text, source) for name, text, source in CLAIMS if name in exact]
+    if claims:
+        lines += ["", "| claim | source | preset | greedy | exact |", "|---|---|---|---:|---:|"]
+        lines += [f"| {text} | {source} | {name} | {greedy[name]} | {exact[name]} |" for name, text, source in claims]
+    return "\n".join(lines)
