@@ -143,15 +143,18 @@ class Record:
 
 
 def _read(path: Path) -> Iterator[Outcome]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, 1):
+    text = path.read_text(encoding="utf-8")
+    complete, _, tail = text.rpartition("\n")
+    if tail:
+        # The last line of a run cut off while writing it: its deal is solved again, and the record is cut
+        # back to its last whole line, so that the next result starts a line of its own.
+        print(f"osmosis: {path}: the last line is incomplete and is ignored", file=sys.stderr)
+        with path.open("r+", encoding="utf-8") as file:
+            file.truncate(len((complete + "\n").encode()) if complete else 0)
+    for number, line in enumerate(complete.splitlines(), 1):
         try:
             yield Outcome(**json.loads(line))
         except (ValueError, TypeError) as error:
-            if number == len(lines):
-                # The last line of a run cut off while writing: its deal is solved again.
-                print(f"osmosis: {path}: the last line is incomplete and is ignored", file=sys.stderr)
-                return
             raise SystemExit(f"osmosis: {path}, line {number}: not a result of win-rates ({error})") from None
 
 

@@ -1,0 +1,100 @@
+"""`osmosis win-rates` as a long run: every deal decided in the end, results kept as they come, a run cut off
+taken up where it stopped."""
+
+import json
+
+import pytest
+
+from server.cli import win_rates
+from server.cli.main import main
+from server.rules import Deal
+from server.solver import Solution, Verdict
+
+
+def run(capsys, *argv):
+    status = main(["win-rates", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def lines_of(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_deals_left_unknown_are_searched_again_with_more_positions_until_decided(capsys, tmp_path):
+    record = tmp_path / "record.jsonl"
+    status, out, _ = run(capsys, "--variant", "osmosis-ablage", "--deals", "12", "--budget", "10",
+                         "--max-budget", "100000", "--record", str(record))
+    assert status == 0
+    row = next(line for line in out.splitlines() if line.startswith("| osmosis-ablage | 12 |"))
+    assert row.endswith("| 0 |") and "Deals no search has decided" not in out
+    results = lines_of(record)
+    budgets = {result["budget"] for result in results}
+    assert {10, 100, 1000} <= budgets <= {10, 100, 1000, 10_000, 100_000}
+    final = {}
+    for result in results:
+        final[result["deal"]] = result
+    assert sorted(final) == list(range(12))
+    assert all(result["verdict"] != "unknown" for result in final.values())
+    # The players are played once per deal, and their results carried into the later searches.
+    first = {result["deal"]: result for result in results if result["budget"] == 10}
+    assert all((result["random"], result["greedy"]) == (first[deal]["random"], first[deal]["greedy"])
+               for deal, result in final.items())
+
+
+def test_a_deal_that_resists_every_budget_is_listed_with_the_bounds_it_leaves(capsys):
+    status, out, _ = run(capsys, "--variant", "osmosis-ablage", "--deals", "6", "--budget", "2", "--max-budget", "2")
+    assert status == 0
+    assert "Deals no search has decided (open problems):" in out
+    listed = [line for line in out.splitlines() if line.startswith("| osmosis-ablage | ") and line.endswith("| 2 |")]
+    assert listed
+    row = next(line for line in out.splitlines() if line.startswith("| osmosis-ablage | 6 |"))
+    assert " to " in row.split("|")[5]  # bounds, not a single rate
+
+
+def test_a_run_cut_off_is_taken_up_where_it_stopped(capsys, tmp_path):
+    record = tmp_path / "record.jsonl"
+    run(capsys, "--variant", "osmosis", "--deals", "5", "--record", str(record))
+    before = lines_of(record)
+    # Cut off while writing its last line: that deal is solved again, the others are not.
+    text = record.read_text().splitlines()
+    record.write_text("\n".join(text[:-1]) + "\n" + text[-1][:17])
+    status, out, err = run(capsys, "--variant", "osmosis", "--deals", "8", "--record", str(record))
+    assert status == 0 and "the last line is incomplete" in err
+    after = lines_of(record)  # every line whole again
+    assert len(after) == len(before) - 1 + 1 + 3
+    assert sorted(result["deal"] for result in after) == list(range(8))
+    assert next(line for line in out.splitlines() if line.startswith("| osmosis | 8 |"))
+
+
+def test_a_record_that_is_not_one_is_refused_in_words(capsys, tmp_path):
+    record = tmp_path / "record.jsonl"
+    record.write_text('{"variant": "osmosis"}\n{"variant": "osmosis", "deal": 1}\n')
+    with pytest.raises(SystemExit) as refused:
+        main(["win-rates", "--variant", "osmosis", "--deals", "2", "--record", str(record)])
+    assert "line 1: not a result of win-rates" in str(refused.value)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--deals", "0"], "--deals is at least 1"),
+    (["--jobs", "0"], "--jobs is at least 1"),
+    (["--budget", "0"], "a budget is from 1"),
+])
+def test_bad_arguments_are_refused_in_words(capsys, argv, message):
+    with pytest.raises(SystemExit) as refused:
+        main(["win-rates", *argv])
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_max_budget_below_the_budget_is_refused(capsys):
+    status, _, err = run(capsys, "--deals", "1", "--budget", "1000", "--max-budget", "10")
+    assert status == 2 and "--max-budget is below --budget" in err
+
+
+def test_a_win_the_engine_does_not_confirm_stops_the_run(monkeypatch):
+    def wrong(state, budget):
+        return Solution(Verdict.WINNABLE, (Deal(),), 1, budget)
+
+    monkeypatch.setattr(win_rates, "solve", wrong)
+    with pytest.raises(AssertionError, match="witness does not win"):
+        win_rates.work(win_rates.Task("osmosis", 3, 100, None))
