@@ -10,6 +10,7 @@ an exact run takes hours of CPU, and an interruption costs only the deals under 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import random
 import sys
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..rules import PRESETS, apply, deal_number_seed
 from ..service.players.stats import wilson_interval
@@ -121,14 +122,26 @@ def work(task: Task) -> Outcome:
 
 
 class Record:
-    """The results so far, best per deal, and the file they are appended to (if any)."""
+    """The results so far, best per deal, and the file they are appended to (if any), which no other run may
+    write to meanwhile."""
 
     def __init__(self, path: Path | None) -> None:
-        self.path = path
         self.best: dict[tuple[str, int], Outcome] = {}
-        if path is not None and path.exists():
+        self.file: TextIO | None = None
+        if path is None:
+            return
+        self.file = path.open("a", encoding="utf-8")
+        try:
+            fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.file.close()
+            raise SystemExit(f"osmosis: another win-rates run is writing to {path}") from None
+        try:
             for outcome in _read(path):
                 self.keep(outcome)
+        except BaseException:
+            self.close()
+            raise
 
     def keep(self, outcome: Outcome) -> None:
         key = (outcome.variant, outcome.deal)
@@ -137,9 +150,13 @@ class Record:
 
     def add(self, outcome: Outcome) -> None:
         self.keep(outcome)
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(json.dumps(asdict(outcome), separators=(",", ":")) + "\n")
+        if self.file is not None:
+            self.file.write(json.dumps(asdict(outcome), separators=(",", ":")) + "\n")
+            self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
 
 
 def _read(path: Path) -> Iterator[Outcome]:
@@ -165,14 +182,17 @@ def run(args: argparse.Namespace) -> int:
     names = args.variant or list(PRESETS)
     record = Record(args.record)
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        budget = args.budget
-        while True:
-            tasks = list(_tasks(record, names, args.deals, budget))
-            _solve_all(pool, args.jobs, tasks, record)
-            if budget >= args.max_budget or not _unknown(record, names, args.deals):
-                break
-            budget = min(budget * ESCALATION, args.max_budget)
+    try:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            budget = args.budget
+            while True:
+                tasks = list(_tasks(record, names, args.deals, budget))
+                _solve_all(pool, args.jobs, tasks, record)
+                if budget >= args.max_budget or not _unknown(record, names, args.deals):
+                    break
+                budget = min(budget * ESCALATION, args.max_budget)
+    finally:
+        record.close()
     print(document(record, names, args.deals, args.budget, time.perf_counter() - started))
     return 0
 

@@ -75,6 +75,19 @@ def test_a_record_that_is_not_one_is_refused_in_words(capsys, tmp_path):
     assert "line 1: not a result of win-rates" in str(refused.value)
 
 
+def test_two_runs_never_write_to_one_record(capsys, tmp_path):
+    record = tmp_path / "record.jsonl"
+    first = win_rates.Record(record)
+    try:
+        with pytest.raises(SystemExit) as refused:
+            main(["win-rates", "--variant", "osmosis", "--deals", "2", "--record", str(record)])
+        assert "another win-rates run is writing to" in str(refused.value)
+    finally:
+        first.close()
+    status, _, _ = run(capsys, "--variant", "osmosis", "--deals", "2", "--record", str(record))
+    assert status == 0 and len(lines_of(record)) == 2
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--deals", "0"], "--deals is at least 1"),
     (["--jobs", "0"], "--jobs is at least 1"),
