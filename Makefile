@@ -21,7 +21,7 @@ $(VENV)/.test-tools: $(BIN)/osmosis
 
 # The solver's search compiled with mypyc (server/solver/native.py), rebuilt when its sources change; without a
 # C compiler the script says so and the solver runs as pure Python.
-SEARCH_SOURCES := server/solver/plans.py server/solver/reach.py server/solver/search.py
+SEARCH_SOURCES := server/solver/plans.py server/solver/reach.py server/solver/search.py server/solver/depth_first.py
 $(VENV)/.solver-accelerator: $(BIN)/osmosis $(SEARCH_SOURCES)
 	$(BIN)/pip install --quiet -e '.[accelerator]'
 	$(BIN)/python scripts/build-solver-accelerator

@@ -59,7 +59,7 @@ THIRD_PARTY: dict[str, set[str]] = {
 PURE = {"rules", "solver", "transparency", "log"}
 IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
                 "select", "signal"}
-RANDOM_USERS = {"solver/search.py", "solver/hints.py", "solver/players.py"}
+RANDOM_USERS = {"solver/depth_first.py", "solver/hints.py", "solver/players.py"}
 """The search reshuffles its order with a seeded generator; the hints sample arrangements with one; the random
 player plays by one. Seeded, so the same inputs give the same answers."""
 

@@ -80,7 +80,7 @@ def solve(state: GameState, budget: int = DEFAULT_BUDGET, solver: str = SOLVER_V
     if state.outcome is not None:
         verdict = Verdict.WINNABLE if state.status is Status.WON else Verdict.UNWINNABLE
         return Solution(verdict, (), 0, budget, solver)
-    found = _SEARCH.Searcher(state, reach=solver != FIRST_SOLVER).run(budget)
+    found = _SEARCH.search(state, budget, solver != FIRST_SOLVER)
     if found.won is None:
         return Solution(Verdict.UNKNOWN, (), found.nodes, budget, solver)
     return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget,

@@ -1,8 +1,8 @@
 """Which search runs: a compiled copy of the search's modules when one is installed and was built from exactly
 these sources, else the modules themselves (docs/solver.md, "The compiled search").
 
-The compiled copy is made by scripts/build-solver-accelerator with mypyc from plans.py, reach.py and
-search.py, unchanged but for their imports, and installed as the package `osmosis_solver_native`, which
+The compiled copy is made by scripts/build-solver-accelerator with mypyc from plans.py, reach.py, search.py
+and depth_first.py, unchanged but for their imports, and installed as the package `osmosis_solver_native`, which
 records the SHA-256 of the sources it was built from. It gives the same answers position for position
 (tests/solver/test_native.py), four to five times faster; these modules stay the reference, and a copy
 built from other sources is never used. Checking that reads the three sources once, when the solver is
@@ -17,7 +17,7 @@ from importlib import resources
 from types import ModuleType
 
 NATIVE_PACKAGE = "osmosis_solver_native"
-SOURCES = ("plans.py", "reach.py", "search.py")
+SOURCES = ("plans.py", "reach.py", "search.py", "depth_first.py")
 
 
 def source_digest() -> str:
@@ -42,7 +42,7 @@ def compiled_search() -> tuple[ModuleType | None, str]:
     if getattr(package, "SOURCE_DIGEST", None) != source_digest():
         return None, "pure Python: the compiled search was built from other sources (build it again)"
     try:
-        module = importlib.import_module(f"{NATIVE_PACKAGE}.search")
+        module = importlib.import_module(f"{NATIVE_PACKAGE}.depth_first")
     except ImportError as error:
         return None, f"pure Python: the compiled search does not load ({error})"
     return module, "compiled (mypyc), built from these sources"
@@ -51,9 +51,9 @@ def compiled_search() -> tuple[ModuleType | None, str]:
 def chosen_search(prefer_compiled: bool = True) -> tuple[ModuleType, str]:
     """The search module to run and a sentence saying which it is: the compiled copy if `prefer_compiled`
     and it matches these sources, else the pure modules."""
-    from . import search
+    from . import depth_first
 
     if not prefer_compiled:
-        return search, "pure Python"
+        return depth_first, "pure Python"
     module, why = compiled_search()
-    return (module, why) if module is not None else (search, why)
+    return (module, why) if module is not None else (depth_first, why)

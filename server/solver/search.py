@@ -1,4 +1,4 @@
-"""The exact search: a depth-first search over positions with a table of the positions already seen.
+"""The positions of the exact search and the choices at each (depth_first.py searches them).
 
 Why it is exact and still small (docs/solver.md proves each point, and tests/solver checks them against a
 brute force over the engine's own legal actions):
@@ -12,17 +12,14 @@ brute force over the engine's own legal actions):
 - what remains to choose is whether to play the waste's top card under draw three (it changes how the
   stock falls into threes on the next pass), the moves to the free cell, and when to deal.
 
-A position seen before is never searched again: it either led nowhere already, or it is on the path
-being searched (a cycle, which cannot be part of a shortest win). So "unwinnable" is said only after
-every position reachable under the plan's rules was searched, and `budget` counts positions, not
-seconds, so that the same input gives the same verdict on every machine.
+osmosis-solver/2 adds: the test of cards that can never come home (reach.py), positions dominated by one
+seen (`dominators`), no move to the cell that gains nothing, and the waste's top card played at once in
+the last pass.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..rules import DECK, FOUNDATIONS, RESERVES, Action, Deal, GameState, Move, Place, Redeal, StartRule, WasteAccess
 from .plans import viable_plans
@@ -37,21 +34,9 @@ _PASS_SHIFT = 80
 _BELOW_PASS = (1 << _PASS_SHIFT) - 1
 EARLIER_PASSES = 4
 """How many earlier passes the test of a dominated position looks at."""
-FIRST_ATTEMPT = 10_000
-"""Positions the first attempt may search (see Searcher.run)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Search:
-    """The outcome of one search: `won` is True (a win was found, `witness` plays it), False (no win exists:
-    every position was searched) or None (the budget ran out first)."""
-
-    won: bool | None
-    witness: tuple[Action, ...]
-    nodes: int
-
-
-class _Position:
+class Position:
     """A position as the search keeps it: bit masks and small integers, copied for every child.
 
     The talon is the stock and the waste as one cycle (the waste, bottom to top, then the stock): cards
@@ -74,8 +59,8 @@ class _Position:
     played: bool
     live: int
 
-    def copy(self) -> _Position:
-        other = _Position.__new__(_Position)
+    def copy(self) -> Position:
+        other = Position.__new__(Position)
         other.home = self.home
         other.ranks = self.ranks[:]
         other.suits = self.suits[:]
@@ -113,8 +98,8 @@ class Searcher:
         self._all_home: dict[tuple[int, int, int, int, bool], bool] = {}
         self._on_top_cache: dict[tuple[int, int, bool], int] = {}
 
-    def _position(self, state: GameState) -> _Position:
-        position = _Position()
+    def _position(self, state: GameState) -> Position:
+        position = Position()
         position.home = 0
         position.ranks = [0, 0, 0, 0]
         position.suits = [-1, -1, -1, -1]
@@ -139,11 +124,11 @@ class Searcher:
 
     # --- the rules, on the search's positions ------------------------------------------------------
 
-    def _started(self, position: _Position) -> int:
+    def _started(self, position: Position) -> int:
         suits = position.suits
         return 4 if suits[3] >= 0 else 3 if suits[2] >= 0 else 2 if suits[1] >= 0 else 1
 
-    def _starts_next(self, position: _Position, card: int) -> bool:
+    def _starts_next(self, position: Position, card: int) -> bool:
         """Whether `card`, of a suit no foundation has, may start the next empty foundation."""
         started = self._started(position)
         if started == 4:
@@ -152,7 +137,7 @@ class Searcher:
             return bool(position.ranks[started - 1] >> (card % 13) & 1)
         return card % 13 == self.base_rank
 
-    def _accepting(self, position: _Position, card: int) -> int:
+    def _accepting(self, position: Position, card: int) -> int:
         """The started foundation that takes `card` now, or -1."""
         k = position.foundation_of[card // 13]
         if k == 0:
@@ -161,12 +146,12 @@ class Searcher:
             return k
         return -1
 
-    def _waste_top(self, position: _Position) -> int:
+    def _waste_top(self, position: Position) -> int:
         if position.dealt and (not self.group or position.live):
             return position.talon[position.dealt - 1]
         return NO_CARD
 
-    def _sources(self, position: _Position) -> Iterator[tuple[Place, int]]:
+    def _sources(self, position: Position) -> Iterator[tuple[Place, int]]:
         """The cards that may leave their place now, as legal_actions orders them."""
         for p, count in enumerate(position.piles):
             if count:
@@ -177,7 +162,7 @@ class Searcher:
         if position.cell != NO_CARD:
             yield _CELL, position.cell
 
-    def _play(self, position: _Position, source: Place, card: int, k: int) -> Move:
+    def _play(self, position: Position, source: Place, card: int, k: int) -> Move:
         """Play `card` from `source` to foundation k (starting it if empty), in place; the engine's move."""
         if position.suits[k] < 0:
             suit = card // 13
@@ -190,7 +175,7 @@ class Searcher:
         position.played = True
         return Move(DECK[card], source, FOUNDATIONS[k])
 
-    def _take(self, position: _Position, source: Place) -> None:
+    def _take(self, position: Position, source: Place) -> None:
         if source is _WASTE:
             dealt = position.dealt
             position.talon = position.talon[: dealt - 1] + position.talon[dealt:]
@@ -202,7 +187,7 @@ class Searcher:
         else:
             position.piles[RESERVES.index(source)] -= 1
 
-    def _settle(self, position: _Position, actions: list[Action]) -> tuple[Place, int] | None:
+    def settle(self, position: Position, actions: list[Action]) -> tuple[Place, int] | None:
         """Make every play that never hurts; return the first card whose suit the plan must decide on
         (it could start the next foundation), or None."""
         while True:
@@ -222,20 +207,20 @@ class Searcher:
             else:
                 return None
 
-    def _waste_play_is_a_choice(self, position: _Position) -> bool:
+    def _waste_play_is_a_choice(self, position: Position) -> bool:
         """Whether playing the waste's top card may hurt: under draw three while the stock still holds cards to
         deal in a pass that is not the last (it changes how the stock falls into threes in later passes)."""
         if self.draw == 1 or position.dealt == len(position.talon):
             return False
         return self.max_passes is None or position.pass_number < self.max_passes or not self.reach
 
-    def _may_start(self, position: _Position, card: int) -> bool:
+    def _may_start(self, position: Position, card: int) -> bool:
         """Whether `card` may start the next empty foundation, under the rules and a viable plan."""
         suit = card // 13
         return position.foundation_of[suit] < 0 and self._starts_next(position, card) \
             and bool(self._next_suits(position) >> suit & 1)
 
-    def _next_suits(self, position: _Position) -> int:
+    def _next_suits(self, position: Position) -> int:
         """The suits the next empty foundation may still take under a viable plan, as a bit mask."""
         suits = position.suits
         key = (suits[1], suits[2], suits[3], position.excluded)
@@ -250,7 +235,7 @@ class Searcher:
             self._next_suits_cache[key] = mask
         return mask
 
-    def _lost(self, position: _Position) -> bool:
+    def lost(self, position: Position) -> bool:
         """Whether the engine ends the game here as lost (engine.settle), whatever the plan."""
         if position.dealt < len(position.talon):
             return False
@@ -262,7 +247,7 @@ class Searcher:
                 return False
         return not (self._can_redeal(position) and position.played)
 
-    def hopeless(self, position: _Position) -> bool:
+    def hopeless(self, position: Position) -> bool:
         """Whether under every plan still open some card can never come home from `position` (reach.py)."""
         suits = position.suits
         started = self._started(position)
@@ -292,10 +277,10 @@ class Searcher:
             free = self._on_top_cache[key] = on_top_untouched(length, dealt, self.draw, redeal_to_come)
         return free
 
-    def _can_redeal(self, position: _Position) -> bool:
+    def _can_redeal(self, position: Position) -> bool:
         return position.dealt > 0 and (self.max_passes is None or position.pass_number < self.max_passes)
 
-    def _key(self, position: _Position) -> int:
+    def key(self, position: Position) -> int:
         suits = position.suits
         key = (position.home
                | (position.cell + 1) << 52
@@ -310,31 +295,35 @@ class Searcher:
         return key
 
     @staticmethod
-    def _worth_a_look(actions: list[Action]) -> bool:
+    def worth_a_look(actions: list[Action]) -> bool:
         """Whether the hopeless test is worth its cost after `actions`: not after dealing alone, which only
         moves the place in the stock (the next play or redeal tests again)."""
         return not all(isinstance(action, Deal) for action in actions)
 
-    def _dominated(self, key: int, seen: set[int]) -> bool:
-        """Whether a position seen is this one but with a card played in this pass (so no fruitless pass can
-        end it), or in an earlier pass (so more redeals to come) with a card played if this one has: whatever
-        this one can do, that one could, action for action. (An earlier pass with nothing played does not
+    def dominated(self, key: int, seen: set[int]) -> bool:
+        """Whether a position seen dominates this one (see `dominators`)."""
+        return any(other in seen for other in self.dominators(key))
+
+    def dominators(self, key: int) -> list[int]:
+        """The keys of the positions that are this one but with a card played in this pass (so no fruitless
+        pass can end it), or in an earlier pass (so more redeals to come) with a card played if this one has:
+        whatever this one can do, they could, action for action. (An earlier pass with nothing played does not
         dominate a later one with a card played: at the end of the stock the later one may redeal and the
         earlier one loses.)"""
-        if not key & _PLAYED and key | _PLAYED in seen:
-            return True
-        if self.max_passes is None:
-            return False
-        pass_number = key >> _PASS_SHIFT
-        rest = key & _BELOW_PASS
-        played = rest | _PLAYED
-        return any(played | earlier << _PASS_SHIFT in seen or rest | earlier << _PASS_SHIFT in seen
-                   for earlier in range(max(1, pass_number - EARLIER_PASSES), pass_number))
+        found = [] if key & _PLAYED else [key | _PLAYED]
+        if self.max_passes is not None:
+            pass_number = key >> _PASS_SHIFT
+            rest = key & _BELOW_PASS
+            for earlier in range(max(1, pass_number - EARLIER_PASSES), pass_number):
+                found.append(rest | _PLAYED | earlier << _PASS_SHIFT)
+                if not key & _PLAYED:
+                    found.append(rest | earlier << _PASS_SHIFT)
+        return found
 
     # --- the choices ---------------------------------------------------------------------------------
 
-    def _children(self, position: _Position, decision: tuple[Place, int] | None
-                  ) -> Iterator[tuple[_Position, list[Action]]]:
+    def children(self, position: Position, decision: tuple[Place, int] | None
+                 ) -> Iterator[tuple[Position, list[Action]]]:
         """Each choice at a settled position: the position after it (settled too) and the engine's actions."""
         if decision is not None:
             source, card = decision
@@ -375,7 +364,7 @@ class Searcher:
                 child.played = True
                 yield child, [Move(DECK[card], source, _CELL)]
 
-    def _cell_gains_nothing(self, position: _Position, source: Place, card: int) -> bool:
+    def _cell_gains_nothing(self, position: Position, source: Place, card: int) -> bool:
         """Whether moving `card` to the cell now is never better than leaving it or playing it.
 
         A card a started foundation takes is better played (the cell stays free). A reserve card is worth the
@@ -392,7 +381,7 @@ class Searcher:
         count = position.piles[pile]
         return count == 1 or not self._playable(position, self.reserves[pile][count - 2])
 
-    def _deal_on(self, position: _Position) -> list[Action]:
+    def _deal_on(self, position: Position) -> list[Action]:
         """Deal, and go on dealing while dealing is the only choice: the stock is not empty, the waste's
         top card cannot be played and no card can go to the cell. The positions passed through are not
         searched on their own, since each has one way on."""
@@ -407,72 +396,7 @@ class Searcher:
             if position.dealt == talon or cell_free or self._playable(position, position.talon[position.dealt - 1]):
                 return deals
 
-    def _playable(self, position: _Position, card: int) -> bool:
+    def _playable(self, position: Position, card: int) -> bool:
         """Whether `card` has a foundation now, under the engine's rules (whatever the plan)."""
         return self._accepting(position, card) >= 0 or (
             position.foundation_of[card // 13] < 0 and self._starts_next(position, card))
-
-    def run(self, budget: int) -> Search:
-        """Search with at most `budget` positions in all.
-
-        Deep searches that start wrong stay wrong for long, so the search restarts a few times first: in
-        the natural order (plays before deals), then in orders shuffled by a fixed seed, each attempt
-        with twice the positions of the one before, for a quarter of the budget in all; the last attempt,
-        in the natural order, has all that is left. Any attempt that ends decides: a win is a win, and an
-        attempt that searched every position proves there is none.
-        """
-        spent = 0
-        allowance = FIRST_ATTEMPT
-        attempt = 0
-        while spent + allowance <= budget // 4:
-            found = self._attempt(allowance, random.Random(attempt) if attempt else None)
-            spent += found.nodes
-            if found.won is not None:
-                return Search(found.won, found.witness, spent)
-            allowance *= 2
-            attempt += 1
-        found = self._attempt(budget - spent, None)
-        return Search(found.won, found.witness, spent + found.nodes)
-
-    def _attempt(self, budget: int, shuffle: random.Random | None) -> Search:
-        root = self.start.copy()
-        actions: list[Action] = []
-        decision = self._settle(root, actions)
-        if root.home == ALL_HOME:
-            return Search(True, tuple(actions), 1)
-        seen = {self._key(root)}
-        if not self.plans or self._lost(root) or (self.reach and self.hopeless(root)):
-            return Search(False, (), 1)
-        path: list[list[Action]] = [actions]
-        stack = [self._ordered(root, decision, shuffle)]
-        nodes = 1
-        while stack:
-            for child, actions in stack[-1]:
-                decision = self._settle(child, actions)
-                key = self._key(child)
-                if key in seen or (self.reach and self._dominated(key, seen)):
-                    continue
-                nodes += 1
-                if nodes > budget:
-                    return Search(None, (), budget)
-                if child.home == ALL_HOME:
-                    path.append(actions)
-                    return Search(True, tuple(action for step in path for action in step), nodes)
-                seen.add(key)
-                if self._lost(child) or (self.reach and self._worth_a_look(actions) and self.hopeless(child)):
-                    continue
-                path.append(actions)
-                stack.append(self._ordered(child, decision, shuffle))
-                break
-            else:
-                stack.pop()
-                path.pop()
-        return Search(False, (), nodes)
-
-    def _ordered(self, position: _Position, decision: tuple[Place, int] | None, shuffle: random.Random | None
-                 ) -> Iterator[tuple[_Position, list[Action]]]:
-        if shuffle is None:
-            return self._children(position, decision)
-        children = list(self._children(position, decision))
-        shuffle.shuffle(children)
-        return iter(children)
