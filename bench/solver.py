@@ -1,9 +1,10 @@
-"""Solver speed per preset: time per deal (median, p95), positions per second, share decided.
+"""Solver speed per preset: time per deal (median, p95, p99), positions per second, share decided.
 
-Run: .venv/bin/python bench/solver.py [--deals N] [--budget NODES] [--variant NAME ...]
-One process, one core. Prints figures and asserts nothing: these machines are shared and noisy, so
-compare figures measured side by side in one run. The goals (issue "A solver"): every draw-one deal
-decided, median <= 20 ms; draw-three presets at least 97% decided within 2 s each.
+Run: .venv/bin/python bench/solver.py [--deals N] [--budget NODES] [--variant NAME ...] [--pure]
+One process, one core; the compiled search if it is built (docs/solver.md), the pure modules with --pure.
+Prints figures and asserts nothing: these machines are shared and noisy, so compare figures measured side
+by side in one run. The goals (issue "Solver 2"): at least 99% of deals 0..999 of every preset decided
+within 2 s each; a draw-three median under 50 ms; every draw-one deal decided, median under 1 ms.
 """
 
 import argparse
@@ -11,7 +12,7 @@ import statistics
 import time
 
 from server.rules import PRESETS, numbered_opening
-from server.solver import DEFAULT_BUDGET, Verdict, solve
+from server.solver import DEFAULT_BUDGET, Verdict, solve, use_compiled_search
 
 
 def measure(name: str, deals: int, budget: int) -> dict[str, float]:
@@ -33,6 +34,7 @@ def measure(name: str, deals: int, budget: int) -> dict[str, float]:
     return {
         "median_ms": 1000 * statistics.median(seconds),
         "p95_ms": 1000 * seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))],
+        "p99_ms": 1000 * seconds[min(len(seconds) - 1, int(0.99 * len(seconds)))],
         "nodes_per_second": nodes / sum(seconds),
         "decided": 1 - verdicts[Verdict.UNKNOWN] / deals,
         "decided_within_2s": within_two_seconds / deals,
@@ -43,16 +45,19 @@ def measure(name: str, deals: int, budget: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
     parser.add_argument("--variant", action="append", choices=list(PRESETS))
+    parser.add_argument("--pure", action="store_true", help="run the pure modules, not the compiled search")
     args = parser.parse_args()
-    print(f"deals 0..{args.deals - 1} per preset, budget {args.budget:,} positions")
-    print(f"{'preset':<22}{'median ms':>10}{'p95 ms':>10}{'pos/s':>10}{'decided':>9}{'<=2 s':>8}"
+    engine = use_compiled_search(not args.pure)
+    print(f"deals 0..{args.deals - 1} per preset, budget {args.budget:,} positions; search: {engine}")
+    print(f"{'preset':<22}{'median ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'pos/s':>10}{'decided':>9}{'<=2 s':>8}"
           f"{'winnable':>10}{'unwinnable':>11}")
     for name in args.variant or list(PRESETS):
         figures = measure(name, args.deals, args.budget)
-        print(f"{name:<22}{figures['median_ms']:>10.1f}{figures['p95_ms']:>10.0f}{figures['nodes_per_second']:>10,.0f}"
+        print(f"{name:<22}{figures['median_ms']:>10.1f}{figures['p95_ms']:>10.0f}{figures['p99_ms']:>10.0f}"
+              f"{figures['nodes_per_second']:>10,.0f}"
               f"{figures['decided']:>9.1%}{figures['decided_within_2s']:>8.1%}{figures['winnable']:>10.1%}"
               f"{figures['unwinnable']:>11.1%}", flush=True)
 
