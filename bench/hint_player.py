@@ -26,6 +26,9 @@ from server.solver import DEFAULT_BUDGET, Verdict, search_engine, solve
 from server.solver.hints import hint
 from server.solver.players import play_greedy
 
+MAX_ACTIONS = 5_000
+"""A game still on after this many actions is counted lost and reported (a hint that led round in circles)."""
+
 
 def play(task: tuple[str, int]) -> dict[str, object]:
     """One game of the hint player, with the deal's greedy result and verdict for the comparison."""
@@ -34,7 +37,7 @@ def play(task: tuple[str, int]) -> dict[str, object]:
     state = start
     started = time.perf_counter()
     hints = fallbacks = actions = 0
-    while state.outcome is None:
+    while state.outcome is None and actions < MAX_ACTIONS:
         legal = legal_actions(state)
         if len(legal) == 1:
             action = legal[0]
@@ -51,7 +54,7 @@ def play(task: tuple[str, int]) -> dict[str, object]:
         state = apply(state, action)
         actions += 1
     return {"variant": name, "deal": number, "won": state.status == "won", "actions": actions, "hints": hints,
-            "fallbacks": fallbacks, "seconds": round(time.perf_counter() - started, 3)}
+            "fallbacks": fallbacks, "unfinished": state.outcome is None, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def comparison(task: tuple[str, int]) -> tuple[bool, str]:
@@ -110,8 +113,8 @@ def main() -> None:
         for task, found in zip(missing, pool.map(comparison, missing, chunksize=8), strict=True):
             known[task] = found
     print("| preset | deals | hint player | greedy player | every card known (bound) | hints per game | "
-          "fallbacks |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "fallbacks | unfinished |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         played = [games[(name, number)] for number in range(args.deals)]
         compared = [known[(name, number)] for number in range(args.deals)]
@@ -121,7 +124,8 @@ def main() -> None:
         print(f"| {name} | {args.deals:,} | {rate(sum(bool(game['won']) for game in played), args.deals)} | "
               f"{rate(sum(greedy for greedy, _ in compared), args.deals)} | {bound} | "
               f"{sum(int(str(game['hints'])) for game in played) / args.deals:.0f} | "
-              f"{sum(int(str(game['fallbacks'])) for game in played)} |")
+              f"{sum(int(str(game['fallbacks'])) for game in played)} | "
+              f"{sum(bool(game.get('unfinished')) for game in played)} |")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..rules import DECK, Action, Card, GameOver, GameState, action_to_dict, apply, legal_actions, to_text
-from . import SOLVER_VERSION, Verdict, solve
+from ..rules import DECK, Action, Card, GameOver, GameState, Redeal, action_to_dict, apply, legal_actions, to_text
+from . import FIRST_SOLVER, SOLVER_VERSION, Verdict, solve
 
 HINT_BUDGET = 100_000
 """Positions one hint may search over all its solves: two seconds at most of one core."""
@@ -87,7 +87,7 @@ def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSI
         solution = solve(seen.canonical, budget, solver)
         action = solution.witness[0] if solution.verdict is Verdict.WINNABLE else None
         return Hint(action, EXACT, solution.verdict, (), 1, 0, solution.nodes, budget, solver)
-    actions = legal_actions(seen.canonical)
+    actions = judged_actions(seen.canonical, solver)
     wins, unknown = [0] * len(actions), [0] * len(actions)
     rng = random.Random(seen.fingerprint)
     nodes = samples = 0
@@ -105,6 +105,16 @@ def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSI
                        key=lambda estimate: (-estimate.wins, -estimate.unknown))
     best = estimates[0].action if estimates else None
     return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget, solver)
+
+
+def judged_actions(state: GameState, solver: str) -> tuple[Action, ...]:
+    """The actions an estimate judges: every legal one, but (since /2) a redeal after a pass in which
+    nothing was played while anything else is legal. The engine allows it when a card could still be
+    played, and the next pass is then this one again: a player taking every hint would go round for ever."""
+    actions = legal_actions(state)
+    if solver == FIRST_SOLVER or state.played_this_pass or len(actions) == 1:
+        return actions
+    return tuple(action for action in actions if not isinstance(action, Redeal))
 
 
 @dataclass(frozen=True, slots=True)
