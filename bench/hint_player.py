@@ -54,7 +54,8 @@ def play(task: tuple[str, int]) -> dict[str, object]:
         state = apply(state, action)
         actions += 1
     return {"variant": name, "deal": number, "won": state.status == "won", "actions": actions, "hints": hints,
-            "fallbacks": fallbacks, "unfinished": state.outcome is None, "seconds": round(time.perf_counter() - started, 3)}
+            "fallbacks": fallbacks, "unfinished": state.outcome is None,
+            "seconds": round(time.perf_counter() - started, 3)}
 
 
 def comparison(task: tuple[str, int]) -> tuple[bool, str]:
