@@ -55,6 +55,9 @@ def add_command(commands: Any, budget_type: Any) -> None:
     rates.add_argument("--jobs", type=_jobs, default=1, metavar="J", help="processes to solve in (default 1)")
     rates.add_argument("--record", type=Path, metavar="FILE",
                        help="append each result to FILE (JSON lines) and take up where an earlier run left off")
+    rates.add_argument("--per-deal", type=Path, metavar="FILE",
+                       help="also write every deal's results to FILE, a line of one character per deal for each "
+                            "preset and player (docs/win-rates.md)")
     rates.set_defaults(run=run)
 
 
@@ -193,8 +196,27 @@ def run(args: argparse.Namespace) -> int:
                 budget = min(budget * ESCALATION, args.max_budget)
     finally:
         record.close()
+    if args.per_deal is not None:
+        args.per_deal.write_text(per_deal(record, names, args.deals), encoding="utf-8")
     print(document(record, names, args.deals, args.budget, time.perf_counter() - started))
     return 0
+
+
+VERDICT_LETTERS = {Verdict.WINNABLE: "W", Verdict.UNWINNABLE: "L", Verdict.UNKNOWN: "?"}
+
+
+def per_deal(record: Record, names: list[str], deals: int) -> str:
+    """Every deal's results: for each preset a line of the solver's verdicts (W winnable, L unwinnable,
+    ? unknown), one of the greedy player's and one of the random player's results (1 won, 0 lost), one
+    character per deal, deal 0 first."""
+    lines = [f"# osmosis win-rates, deal numbers 0 to {deals - 1:,} of each preset, one character per deal, deal 0 "
+             "first", "# solver: W winnable, L unwinnable, ? unknown; greedy and random: 1 won, 0 lost"]
+    for name in names:
+        outcomes = [record.best[(name, deal)] for deal in range(deals)]
+        lines.append(f"{name} solver {''.join(VERDICT_LETTERS[Verdict(outcome.verdict)] for outcome in outcomes)}")
+        lines.append(f"{name} greedy {''.join('1' if outcome.greedy else '0' for outcome in outcomes)}")
+        lines.append(f"{name} random {''.join('1' if outcome.random else '0' for outcome in outcomes)}")
+    return "\n".join(lines) + "\n"
 
 
 def _tasks(record: Record, names: list[str], deals: int, budget: int) -> Iterator[Task]:

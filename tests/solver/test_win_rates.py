@@ -111,3 +111,22 @@ def test_a_win_the_engine_does_not_confirm_stops_the_run(monkeypatch):
     monkeypatch.setattr(win_rates, "solve", wrong)
     with pytest.raises(AssertionError, match="witness does not win"):
         win_rates.work(win_rates.Task("osmosis", 3, 100, None))
+
+
+def test_every_deal_s_results_in_one_line_per_preset_and_player(capsys, tmp_path):
+    written = tmp_path / "per-deal.txt"
+    status, out, _ = run(capsys, "--variant", "osmosis", "--variant", "bridesmaids", "--deals", "12",
+                         "--per-deal", str(written))
+    assert status == 0
+    lines = [line for line in written.read_text().splitlines() if not line.startswith("#")]
+    assert [line.split()[:2] for line in lines] == [[name, player] for name in ("osmosis", "bridesmaids")
+                                                   for player in ("solver", "greedy", "random")]
+    table = {(line.split()[0], line.split()[1]): line.split()[2] for line in lines}
+    for name in ("osmosis", "bridesmaids"):
+        verdicts = table[(name, "solver")]
+        assert len(verdicts) == 12 and set(verdicts) <= set("WL?")
+        row = next(line for line in out.splitlines() if line.startswith(f"| {name} | 12 |"))
+        cells = [cell.strip() for cell in row.split("|")]
+        assert (cells[6], cells[7], cells[8]) == (str(verdicts.count("W")), str(verdicts.count("L")),
+                                                  str(verdicts.count("?")))
+        assert cells[4].startswith(f"{100 * table[(name, 'greedy')].count('1') / 12:.1f}%")
