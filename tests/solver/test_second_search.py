@@ -2,15 +2,16 @@
 in every process (its test of cards that can never come home is checked in test_reach.py)."""
 
 import json
+import random
 import subprocess
 import sys
 
 import pytest
 
 from server.rules import PRESETS, numbered_opening
-from server.solver import FIRST_SOLVER, SOLVER_VERSION, SOLVERS, Verdict, solve
+from server.solver import FIRST_SOLVER, MAX_BUDGET, SOLVER_VERSION, SOLVERS, Verdict, solve
 
-from .test_solver import ALL_RULES, replay
+from .test_solver import ALL_RULES, brute_force, endgames, rearranged, replay
 
 
 @pytest.mark.parametrize("name", ALL_RULES)
@@ -58,3 +59,25 @@ def test_every_process_gives_the_same_answer():
 def test_an_unknown_solver_is_refused():
     with pytest.raises(ValueError, match="osmosis-solver/1, osmosis-solver/2"):
         solve(numbered_opening(PRESETS["osmosis"], 0), 10, "osmosis-solver/3")
+
+
+CELL_RULES = ("osmosis-ablage", "cell, draw one, two passes", "cell, group waste, unlimited")
+
+
+@pytest.mark.parametrize("name", CELL_RULES)
+def test_the_cell_only_when_it_helps_loses_no_win(name):
+    """/2 moves a reserve card to the cell only when the card under it can go home at once, and plays the
+    waste's top card at once in the last pass: its verdicts against every legal action, on positions with
+    more cards left than the general brute-force test, half of them with their cards reshuffled."""
+    rules = ALL_RULES[name]
+    rng = random.Random(f"cell {name}")
+    outcomes = set()
+    for state in endgames(rules, 40, 16, rng):
+        for position in (state, rearranged(state, rng)):
+            if position.outcome is not None:
+                continue
+            expected = brute_force(position)
+            solution = solve(position, MAX_BUDGET)
+            assert solution.verdict is (Verdict.WINNABLE if expected else Verdict.UNWINNABLE), (name, position)
+            outcomes.add(expected)
+    assert outcomes == {True, False}
