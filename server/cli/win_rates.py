@@ -130,6 +130,8 @@ class Record:
 
     def __init__(self, path: Path | None) -> None:
         self.best: dict[tuple[str, int], Outcome] = {}
+        self.positions = 0
+        """Positions searched by every search kept, in this run and the ones it takes up."""
         self.file: TextIO | None = None
         if path is None:
             return
@@ -147,6 +149,7 @@ class Record:
             raise
 
     def keep(self, outcome: Outcome) -> None:
+        self.positions += outcome.nodes
         key = (outcome.variant, outcome.deal)
         if outcome.better_than(self.best.get(key)):
             self.best[key] = outcome
@@ -184,7 +187,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     names = args.variant or list(PRESETS)
     record = Record(args.record)
-    started = time.perf_counter()
     try:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             budget = args.budget
@@ -198,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
         record.close()
     if args.per_deal is not None:
         args.per_deal.write_text(per_deal(record, names, args.deals), encoding="utf-8")
-    print(document(record, names, args.deals, args.budget, time.perf_counter() - started))
+    print(document(record, names, args.deals, args.budget))
     return 0
 
 
@@ -268,10 +270,11 @@ def _exact(winnable: int, unknown: int, deals: int) -> str:
         return _rate(winnable, deals)
     low, _ = wilson_interval(winnable, deals)
     _, high = wilson_interval(winnable + unknown, deals)
-    return f"{winnable / deals:.1%} to {(winnable + unknown) / deals:.1%} ({low:.1%} to {high:.1%})"
+    # Two decimals where a few deals are unknown, so that the bounds do not print as one number.
+    return f"{winnable / deals:.2%} to {(winnable + unknown) / deals:.2%} ({low:.1%} to {high:.1%})"
 
 
-def document(record: Record, names: list[str], deals: int, budget: int, seconds: float) -> str:
+def document(record: Record, names: list[str], deals: int, budget: int) -> str:
     """The rates as Markdown: a row per preset, the deals left unknown, the sources' claims."""
     lines = [
         "| preset | deals | random player | greedy player | every card known (solver) | winnable | unwinnable "
@@ -295,7 +298,7 @@ def document(record: Record, names: list[str], deals: int, budget: int, seconds:
               "win the solver found was replayed by the rules engine. Each rate with its 95% Wilson interval (of the "
               "rate over all deals, which these deals sample). Where deals are left unknown, the exact rate is given "
               "as bounds (unknown counted as lost, then as won), the interval from the lower bound's low end to the "
-              f"upper bound's high end. {seconds / 3600:.1f} hours in this run."]
+              f"upper bound's high end. {record.positions:,} positions searched in all, in every run of the record."]
     resisting = _unknown(record, names, deals)
     if resisting:
         lines += ["", "Deals no search has decided (open problems):", "",
