@@ -2,13 +2,18 @@
 taken up where it stopped."""
 
 import json
+import random
+from pathlib import Path
 
 import pytest
 
 from server.cli import win_rates
 from server.cli.main import main
-from server.rules import Deal
-from server.solver import Solution, Verdict
+from server.cli.win_rates import VERDICT_LETTERS
+from server.rules import PRESETS, Deal, deal_number_seed
+from server.solver import DEFAULT_BUDGET, Solution, Verdict, solve
+from server.solver.players import play_greedy, play_random
+from server.solver.winnable import candidate_opening
 
 
 def run(capsys, *argv):
@@ -130,3 +135,47 @@ def test_every_deal_s_results_in_one_line_per_preset_and_player(capsys, tmp_path
         assert (cells[6], cells[7], cells[8]) == (str(verdicts.count("W")), str(verdicts.count("L")),
                                                   str(verdicts.count("?")))
         assert cells[4].startswith(f"{100 * table[(name, 'greedy')].count('1') / 12:.1f}%")
+
+
+DOCS = Path(__file__).parents[2] / "docs"
+
+
+def published():
+    """docs/win-rates-per-deal.txt as {(preset, player): results}, and the table rows of docs/win-rates.md."""
+    results = {}
+    for line in (DOCS / "win-rates-per-deal.txt").read_text().splitlines():
+        if not line.startswith("#"):
+            name, player, letters = line.split()
+            results[(name, player)] = letters
+    rows = {}
+    for line in (DOCS / "win-rates.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) == 10 and cells[1] in PRESETS and cells[2] == "10,000":
+            rows[cells[1]] = cells
+    return results, rows
+
+
+def test_the_published_table_counts_the_published_deals():
+    results, rows = published()
+    assert set(rows) == set(PRESETS)
+    for name in PRESETS:
+        verdicts = results[(name, "solver")]
+        assert len(verdicts) == 10_000 and set(verdicts) <= set("WL?")
+        cells = rows[name]
+        assert [int(cells[i].replace(",", "")) for i in (6, 7, 8)] == [verdicts.count(letter) for letter in "WL?"]
+        for player, column in (("random", 3), ("greedy", 4)):
+            assert cells[column].startswith(f"{results[(name, player)].count('1') / 100:.1f}%"), (name, player)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_published_deals_are_the_solver_s_and_the_players(name):
+    """A sample of every preset: the first deals, and some drawn at random with a fixed seed."""
+    results, _ = published()
+    sample = [*range(8), *random.Random(name).sample(range(8, 10_000), 12)]
+    for deal in sample:
+        state = candidate_opening(PRESETS[name], deal_number_seed(deal), "", 0)
+        verdict = solve(state, DEFAULT_BUDGET).verdict
+        if verdict is not Verdict.UNKNOWN:
+            assert results[(name, "solver")][deal] == VERDICT_LETTERS[verdict], (name, deal)
+        assert results[(name, "greedy")][deal] == str(int(play_greedy(state).status == "won")), (name, deal)
+        assert results[(name, "random")][deal] == str(int(play_random(state, random.Random(deal)).status == "won"))
