@@ -73,8 +73,7 @@ def layer_of(path: Path) -> str:
     return first.removesuffix(".py")
 
 
-def imported_modules(path: Path) -> list[str]:
-    """Every module `path` imports, by its full name."""
+def _imports_of(path: Path) -> list[str]:
     package = path.relative_to(SERVER.parent).with_suffix("").parts[:-1]
     found: list[str] = []
     for node in ast.walk(ast.parse(path.read_text())):
@@ -92,6 +91,18 @@ def imported_modules(path: Path) -> list[str]:
             continue
         found += names
     return found
+
+
+IMPORTS = {path: _imports_of(path) for folder in ("server", "bench", "tests")
+           for path in (SERVER.parent / folder).rglob("*.py")}
+"""What every module of the project imports, parsed once, as the tests are collected: CPython 3.11 raises
+SystemError when it parses in one thread while another formats a traceback (which parses too, to point
+at the error), as a background thread of an earlier test may be doing while these run."""
+
+
+def imported_modules(path: Path) -> list[str]:
+    """Every module `path` imports, by its full name."""
+    return IMPORTS[path]
 
 
 def imports(path: Path) -> tuple[set[str], set[str]]:

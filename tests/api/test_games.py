@@ -496,10 +496,16 @@ def test_event_query_parameters_are_validated(client):
 
 def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
     settings = Settings(database_url="postgresql://postgres@127.0.0.1:1/none", pool_min_size=0, pool_timeout=0.5)
-    client = create_app(settings).test_client()
-
-    response = client.get("/games")
-    ready = client.get("/readyz")
+    app = create_app(settings)
+    try:
+        response = app.test_client().get("/games")
+        ready = app.test_client().get("/readyz")
+    finally:
+        # As gunicorn's worker_exit does: left running, the sequencer would log its failures for the rest of
+        # the session, from a thread that parses (to point at the error) while other tests parse too.
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+            app.extensions[name].stop()
+        app.extensions["osmosis.pool"].close()
 
     assert_problem(response, 503, "service-unavailable")
     assert response.headers["Retry-After"] == "1"
