@@ -11,10 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..rules import DECK, Action, Card, GameOver, GameState, Redeal, action_to_dict, apply, legal_actions, to_text
+from ..rules import (
+    DECK,
+    FOUNDATIONS,
+    Action,
+    Card,
+    GameOver,
+    GameState,
+    Move,
+    Place,
+    Redeal,
+    action_to_dict,
+    apply,
+    legal_actions,
+    to_text,
+)
 from . import FIRST_SOLVER, SOLVER_VERSION, Verdict, solve
 
 HINT_BUDGET = 100_000
@@ -23,6 +38,9 @@ SAMPLE_BUDGET = 2_000
 """Positions per solve of one arrangement after one action; a solve that runs out counts as unknown."""
 MAX_SAMPLES = 64
 """Arrangements judged at most; fewer when the budget cannot pay for another one for every action."""
+ROUNDS_WITHOUT_PLAY = 10
+"""From this pass on, an estimate of /2 does not judge a redeal after a pass in which nothing was played
+(`judged_actions`)."""
 
 
 EXACT, ESTIMATE = "exact", "estimate"
@@ -102,19 +120,49 @@ def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSI
             unknown[index] += solution.verdict is Verdict.UNKNOWN
         samples += 1
     estimates = sorted((Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
-                       key=lambda estimate: (-estimate.wins, -estimate.unknown))
+                       key=_ranking(seen.canonical, solver))
     best = estimates[0].action if estimates else None
     return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget, solver)
 
 
 def judged_actions(state: GameState, solver: str) -> tuple[Action, ...]:
-    """The actions an estimate judges: every legal one, but (since /2) a redeal after a pass in which
-    nothing was played while anything else is legal. The engine allows it when a card could still be
-    played, and the next pass is then this one again: a player taking every hint would go round for ever."""
+    """The actions an estimate judges: every legal one, but (since /2, with unlimited passes) a redeal after a
+    pass in which nothing was played, from pass ROUNDS_WITHOUT_PLAY on, while anything else is legal.
+
+    Judged on arrangements, waiting can look better than every play: in each arrangement the solver would
+    play the right card later, so dealing past the cards (and going round again) wins the most
+    arrangements, pass after pass; a player taking every hint would go round for ever (osmosis-draw-one deal
+    72, waiting to start F2). Going round again can be the right move (osmosis deal 152, pass 4), so it is
+    judged in the first passes."""
     actions = legal_actions(state)
-    if solver == FIRST_SOLVER or state.played_this_pass or len(actions) == 1:
+    if solver == FIRST_SOLVER or state.rules.max_passes is not None or state.played_this_pass \
+            or state.pass_number < ROUNDS_WITHOUT_PLAY or len(actions) == 1:
         return actions
     return tuple(action for action in actions if not isinstance(action, Redeal))
+
+
+def _ranking(state: GameState, solver: str) -> Callable[[Estimate], tuple[int, ...]]:
+    """Most wins first, then most undecided. Since /2, a play that never hurts comes before any action with
+    as many wins: in every arrangement it does at least as well, and an undecided arrangement after dealing
+    past it is no reason to (a player taking every hint of /1 could go round the stock for ever)."""
+    if solver == FIRST_SOLVER:
+        return lambda estimate: (-estimate.wins, -estimate.unknown)
+    return lambda estimate: (-estimate.wins, not never_hurts(state, estimate.action), -estimate.unknown)
+
+
+def never_hurts(state: GameState, action: Action) -> bool:
+    """Whether `action` plays a card that could only help, in every arrangement of the unseen cards: to a
+    foundation already started, from a reserve or the cell, or from the waste where no later deal depends on
+    it (under draw one, with the stock empty, or in the last pass). The solver makes these plays at once
+    (docs/solver.md, "How it searches", 2 and 8)."""
+    if not isinstance(action, Move) or action.target is None or action.target is Place.CELL:
+        return False
+    if not state.foundations[FOUNDATIONS.index(action.target)]:
+        return False
+    if action.source is not Place.WASTE:
+        return True
+    max_passes = state.rules.max_passes
+    return state.rules.draw == 1 or not state.stock or (max_passes is not None and state.pass_number >= max_passes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,19 @@ from server.rules import (
     Resign,
     action_to_dict,
     apply,
+    from_text,
     legal_actions,
 )
 from server.solver import SOLVER_VERSION, Verdict, solve
-from server.solver.hints import MAX_SAMPLES, SAMPLE_BUDGET, SeenPosition, hint
+from server.solver.hints import (
+    MAX_SAMPLES,
+    ROUNDS_WITHOUT_PLAY,
+    SAMPLE_BUDGET,
+    SeenPosition,
+    hint,
+    judged_actions,
+    never_hurts,
+)
 from server.solver.players import play_greedy
 from tests.solver.test_solver import ALL_RULES, dealt
 
@@ -91,9 +100,8 @@ def test_an_estimate_judges_every_legal_action_on_the_same_arrangements_within_i
         if given.basis != "estimate":
             continue
         judged = [estimate.action for estimate in given.estimates]
-        fruitless_redeal = [] if state.played_this_pass or len(legal_actions(state)) == 1 else [Redeal()]
-        assert sorted(map(str, judged)) == sorted(map(str, [action for action in legal_actions(state)
-                                                             if action not in fruitless_redeal]))
+        assert sorted(map(str, judged)) == sorted(map(str, judged_actions(state, SOLVER_VERSION)))
+        assert set(map(str, legal_actions(state))) - set(map(str, judged)) <= {"redeal"}
         assert given.action == judged[0]
         assert 1 <= given.samples <= MAX_SAMPLES
         assert all(estimate.wins + estimate.unknown <= given.samples for estimate in given.estimates)
@@ -169,19 +177,62 @@ def test_a_finished_game_gets_no_hint():
         hint(play_greedy(state))
 
 
-def test_a_player_taking_every_hint_never_goes_round_the_stock_for_nothing():
+def test_a_player_taking_every_hint_never_goes_round_the_stock_for_ever():
     """The engine lets a player redeal after a pass in which nothing was played while a card could be: the
-    next pass is then the same as this one. A hint of /2 never asks for that when anything else is legal,
-    so a player who takes every hint makes progress (osmosis-draw-one deal 72 went round for ever under
-    hints that preferred the deal's undecided arrangements)."""
+    next pass is then the same as this one. Judged on arrangements, waiting to start F2 looked best pass after
+    pass in osmosis-draw-one deal 72, and a player taking every hint went round for ever; from pass
+    ROUNDS_WITHOUT_PLAY on, the hint plays instead."""
     state = dealt(PRESETS["osmosis-draw-one"], 72)
-    for _ in range(600):
+    for _ in range(1_000):
         if state.outcome is not None:
             break
         legal = legal_actions(state)
         given = hint(state) if len(legal) > 1 else None
-        action = legal[0] if given is None else given.action or Resign()
-        if isinstance(action, Redeal):
-            assert state.played_this_pass or legal == (Redeal(),), state
-        state = apply(state, action)
-    assert state.outcome is not None, "the game should be over within 600 actions"
+        if given is not None and isinstance(given.action, Redeal) and not state.played_this_pass:
+            assert state.pass_number < ROUNDS_WITHOUT_PLAY
+        state = apply(state, legal[0] if given is None else given.action or Resign())
+    assert state.outcome is not None, "the game should be over within 1,000 actions"
+
+
+def test_a_play_that_never_hurts_wins_its_ties():
+    """A card to a started foundation from a reserve or the cell, or from the waste where no later deal
+    depends on it, leaves every arrangement at least as winnable: an estimate of /2 names such a play unless
+    another action won strictly more arrangements."""
+    checked = set()
+    for name, rules in ALL_RULES.items():
+        rng = random.Random(f"never hurts {name}")
+        for state in (state for number in range(10) for state in positions(rules, number, rng)):
+            given = hint(state, SMALL)
+            safe = [estimate for estimate in given.estimates if never_hurts(state, estimate.action)]
+            if given.basis != "estimate" or not safe:
+                continue
+            checked.add(name)
+            chosen = given.estimates[0]
+            assert never_hurts(state, chosen.action) or chosen.wins > max(estimate.wins for estimate in safe)
+    assert len(checked) >= 8, checked
+
+
+FOURTH_PASS_OF_DEAL_152 = """rules osmosis
+R1 3S 7H 9C 6C
+R2 9S 3H 9D 8S
+R3 2D 7C 7S
+R4 5D 7D 9H QD
+F1 4H QH AH TH 6H 8H JH
+F2 -
+F3 -
+F4 -
+stock -
+waste AC 5H QC 6S AS 2S 5C 5S KS JS JD 2C 3C KC KD 8C 6D 8D 2H TC 4D KH AD TS 3D TD 4C | QS JC 4S
+pass 4"""
+
+
+def test_a_hint_may_ask_for_a_redeal_after_a_fruitless_pass():
+    """Going round again can be the only good move: at the end of osmosis deal 152's fourth pass, in which
+    nothing was played, the other action is to start F2 with spades, which loses (the position is winnable).
+    An earlier rule of /2 left the redeal out of the estimate, and a player taking the hint lost the game."""
+    state = from_text(FOURTH_PASS_OF_DEAL_152)
+    assert solve(state).verdict is Verdict.WINNABLE
+    assert solve(apply(state, legal_actions(state)[0])).verdict is Verdict.UNWINNABLE
+    given = hint(state)
+    assert Redeal() in [estimate.action for estimate in given.estimates]
+    assert given.action == Redeal()
