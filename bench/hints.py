@@ -1,6 +1,6 @@
 """Hint speed per preset: time per hint (median, p95), arrangements judged, share answered exactly.
 
-Run: .venv/bin/python bench/hints.py [--deals N] [--variant NAME ...]
+Run: .venv/bin/python bench/hints.py [--deals N] [--variant NAME ...] [--pure]
 One process, one core. For each deal, a hint at the opening and one after a few random actions (seeded
 by the deal number), each with the default budget. Prints figures and asserts nothing: compare figures
 measured side by side in one run.
@@ -18,6 +18,7 @@ from server.rules import (
     legal_actions,
     numbered_opening,
 )
+from server.solver import use_compiled_search
 from server.solver.hints import HINT_BUDGET, hint
 
 
@@ -59,8 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--variant", action="append", choices=list(PRESETS))
+    parser.add_argument("--pure", action="store_true", help="run the pure modules, not the compiled search")
     args = parser.parse_args()
-    print(f"deals 0..{args.deals - 1} per preset, two positions each, budget {HINT_BUDGET:,} positions per hint")
+    engine = use_compiled_search(not args.pure)
+    print(f"deals 0..{args.deals - 1} per preset, two positions each, budget {HINT_BUDGET:,} positions per hint; "
+          f"search: {engine}")
     print(f"{'preset':<22}{'hints':>6}{'median ms':>10}{'p95 ms':>8}{'max ms':>8}{'samples':>9}{'exact':>7}")
     for name in args.variant or list(PRESETS):
         f = measure(name, args.deals)
