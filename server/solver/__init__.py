@@ -20,7 +20,8 @@ FIRST_SOLVER = "osmosis-solver/1"
 """The first search, kept so that the deals and hints it chose still verify: it gives the same answers."""
 SOLVERS = (FIRST_SOLVER, SOLVER_VERSION)
 DEFAULT_BUDGET = 300_000
-"""Positions searched by default: about two seconds of one core."""
+"""Positions searched by default: two to three seconds of one core at most with the compiled search (the
+positions of osmosis-ablage cost most), three to five times that with the pure modules."""
 MAX_BUDGET = 100_000_000
 _SEARCH, _ENGINE = chosen_search()
 

@@ -33,7 +33,8 @@ from ..rules import (
 from . import FIRST_SOLVER, SOLVER_VERSION, Verdict, solve
 
 HINT_BUDGET = 100_000
-"""Positions one hint may search over all its solves: two seconds at most of one core."""
+"""Positions one hint may search over all its solves: under two seconds of one core with the compiled search
+(docs/performance.md, "Hints")."""
 SAMPLE_BUDGET = 2_000
 """Positions per solve of one arrangement after one action; a solve that runs out counts as unknown."""
 MAX_SAMPLES = 64
