@@ -54,50 +54,14 @@ def _first(searcher: Searcher, budget: int) -> Search:
     allowance = FIRST_ATTEMPT
     attempt = 0
     while spent + allowance <= budget // 4:
-        found = _first_attempt(searcher, allowance, random.Random(attempt) if attempt else None)
+        found = _attempt(searcher, allowance, random.Random(attempt) if attempt else None, set())
         spent += found.nodes
         if found.won is not None:
             return Search(found.won, found.witness, spent)
         allowance *= 2
         attempt += 1
-    found = _first_attempt(searcher, budget - spent, None)
+    found = _attempt(searcher, budget - spent, None, set())
     return Search(found.won, found.witness, spent + found.nodes)
-
-
-def _first_attempt(searcher: Searcher, budget: int, shuffle: random.Random | None) -> Search:
-    root = searcher.start.copy()
-    actions: list[Action] = []
-    decision = searcher.settle(root, actions)
-    if root.home == ALL_HOME:
-        return Search(True, tuple(actions), 1)
-    seen = {searcher.key(root)}
-    if not searcher.plans or searcher.lost(root):
-        return Search(False, (), 1)
-    path: list[list[Action]] = [actions]
-    stack = [_ordered(searcher, root, decision, shuffle)]
-    nodes = 1
-    while stack:
-        for child, actions in stack[-1]:
-            decision = searcher.settle(child, actions)
-            key = searcher.key(child)
-            if key in seen:
-                continue
-            nodes += 1
-            if nodes > budget:
-                return Search(None, (), budget)
-            if child.home == ALL_HOME:
-                path.append(actions)
-                return Search(True, tuple(action for step in path for action in step), nodes)
-            seen.add(key)
-            if searcher.lost(child):
-                continue
-            path.append(actions)
-            stack.append(_ordered(searcher, child, decision, shuffle))
-            break
-        else:
-            stack.pop()
-            path.pop()
-    return Search(False, (), nodes)
 
 
 def _second(searcher: Searcher, budget: int) -> Search:
@@ -106,8 +70,7 @@ def _second(searcher: Searcher, budget: int) -> Search:
     allowance = FIRST_ATTEMPT
     attempt = 0
     while True:
-        found = _second_attempt(searcher, min(allowance, budget - spent), random.Random(attempt) if attempt else None,
-                                lost)
+        found = _attempt(searcher, min(allowance, budget - spent), random.Random(attempt) if attempt else None, lost)
         spent += found.nodes
         if found.won is not None:
             return Search(found.won, found.witness, spent)
@@ -117,10 +80,12 @@ def _second(searcher: Searcher, budget: int) -> Search:
         attempt += 1
 
 
-def _second_attempt(searcher: Searcher, budget: int, shuffle: random.Random | None, lost: set[int]) -> Search:
-    """One attempt, adding to `lost` every position it proves lost. The positions of the attempt not yet
-    settled are numbered in the order they were entered (`entered`), and each one on the path knows the
-    earliest of them it leads back to (`back_to`, Tarjan's lowlink)."""
+def _attempt(searcher: Searcher, budget: int, shuffle: random.Random | None, lost: set[int]) -> Search:
+    """One attempt, adding to `lost` every position it proves lost (/1 gives each attempt a `lost` of its
+    own, and neither skips dominated positions nor tests for cards that can never come home). The positions
+    of the attempt not yet settled are numbered in the order they were entered (`entered`), and each one on
+    the path knows the earliest of them it leads back to (`back_to`, Tarjan's lowlink)."""
+    second = searcher.reach
     root = searcher.start.copy()
     actions: list[Action] = []
     decision = searcher.settle(root, actions)
@@ -129,7 +94,7 @@ def _second_attempt(searcher: Searcher, budget: int, shuffle: random.Random | No
     root_key = searcher.key(root)
     if root_key in lost:
         return Search(False, (), 0)
-    if not searcher.plans or searcher.lost(root) or searcher.hopeless(root):
+    if not searcher.plans or searcher.lost(root) or (second and searcher.hopeless(root)):
         lost.add(root_key)
         return Search(False, (), 1)
     entered = {root_key: 0}
@@ -146,7 +111,7 @@ def _second_attempt(searcher: Searcher, budget: int, shuffle: random.Random | No
             if key in lost:
                 continue
             earlier = entered.get(key)
-            if earlier is None:
+            if earlier is None and second:
                 for other in searcher.dominators(key):
                     if other in lost:
                         earlier = -1
@@ -164,7 +129,7 @@ def _second_attempt(searcher: Searcher, budget: int, shuffle: random.Random | No
             if child.home == ALL_HOME:
                 path.append(actions)
                 return Search(True, tuple(action for step in path for action in step), nodes)
-            if searcher.lost(child) or (searcher.worth_a_look(actions) and searcher.hopeless(child)):
+            if searcher.lost(child) or (second and searcher.worth_a_look(actions) and searcher.hopeless(child)):
                 lost.add(key)
                 continue
             entered[key] = len(entered)
