@@ -15,7 +15,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -45,14 +45,14 @@ def add_command(commands: Any, budget_type: Any) -> None:
                     "(every card known), searching again with more positions until every deal is decided or "
                     "--max-budget is reached; print the rates with 95%% intervals as Markdown.")
     rates.add_argument("--variant", action="append", choices=list(PRESETS), help="a preset (default: every one)")
-    rates.add_argument("--deals", type=_deal_count, default=DEALS, metavar="N",
+    rates.add_argument("--deals", type=_at_least_one("--deals"), default=DEALS, metavar="N",
                        help=f"deal numbers 0 to N-1 of each preset (default {DEALS:,})")
     rates.add_argument("--budget", type=budget_type, default=DEFAULT_BUDGET, metavar="NODES",
                        help=f"positions of each deal's first search (default {DEFAULT_BUDGET:,})")
     rates.add_argument("--max-budget", type=budget_type, default=MAX_BUDGET, metavar="NODES",
                        help=f"positions of the last search of a deal still unknown (default {MAX_BUDGET:,}); "
                             "the --budget value searches each deal once")
-    rates.add_argument("--jobs", type=_jobs, default=1, metavar="J", help="processes to solve in (default 1)")
+    rates.add_argument("--jobs", type=_at_least_one("--jobs"), default=1, metavar="J", help="processes to solve in (default 1)")
     rates.add_argument("--record", type=Path, metavar="FILE",
                        help="append each result to FILE (JSON lines) and take up where an earlier run left off")
     rates.add_argument("--per-deal", type=Path, metavar="FILE",
@@ -61,18 +61,14 @@ def add_command(commands: Any, budget_type: Any) -> None:
     rates.set_defaults(run=run)
 
 
-def _deal_count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("--deals is at least 1")
-    return value
+def _at_least_one(option: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{option} is at least 1")
+        return value
 
-
-def _jobs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("--jobs is at least 1")
-    return value
+    return parse
 
 
 @dataclass(frozen=True, slots=True)
