@@ -52,7 +52,8 @@ def add_command(commands: Any, budget_type: Any) -> None:
     rates.add_argument("--max-budget", type=budget_type, default=MAX_BUDGET, metavar="NODES",
                        help=f"positions of the last search of a deal still unknown (default {MAX_BUDGET:,}); "
                             "the --budget value searches each deal once")
-    rates.add_argument("--jobs", type=_at_least_one("--jobs"), default=1, metavar="J", help="processes to solve in (default 1)")
+    rates.add_argument("--jobs", type=_at_least_one("--jobs"), default=1, metavar="J",
+                       help="processes to solve in (default 1)")
     rates.add_argument("--record", type=Path, metavar="FILE",
                        help="append each result to FILE (JSON lines) and take up where an earlier run left off")
     rates.add_argument("--per-deal", type=Path, metavar="FILE",
