@@ -9,8 +9,9 @@ sees only what a player sees: the unseen cards are arranged at random, docs/solv
 none, the position is one it knows is lost (the player resigns) or one whose exact search ran out of
 positions (the player takes the first legal action, plays before deals, and the run counts it). With
 --record FILE each game is appended to FILE as a JSON line, and a later run with the same FILE plays only
-the deals not there yet. The bound and the greedy rate are read from a win-rates record (--rates, `osmosis
-win-rates --record`) where it has the deal, else worked out here. Prints figures and asserts nothing.
+the deals not there yet. The bound and the greedy rate are read from the per-deal results of `osmosis
+win-rates --per-deal` (--rates, by default the committed docs/win-rates-per-deal.txt) where they have the deal,
+else worked out here. Prints figures and asserts nothing.
 """
 
 import argparse
@@ -64,20 +65,19 @@ def comparison(task: tuple[str, int]) -> tuple[bool, str]:
     return play_greedy(start).status == "won", solve(start, DEFAULT_BUDGET).verdict.value
 
 
-def known_rates(path: Path | None) -> dict[tuple[str, int], tuple[bool, str]]:
-    """(greedy won, verdict) per deal from a win-rates record, the decided verdict where there is one."""
-    known: dict[tuple[str, int], tuple[bool, str]] = {}
-    if path is None:
-        return known
-    for line in path.read_text().splitlines():
-        try:
-            result = json.loads(line)
-        except ValueError:
-            continue
-        key = (result["variant"], result["deal"])
-        if key not in known or known[key][1] == "unknown":
-            known[key] = (result["greedy"], result["verdict"])
-    return known
+def known_rates(path: Path) -> dict[tuple[str, int], tuple[bool, str]]:
+    """(greedy won, verdict) per deal from the per-deal results of `osmosis win-rates --per-deal`."""
+    verdicts = {"W": "winnable", "L": "unwinnable", "?": "unknown"}
+    lines: dict[tuple[str, str], str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, kind, results = line.split(" ")
+            lines[(name, kind)] = results
+    names = {name for name, _ in lines}
+    return {(name, deal): (greedy == "1", verdicts[verdict])
+            for name in names
+            for deal, (verdict, greedy) in enumerate(zip(lines[(name, "solver")], lines[(name, "greedy")],
+                                                        strict=True))}
 
 
 def rate(wins: int, games: int) -> str:
@@ -91,7 +91,8 @@ def main() -> None:
     parser.add_argument("--variant", action="append", choices=list(PRESETS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--record", type=Path)
-    parser.add_argument("--rates", type=Path, help="a record of osmosis win-rates for the same deals")
+    parser.add_argument("--rates", type=Path, default=Path("docs/win-rates-per-deal.txt"),
+                        help="the per-deal results of `osmosis win-rates --per-deal` (default: %(default)s)")
     args = parser.parse_args()
     names = args.variant or list(PRESETS)
     games: dict[tuple[str, int], dict[str, object]] = {}
