@@ -1,3 +1,4 @@
+import argparse
 import json
 import subprocess
 import sys
@@ -5,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from server.cli import main as cli_main
 from server.cli.main import main
 from server.service.players.stats import wilson_interval
 
@@ -106,6 +108,21 @@ def test_the_help_of_serve_states_the_default_workers_as_they_are():
     result = subprocess.run([osmosis, "serve", "--help"], capture_output=True, text=True)
 
     assert "WEB_CONCURRENCY or 4" in " ".join(result.stdout.split())
+
+
+def subcommands():
+    parser = next(action for action in cli_main._parser()._actions if isinstance(action, argparse._SubParsersAction))
+    return sorted(parser.choices)
+
+
+@pytest.mark.parametrize("command", subcommands())
+def test_every_command_s_help_reads_as_written(command, capsys):
+    """argparse formats help strings but prints descriptions as they are: a `%%` meant as `%` shows doubled."""
+    with pytest.raises(SystemExit) as ended:
+        main([command, "--help"])
+
+    assert ended.value.code == 0
+    assert "%%" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("arguments", ["deal --deal-number 0", "deal --deal-number 0 --json",

@@ -43,7 +43,7 @@ def add_command(commands: Any, budget_type: Any) -> None:
         "win-rates", help="win rates of the random, greedy and exact players, in Markdown",
         description="Play each deal with a random player and the greedy one, and decide it with the solver "
                     "(every card known), searching again with more positions until every deal is decided or "
-                    "--max-budget is reached; print the rates with 95%% intervals as Markdown.")
+                    "--max-budget is reached; print the rates with 95% intervals as Markdown.")
     rates.add_argument("--variant", action="append", choices=list(PRESETS), help="a preset (default: every one)")
     rates.add_argument("--deals", type=_at_least_one("--deals"), default=DEALS, metavar="N",
                        help=f"deal numbers 0 to N-1 of each preset (default {DEALS:,})")
