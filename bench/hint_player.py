@@ -27,6 +27,8 @@ from server.solver import DEFAULT_BUDGET, Verdict, search_engine, solve
 from server.solver.hints import hint
 from server.solver.players import play_greedy
 
+PER_DEAL_RESULTS = Path(__file__).resolve().parents[1] / "docs" / "win-rates-per-deal.txt"
+
 MAX_ACTIONS = 5_000
 """A game still on after this many actions is counted lost and reported (a hint that led round in circles)."""
 
@@ -91,7 +93,7 @@ def main() -> None:
     parser.add_argument("--variant", action="append", choices=list(PRESETS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--record", type=Path)
-    parser.add_argument("--rates", type=Path, default=Path("docs/win-rates-per-deal.txt"),
+    parser.add_argument("--rates", type=Path, default=PER_DEAL_RESULTS,
                         help="the per-deal results of `osmosis win-rates --per-deal` (default: %(default)s)")
     args = parser.parse_args()
     names = args.variant or list(PRESETS)

@@ -106,3 +106,23 @@ def test_the_gym_benchmark_reports_every_preset():
     printed = run_bench("gym_env.py", "--steps", "300", "--rounds", "1")
 
     assert all(f"{name} " in printed and "steps/s" in printed for name in PRESETS)
+
+
+def test_the_hint_player_reads_bound_and_greedy_from_the_published_deals_and_takes_up_its_record(tmp_path):
+    """Run from elsewhere than the project: the published per-deal results are found beside the script."""
+    record = tmp_path / "games.jsonl"
+    command = [sys.executable, str(PROJECT / "bench" / "hint_player.py"), "--deals", "4", "--variant", "peek",
+               "--record", str(record)]
+    first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert first.returncode == 0, first.stderr[-3000:]
+    published = {line.split()[1]: line.split()[2] for line in (PROJECT / "docs" / "win-rates-per-deal.txt")
+                 .read_text().splitlines() if line.startswith("peek ")}
+    row = next(line for line in first.stdout.splitlines() if line.startswith("| peek |"))
+    cells = [cell.strip() for cell in row.split("|")]
+    assert cells[4].startswith(f"{published['greedy'][:4].count('1') / 4:.1%}")
+    assert cells[5].startswith(f"{published['solver'][:4].count('W') / 4:.1%}")
+    assert len(record.read_text().splitlines()) == 4
+
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 0 and "0 games to play" in again.stderr
+    assert next(line for line in again.stdout.splitlines() if line.startswith("| peek |")) == row
