@@ -21,6 +21,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from server.cli.win_rates import VERDICT_LETTERS, read_per_deal
 from server.rules import PRESETS, Resign, apply, legal_actions, numbered_opening
 from server.service.players.stats import wilson_interval
 from server.solver import DEFAULT_BUDGET, Verdict, search_engine, solve
@@ -69,16 +70,11 @@ def comparison(task: tuple[str, int]) -> tuple[bool, str]:
 
 def known_rates(path: Path) -> dict[tuple[str, int], tuple[bool, str]]:
     """(greedy won, verdict) per deal from the per-deal results of `osmosis win-rates --per-deal`."""
-    verdicts = {"W": "winnable", "L": "unwinnable", "?": "unknown"}
-    lines: dict[tuple[str, str], str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, kind, results = line.split(" ")
-            lines[(name, kind)] = results
-    names = {name for name, _ in lines}
+    results = read_per_deal(path.read_text(encoding="utf-8"))
+    verdicts = {letter: verdict.value for verdict, letter in VERDICT_LETTERS.items()}
     return {(name, deal): (greedy == "1", verdicts[verdict])
-            for name in names
-            for deal, (verdict, greedy) in enumerate(zip(lines[(name, "solver")], lines[(name, "greedy")],
+            for name in {name for name, _ in results}
+            for deal, (verdict, greedy) in enumerate(zip(results[(name, "solver")], results[(name, "greedy")],
                                                         strict=True))}
 
 

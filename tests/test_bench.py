@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from server.cli.win_rates import read_per_deal
+
 PROJECT = Path(__file__).resolve().parents[1]
 
 
@@ -115,8 +117,8 @@ def test_the_hint_player_reads_bound_and_greedy_from_the_published_deals_and_tak
                "--record", str(record)]
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert first.returncode == 0, first.stderr[-3000:]
-    published = {line.split()[1]: line.split()[2] for line in (PROJECT / "docs" / "win-rates-per-deal.txt")
-                 .read_text().splitlines() if line.startswith("peek ")}
+    published = {player: results for (name, player), results
+                 in read_per_deal((PROJECT / "docs" / "win-rates-per-deal.txt").read_text()).items() if name == "peek"}
     row = next(line for line in first.stdout.splitlines() if line.startswith("| peek |"))
     cells = [cell.strip() for cell in row.split("|")]
     assert cells[4].startswith(f"{published['greedy'][:4].count('1') / 4:.1%}")

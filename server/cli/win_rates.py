@@ -218,6 +218,16 @@ def per_deal(record: Record, names: list[str], deals: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def read_per_deal(text: str) -> dict[tuple[str, str], str]:
+    """What `per_deal` wrote: {(preset, "solver" | "greedy" | "random"): one character per deal}."""
+    results = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, player, letters = line.split()
+            results[(name, player)] = letters
+    return results
+
+
 def _tasks(record: Record, names: list[str], deals: int, budget: int) -> Iterator[Task]:
     for name in names:
         for deal in range(deals):

@@ -9,7 +9,7 @@ import pytest
 
 from server.cli import win_rates
 from server.cli.main import main
-from server.cli.win_rates import VERDICT_LETTERS
+from server.cli.win_rates import VERDICT_LETTERS, read_per_deal
 from server.rules import PRESETS, Deal, deal_number_seed
 from server.solver import DEFAULT_BUDGET, Solution, Verdict, solve
 from server.solver.players import play_greedy, play_random
@@ -127,6 +127,7 @@ def test_every_deal_s_results_in_one_line_per_preset_and_player(capsys, tmp_path
     assert [line.split()[:2] for line in lines] == [[name, player] for name in ("osmosis", "bridesmaids")
                                                    for player in ("solver", "greedy", "random")]
     table = {(line.split()[0], line.split()[1]): line.split()[2] for line in lines}
+    assert read_per_deal(written.read_text()) == table
     for name in ("osmosis", "bridesmaids"):
         verdicts = table[(name, "solver")]
         assert len(verdicts) == 12 and set(verdicts) <= set("WL?")
@@ -142,11 +143,7 @@ DOCS = Path(__file__).parents[2] / "docs"
 
 def published():
     """docs/win-rates-per-deal.txt as {(preset, player): results}, and the table rows of docs/win-rates.md."""
-    results = {}
-    for line in (DOCS / "win-rates-per-deal.txt").read_text().splitlines():
-        if not line.startswith("#"):
-            name, player, letters = line.split()
-            results[(name, player)] = letters
+    results = read_per_deal((DOCS / "win-rates-per-deal.txt").read_text())
     rows = {}
     for line in (DOCS / "win-rates.md").read_text().splitlines():
         cells = [cell.strip() for cell in line.split("|")]
