@@ -4,9 +4,7 @@ Each backend gets a fresh database, migrated to head, for the session; tests cre
 (random UUIDs), so they never see each other's rows.
 """
 
-import json
 import os
-import re
 import socket
 import subprocess
 import time
@@ -24,41 +22,40 @@ from server.config import Settings
 from server.runtime.app import create_app
 from server.service.games import GameService
 from server.store import PostgresStore, embedded, migrate, open_pool
+from tests.answers import Answers
 from tests.processes import start_gunicorn, stop
 
 PROJECT = Path(__file__).resolve().parents[1]
 EMBEDDED_DATA_DIR = PROJECT / "var" / "test"
 BACKENDS = ["embedded", *(["external"] if os.environ.get("DATABASE_URL") else [])]
 
-ANSWERED: set[tuple[str, str, int]] = set()
-"""(OpenAPI path, method, status) of every response an app answered in this run."""
+ANSWERED = Answers()
+"""Every response an app answered in this run, held to the OpenAPI document (tests/answers.py)."""
 
 
 @request_finished.connect
-def _record_status(sender, response, **extra):
+def _record_answer(sender, response, **extra):
     if request.url_rule is not None:
-        path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", request.url_rule.rule)
-        ANSWERED.add((path, request.method.lower(), response.status_code))
-
-
-def undeclared_statuses(answered):
-    """The statuses answered that the OpenAPI document does not declare for their operation."""
-    paths = json.loads((PROJECT / "openapi" / "openapi.json").read_text())["paths"]
-    return sorted((path, method, status) for path, method, status in answered
-                  if method in paths.get(path, {}) and str(status) not in paths[path][method]["responses"])
+        body = None if response.is_streamed or request.method == "HEAD" else response.get_data()
+        ANSWERED.record(request.url_rule.rule, request.method, response.status_code, response.mimetype, body,
+                        list(request.args))
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if undeclared_statuses(ANSWERED) and session.exitstatus == 0:
+    if (ANSWERED.undeclared_statuses() or ANSWERED.breaches) and session.exitstatus == 0:
         session.exitstatus = 1
 
 
 def pytest_terminal_summary(terminalreporter):
-    undeclared = undeclared_statuses(ANSWERED)
+    undeclared = ANSWERED.undeclared_statuses()
     if undeclared:
         terminalreporter.section("statuses the OpenAPI document does not declare")
         for path, method, status in undeclared:
             terminalreporter.write_line(f"{method.upper()} {path} answered {status}")
+    if ANSWERED.breaches:
+        terminalreporter.section("answers that break the OpenAPI document")
+        for breach in ANSWERED.breaches:
+            terminalreporter.write_line(breach)
 
 
 def _with_database(url: str, database: str) -> str:

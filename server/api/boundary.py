@@ -126,15 +126,24 @@ def _documented_operations(app: Flask) -> dict[tuple[str, str], _Operation]:
     for endpoint, view in app.view_functions.items():
         view_class = getattr(view, "view_class", None)
         for method in getattr(view_class, "methods", None) or ():
-            documentation = getattr(getattr(view_class, method.lower()), "_apidoc", None)
-            if documentation is None:
-                continue
-            parameters = documentation.get("arguments", {}).get("parameters", [])
-            query = {field.data_key or name: isinstance(field, fields.List)
-                     for parameter in parameters if parameter["in"] == "query"
-                     for name, field in _instance(parameter["schema"]).fields.items()}
-            operations[endpoint, method] = _Operation({parameter["in"] for parameter in parameters}, query)
+            arguments = declared_arguments(view_class, method)
+            if arguments is not None:
+                locations, query = arguments
+                operations[endpoint, method] = _Operation(locations, query)
     return operations
+
+
+def declared_arguments(view_class: Any, method: str) -> tuple[set[str], dict[str, bool]] | None:
+    """Where a view's operation takes arguments from, and the query parameters it reads (each: whether it is a
+    list), from its `@blp.arguments`; None for a view that is not an API operation."""
+    documentation = getattr(getattr(view_class, method.lower()), "_apidoc", None)
+    if documentation is None:
+        return None
+    parameters = documentation.get("arguments", {}).get("parameters", [])
+    query = {field.data_key or name: isinstance(field, fields.List)
+             for parameter in parameters if parameter["in"] == "query"
+             for name, field in _instance(parameter["schema"]).fields.items()}
+    return {parameter["in"] for parameter in parameters}, query
 
 
 def _instance(schema: Any) -> Any:

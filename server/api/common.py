@@ -26,22 +26,45 @@ View = Callable[..., Any]
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
-    """flask-smorest's Blueprint, without the layers its documenting decorators add at run time.
+    """flask-smorest's Blueprint, without the layers its documenting decorators add at run time, and with the
+    parameters `doc` names added to those its `arguments` document, not put in their place.
 
     `doc` and `alt_response` only add to the OpenAPI document, yet each wraps the view in a function
     that calls it through `current_app.ensure_sync`: a write route with its seven documented errors
     paid for eight such calls on every request. Here they attach their documentation to the view
-    itself; the OpenAPI document is the same.
+    itself; the OpenAPI document is the same. flask-smorest's own `doc(parameters=...)` replaces the
+    query parameters `@arguments` documents, so that a generated SDK could not send them.
     """
 
     ARGUMENTS_PARSER = Parser()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(_add_named_parameters)
+
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[View], View]:
-        return _documentation_only(flask_smorest.Blueprint.doc(**kwargs))
+        parameters = kwargs.pop("parameters", [])
+        documented = _documentation_only(flask_smorest.Blueprint.doc(**kwargs))
+
+        def attach(view: View) -> View:
+            documented(view)._apidoc.setdefault(_NAMED_PARAMETERS, []).extend(parameters)  # type: ignore[attr-defined]
+            return view
+
+        return attach
 
     def alt_response(self, status_code: int, **kwargs: Any) -> Callable[[View], View]:
         return _documentation_only(super().alt_response(status_code, **kwargs))
+
+
+_NAMED_PARAMETERS = "osmosis_parameters"
+
+
+def _add_named_parameters(doc: dict[str, Any], doc_info: dict[str, Any], **_: Any) -> dict[str, Any]:
+    named = doc_info.get(_NAMED_PARAMETERS, [])
+    if named:
+        doc["parameters"] = [*doc.get("parameters", []), *named]
+    return doc
 
 
 def _documentation_only(decorator: Callable[[View], View]) -> Callable[[View], View]:

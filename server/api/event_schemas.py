@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import fields
 
 from ..log import events as ev
+from .player_schemas import PlayerRefSchema
 from .schemas import SOURCES, TARGETS, DealInfoSchema, PublicStateSchema, RulesSchema, card, cards, kind, one_of
 from .solver_schemas import HintSchema
 
@@ -19,6 +20,8 @@ class GameCreatedDataSchema(ma.Schema):
     deal = fields.Nested(DealInfoSchema, required=True, metadata={"description": "How the deal is made; no secret."})
     commitment = fields.String(required=True, metadata={"description": "hex SHA-256 commitment to the server seed."})
     opening = fields.Nested(PublicStateSchema, required=True, metadata={"description": "The public opening."})
+    player = fields.Nested(PlayerRefSchema, metadata={
+        "description": "The player who made the game with their API token; absent from games made without one."})
 
 
 class CardMovedDataSchema(ma.Schema):

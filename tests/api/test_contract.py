@@ -111,12 +111,33 @@ def test_every_example_problem_code_is_one_its_status_can_give(document):
 
 
 def test_the_run_wide_check_reports_a_status_its_operation_does_not_declare():
-    from tests.conftest import undeclared_statuses
+    from tests.answers import undeclared_statuses
 
     answered = {("/games/{game_id}", "get", 418), ("/games/{game_id}", "get", 304),
                 ("/games/{game_id}/actions", "post", 412), ("/not/in/the/document", "get", 418)}
 
     assert undeclared_statuses(answered) == [("/games/{game_id}", "get", 418)]
+
+
+def test_the_run_wide_check_reports_a_body_its_schema_refuses_and_a_query_parameter_not_declared():
+    from tests.answers import Answers
+
+    answers = Answers()
+    event = {"seq": 1, "kind": "cards_dealt", "data": {"cards": ["7S"]}, "hash": "ab"}
+    answers.record("/games/<uuid:game_id>/events", "GET", 200, "application/json",
+                   json.dumps({"events": [event], "next": None, "next_after": None}).encode(), ["after"])
+    assert answers.breaches == []
+
+    answers.record("/games/<uuid:game_id>/events", "GET", 200, "application/json",
+                   json.dumps({"events": [{**event, "data": {"cards": ["7S"], "extra": 1}}], "next": None,
+                               "next_after": None}).encode(), [])
+    answers.record("/boards/<any('osmosis', 'peek'):variant>", "GET", 200, "application/json", None, ["nope"])
+    answers.record("/boards/daily/<string(maxlength=64):day>", "GET", 418, "application/json", None, [])
+
+    assert len(answers.breaches) == 2
+    assert "/games/{game_id}/events" in answers.breaches[0] and "extra" in answers.breaches[0]
+    assert "/boards/{variant}" in answers.breaches[1] and "['nope']" in answers.breaches[1]
+    assert answers.undeclared_statuses() == [("/boards/daily/{day}", "get", 418)]
 
 
 def test_a_state_at_seq_0_is_not_promised(document):

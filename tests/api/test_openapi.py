@@ -70,6 +70,24 @@ def test_the_examples_validate_against_their_schemas(document):
     assert examples >= 4
 
 
+def test_every_query_parameter_a_view_reads_is_in_the_document(document):
+    from server.api.boundary import declared_arguments
+    from server.api.routes import ROUTES, blueprints
+    from tests.answers import declared_query, openapi_path
+
+    blueprints()
+    checked = 0
+    for blueprint, routes in ROUTES:
+        for rule, view in routes:
+            path = openapi_path(f"{blueprint.url_prefix or ''}{rule}".replace("//", "/"))
+            for method in view.methods:
+                arguments = declared_arguments(view, method)
+                if arguments is not None:
+                    assert set(arguments[1]) == declared_query(path, method.lower()), f"{method} {path}"
+                    checked += len(arguments[1])
+    assert checked > 15
+
+
 def test_every_tag_used_is_declared(document):
     declared = {tag["name"] for tag in document["tags"]}
 

@@ -175,6 +175,28 @@ def test_a_players_game_is_theirs_to_play_and_no_one_elses(client):
     assert (resigned["status"], verdict["valid"], verdict["complete"]) == ("resigned", True, True)
 
 
+def test_a_players_game_keeps_the_contract_its_events_and_export_declare(client):
+    from openapi_schema_validator import OAS30Validator
+
+    from tests.api.helpers import committed_document
+
+    document = committed_document()
+    schemas = document["components"]["schemas"]
+    made = sign_up(client).get_json()
+    game, _ = create(client, headers=bearer(made), deal_number=7)
+    client.post(f"/games/{game['id']}/resign", headers=bearer(made))
+
+    def valid(schema, value):
+        OAS30Validator({**schemas[schema], "components": document["components"]}).validate(value)
+
+    events = client.get(f"/games/{game['id']}/events").get_json()
+    replay = client.get(f"/games/{game['id']}/replay").get_json()
+    assert events["events"][0]["data"]["player"] == {"name": made["player"]["name"], "kind": "human"}
+    valid("EventList", events)
+    valid("Replay", replay)
+    valid("Game", client.get(f"/games/{game['id']}").get_json())
+
+
 def test_a_game_made_without_a_players_token_is_as_it_always_was(client):
     game, _ = create(client, deal_number=7)
     assert "player" not in game
