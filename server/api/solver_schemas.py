@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 
 from ..rules import Status
 from ..solver import Verdict
-from ..solver.hints import BASES
+from ..solver.hints import BASES, EXACT_CHOICES
 from .schemas import GameSchema, component
 
 VERDICTS = [verdict.value for verdict in Verdict]
@@ -82,6 +82,13 @@ class HintSchema(ma.Schema):
     nodes = fields.Integer(required=True, metadata={"description": "Positions searched in all."})
     budget = fields.Integer(required=True, metadata={"description": "Positions the hint could search at most."})
     solver = fields.String(required=True, metadata={"example": "osmosis-solver/2"})
+    exact_choice = fields.String(validate=validate.OneOf(EXACT_CHOICES), metadata={
+        "description": "For an exact hint, how it chose among the actions that keep the game winnable: "
+                       "`line-of-the-pass`, until a card is played in a pass, the line found from the position the "
+                       "pass began with, without the passes it would go round in vain (so that taking every hint "
+                       "plays a card in every pass and ends the game; docs/solver.md). Absent from estimates, and from "
+                       "exact hints given before it was named, which took the first action of the winning line found "
+                       "from the position itself."})
 
 
 class HintResultSchema(ma.Schema):

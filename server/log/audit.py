@@ -293,7 +293,7 @@ def _check_hints(hinted: Sequence[tuple[Event, GameState]], spending: Budget) ->
                 f"the {len(hinted) - index} hint(s) from event {event.seq} on (recomputing them searches "
                 f"beyond {spending.words}; `osmosis verify` recomputes every hint)")
             return
-        worked_out = hint(state, HINT_BUDGET, recorded["solver"]).to_dict()
+        worked_out = hint(state, HINT_BUDGET, recorded["solver"], recorded.get("exact_choice")).to_dict()
         spending.spend(worked_out["nodes"])
         if not same_json(worked_out, recorded):
             differs = next(name for name in worked_out if not same_json(worked_out[name], recorded.get(name)))

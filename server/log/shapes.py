@@ -33,7 +33,7 @@ from ..rules import (
     WasteAccess,
 )
 from ..solver import Verdict
-from ..solver.hints import BASES
+from ..solver.hints import BASES, EXACT_CHOICES
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer every JSON reader holds exactly (RFC 7493, I-JSON)."""
@@ -228,7 +228,7 @@ _HINT = record({
     "nodes": COUNT,
     "budget": COUNT,
     "solver": NAME,
-})
+}, {"exact_choice": one_of(*EXACT_CHOICES)})  # hints given before the choice was named have none
 
 EVENT_DATA: dict[str, Shape] = {
     "game_created": record(

@@ -20,6 +20,7 @@ from ..rules import (
     FOUNDATIONS,
     Action,
     Card,
+    Deal,
     GameOver,
     GameState,
     Move,
@@ -47,6 +48,16 @@ ROUNDS_WITHOUT_PLAY = 10
 EXACT, ESTIMATE = "exact", "estimate"
 BASES = (EXACT, ESTIMATE)
 """What a hint rests on (Hint.basis)."""
+PASS_LINE = "line-of-the-pass"
+EXACT_CHOICES = (PASS_LINE,)
+"""How an exact hint chooses among the actions that keep the game winnable (Hint.exact_choice). Without one (the
+hints given before it was named): the first action of the winning line a search from the position found. A search
+from each position anew could find a line that deals past the card it plays, from one position after another, and
+a player taking every hint went round the stock for ever (peek deal 136, pass 3 on). `line-of-the-pass`, with
+unlimited passes: until something is played in a pass, every hint of the pass follows one line, the one found from
+the position the pass began with, cut of any pass it would go round in vain (it comes back where it was, one pass
+on); so each pass plays at least one card, and the game ends. After a play, the line of the position itself, cut
+the same way; with limited passes, as before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +90,9 @@ class Hint:
     nodes: int
     budget: int
     solver: str = SOLVER_VERSION
+    exact_choice: str | None = None
+    """For an exact hint, how it chose among the winning actions (EXACT_CHOICES); None for an estimate, and for
+    the exact hints given before the choice was named."""
 
     def to_dict(self) -> dict[str, Any]:
         """Whole numbers only: the hint is hashed into the move log, and canonical JSON of a fraction
@@ -93,19 +107,19 @@ class Hint:
             "nodes": self.nodes,
             "budget": self.budget,
             "solver": self.solver,
+            **({} if self.exact_choice is None else {"exact_choice": self.exact_choice}),
         }
 
 
-def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSION) -> Hint:
+def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSION,
+         exact_choice: str | None = PASS_LINE) -> Hint:
     """The best action in `state` by what its player has seen, by `solver`'s searches; raises GameOver once
-    the game is over."""
+    the game is over. `exact_choice`: how an exact hint chooses (EXACT_CHOICES; None as before it was named)."""
     if state.outcome is not None:
         raise GameOver(f"the game is over ({state.outcome.status}): there is nothing left to hint")
     seen = SeenPosition.of(state)
     if not seen.unseen_cards:
-        solution = solve(seen.canonical, budget, solver)
-        action = solution.witness[0] if solution.verdict is Verdict.WINNABLE else None
-        return Hint(action, EXACT, solution.verdict, (), 1, 0, solution.nodes, budget, solver)
+        return _exact(seen.canonical, budget, solver, exact_choice)
     actions = judged_actions(seen.canonical, solver)
     wins, unknown = [0] * len(actions), [0] * len(actions)
     rng = random.Random(seen.fingerprint)
@@ -124,6 +138,66 @@ def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSI
                        key=_ranking(seen.canonical, solver))
     best = estimates[0].action if estimates else None
     return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget, solver)
+
+
+def _exact(state: GameState, budget: int, solver: str, exact_choice: str | None) -> Hint:
+    nodes = 0
+    if exact_choice == PASS_LINE and state.rules.max_passes is None:
+        begun = _as_the_pass_began(state)
+        if begun is not None:
+            solution = solve(begun, budget, solver)
+            nodes = solution.nodes
+            if solution.verdict is Verdict.WINNABLE:
+                line = _without_vain_passes(begun, solution.witness)
+                action = _where_the_line_passes(begun, line, state)
+                if action is not None:
+                    return Hint(action, EXACT, Verdict.WINNABLE, (), 1, 0, nodes, budget, solver, exact_choice)
+            elif solution.verdict is Verdict.UNWINNABLE or nodes >= budget:
+                # Everything this position can do, the pass's could: lost there is lost here.
+                return Hint(None, EXACT, solution.verdict, (), 1, 0, nodes, budget, solver, exact_choice)
+    solution = solve(state, budget - nodes, solver)
+    nodes += solution.nodes
+    if solution.verdict is not Verdict.WINNABLE:
+        return Hint(None, EXACT, solution.verdict, (), 1, 0, nodes, budget, solver, exact_choice)
+    line = solution.witness
+    if exact_choice == PASS_LINE and state.rules.max_passes is None:
+        line = _without_vain_passes(state, line)
+    return Hint(line[0], EXACT, Verdict.WINNABLE, (), 1, 0, nodes, budget, solver, exact_choice)
+
+
+def _as_the_pass_began(state: GameState) -> GameState | None:
+    """The position this pass began with, when only deals were made in it since (the waste is the stock's first
+    cards, in the order dealt); None when a card was played in it, or nothing was dealt yet."""
+    if state.played_this_pass or not state.waste:
+        return None
+    return replace(state, stock=state.waste + state.stock, waste=(), live_waste=0)
+
+
+def _where_the_line_passes(start: GameState, line: tuple[Action, ...], state: GameState) -> Action | None:
+    """The action `line` takes at `state`, when it gets there from `start` by deals alone; else None."""
+    position = start
+    for action in line:
+        if position == state:
+            return action
+        if not isinstance(action, Deal):
+            return None
+        position = apply(position, action)
+    return None
+
+
+def _without_vain_passes(start: GameState, line: tuple[Action, ...]) -> tuple[Action, ...]:
+    """`line` from the last time it stands where it started, but for the pass number: with unlimited passes the
+    pass number changes nothing, so what follows wins from the start too, without the passes gone round before."""
+    here, position, cut = _but_the_pass(start), start, 0
+    for index, action in enumerate(line[:-1]):
+        position = apply(position, action)
+        if position.pass_number != start.pass_number and _but_the_pass(position) == here:
+            cut = index + 1
+    return line[cut:]
+
+
+def _but_the_pass(state: GameState) -> GameState:
+    return replace(state, pass_number=1)
 
 
 def judged_actions(state: GameState, solver: str) -> tuple[Action, ...]:

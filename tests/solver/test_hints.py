@@ -17,10 +17,12 @@ from server.rules import (
     apply,
     from_text,
     legal_actions,
+    to_text,
 )
 from server.solver import SOLVER_VERSION, Verdict, solve
 from server.solver.hints import (
     MAX_SAMPLES,
+    PASS_LINE,
     ROUNDS_WITHOUT_PLAY,
     SAMPLE_BUDGET,
     SeenPosition,
@@ -192,6 +194,54 @@ def test_a_player_taking_every_hint_never_goes_round_the_stock_for_ever():
             assert state.pass_number < ROUNDS_WITHOUT_PLAY
         state = apply(state, legal[0] if given is None else given.action or Resign())
     assert state.outcome is not None, "the game should be over within 1,000 actions"
+
+
+LOOPED = {
+    # Positions the exact hint of before `exact_choice` came back to, one pass later, in the hint player's games
+    # (docs/win-rates.md): the line the search found dealt first each time.
+    "peek 136": "rules peek\nR1 KC 4C AD 9S\nR2 KS 8C 3H\nR3 AH 4S JC\nR4 KH TS 5C 6H\nF1 6D 5D KD 9D\nF2 -\nF3 -\n"
+                "F4 -\nstock 4D QD 5S 5H 6C JH JD 4H 7H TH 2D QC QH 7C TD JS 8S 6S 9C 3S AS 3D TC 7S 2H 9H 2C 8D AC "
+                "3C 2S QS 7D 8H\nwaste -\npass 2",
+    "peek-till-dawn 430": "rules peek-till-dawn\nR1 TD 7S 9H 4D\nR2 KH 2H JC JH\nR3 8S 6H KD 7H\nR4 6D 3H AH\n"
+                          "F1 2S TS 6S 5S 4S QS 9S\nF2 -\nF3 -\nF4 -\nstock AS 9C 8C 6C 3C KC TH 4C QH 3D 3S TC 9D "
+                          "JD QC JS 2C 2D 4H 7D AD AC 5C 5H QD KS 5D 8H 8D 7C\nwaste -\npass 2",
+    "bridesmaids 643": "rules bridesmaids\nF1 TD 5D 7D QD\nF2 TS\nF3 -\nF4 -\nstock 3H QS 8H TC 6C QC JD 3C 5S 9D "
+                       "5H AS 6S JS KH 4H 8D JH KC 2D KS 6D QH 2H JC AH 9C 9S TH\nwaste 2C 8C 8S 4S 4D 4C 5C 2S 6H "
+                       "7H 9H AC 3D 7C 3S | 7S KD AD\npass 3",
+}
+
+
+def taking_every_hint(state, exact_choice, actions):
+    """A player taking every hint (the first legal action, which plays before it deals, where the exact search ran
+    out of positions), until the game ends, `actions` are taken, or a position comes back a pass later: the
+    positions, and whether one came back."""
+    seen = {}
+    for _ in range(actions):
+        if state.outcome is not None:
+            return state, False
+        key = to_text(dataclasses.replace(state, pass_number=1))
+        if key in seen:
+            return state, True
+        seen[key] = state
+        given = hint(state, exact_choice=exact_choice)
+        assert given.basis == "exact" and given.verdict is not Verdict.UNWINNABLE
+        state = apply(state, given.action or legal_actions(state)[0])
+    return state, False
+
+
+@pytest.mark.parametrize("deal", LOOPED)
+def test_a_player_taking_every_exact_hint_plays_a_card_in_every_pass_and_the_game_ends(deal):
+    start = from_text(LOOPED[deal])
+    assert taking_every_hint(start, None, 60)[1], "the exact hint of before went round the stock"
+
+    end, came_back = taking_every_hint(start, PASS_LINE, 400)
+    assert not came_back and end.outcome is not None
+    assert hint(start).to_dict()["exact_choice"] == PASS_LINE
+
+
+def test_the_exact_choice_is_named_only_in_exact_hints():
+    assert "exact_choice" not in hint(dealt(PRESETS["osmosis"], 11), TINY).to_dict()
+    assert "exact_choice" not in hint(from_text(LOOPED["peek 136"]), TINY, exact_choice=None).to_dict()
 
 
 def test_a_play_that_never_hurts_wins_its_ties():
