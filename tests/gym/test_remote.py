@@ -2,6 +2,7 @@
 step for step the same as the in-process one, and verifiable afterwards."""
 
 import http.client
+import json
 import random
 import socket
 
@@ -10,10 +11,14 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from server.api import examples
 from server.gym.env import OsmosisEnv
 from server.gym.remote import ServerError
 from server.gym.spaces import DEAL, RESIGN
 from tests.browser.table import get
+from tests.client.scripted import Answer, ScriptedServer
+from tests.conftest import free_port, migrated_database
+from tests.processes import start_gunicorn, stop
 
 
 def test_remote_episodes_are_the_in_process_ones_and_verify(live_server):
@@ -86,3 +91,75 @@ def test_an_action_whose_answer_was_lost_is_retried_once_and_done_once(live_serv
     _, _, _, _, info = env.step(DEAL)
     assert LosesTheFirstAnswer.lost == 1 and "refused" not in info
     assert get(f"{live_server}/games/{env.game_id}")["version"] == 2, "the retried deal was done twice"
+
+
+def test_under_a_real_rate_limit_every_step_lands_as_in_process(embedded_server_url):
+    """The server's rate limit applied to this loopback client (RATE_LIMIT_EXEMPT empty): the client waits out each
+    429 and sends the step again; no step is a silent no-op, so the episode is the in-process one."""
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="")
+    try:
+        server = f"http://127.0.0.1:{port}"
+        here, there = OsmosisEnv("osmosis-draw-one"), OsmosisEnv("osmosis-draw-one", server=server)
+        (_, info_here), (_, info_there) = here.reset(seed=5), there.reset(seed=5)
+        rng = random.Random(5)
+        for _ in range(120):
+            if info_here["status"] != "playing":
+                break
+            action = rng.choice(info_here["legal_actions"])
+            seen_here, reward_here, over_here, _, info_here = here.step(action)
+            seen_there, reward_there, over_there, _, info_there = there.step(action)
+            assert "refused" not in info_there
+            assert (reward_here, over_here, info_here["cards_home"]) == (reward_there, over_there,
+                                                                         info_there["cards_home"])
+            assert all(np.array_equal(seen_here[key], seen_there[key]) for key in seen_here)
+        remote = get(f"{server}/games/{there.game_id}")
+        assert remote["status"] == info_here["status"] and remote["score"] == info_here["cards_home"]
+    finally:
+        stop(process)
+
+
+def _game_answer():
+    game = {**examples.created_game(), "player_token": "t" * 43}
+    return Answer(201, json.dumps(game).encode())
+
+
+def _first_legal(env):
+    return int(np.flatnonzero(env._info()["action_mask"])[0])
+
+
+def test_only_the_rules_refuse_a_step_and_then_it_changes_nothing():
+    refusal = {"status": 409, "code": "illegal-action", "detail": "7S cannot go to F3", "rule": "osmosis"}
+    with ScriptedServer(_game_answer(), Answer(409, json.dumps(refusal).encode())) as server:
+        env = OsmosisEnv("osmosis", server=server.url)
+        seen, _ = env.reset(seed=1)
+        after, reward, terminated, _, info = env.step(_first_legal(env))
+    assert info["refused"] == "7S cannot go to F3" and reward == 0.0 and not terminated
+    assert all(np.array_equal(seen[key], after[key]) for key in seen)
+
+
+@pytest.mark.parametrize("answer", [
+    Answer(500, json.dumps({"status": 500, "code": "internal-error", "detail": "boom"}).encode()),
+    Answer(403, json.dumps({"status": 403, "code": "forbidden", "detail": "not yours"}).encode()),
+    Answer(412, json.dumps({"status": 412, "code": "version-conflict", "detail": "moved on"}).encode()),
+    Answer(200, b'{"game": {"id": "x"}}'),
+    Answer(200, b'{"game": {"id": "x", "status": "playing", "state": 7, "legal_actions": []}}'),
+    Answer(200, b'{"game": {"id": "x", "status": "playing", "state": {}, "legal_actions": [{"kind": "move"}]}}'),
+    Answer(200, b'{"nothing": 1}'),
+    Answer(200, b"[]"),
+], ids=["500", "403", "412", "no-state", "state-not-a-view", "bad-action", "no-game", "not-an-object"])
+def test_any_other_answer_raises_the_backend_s_own_error_never_a_key_or_type_error(answer):
+    with ScriptedServer(_game_answer(), answer) as server:
+        env = OsmosisEnv("osmosis", server=server.url, timeout=5)
+        env.reset(seed=1)
+        with pytest.raises(ServerError):
+            env.step(_first_legal(env))
+
+
+def test_a_server_that_trickles_its_answer_is_cut_off_by_the_step_s_deadline():
+    with ScriptedServer(_game_answer(), Answer(200, b'{"game": {}}' + b" " * 100, trickle=0.3)) as server:
+        env = OsmosisEnv("osmosis", server=server.url, timeout=1)
+        env.reset(seed=1)
+        with pytest.raises(ServerError, match="within 1 seconds"):
+            env.step(_first_legal(env))
