@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
+DEFAULT_RATE_LIMIT_EXEMPT = ("127.0.0.0/8", "::1/128")
 DEFAULT_LOG_ORIGIN = "localhost/osmosis-log"
 
 
@@ -37,6 +39,9 @@ class Settings:
     """Browser origins allowed to call the API from other sites; "*" for any. Empty: same origin only."""
     rate_limit: str = DEFAULT_RATE_LIMIT
     """Per client address, in flask-limiter's notation; empty turns rate limiting off."""
+    rate_limit_exempt: tuple[str, ...] = DEFAULT_RATE_LIMIT_EXEMPT
+    """Networks whose requests no rate limit counts: by default this machine's own (a bot beside its server plays at
+    full speed). A request that came through a proxy not counted in PROXY_COUNT is never exempt."""
     rate_limit_storage_uri: str = "osmosis-shared://"
     """Where the counts of rate limits and solver jobs live: by default in memory every worker of this server
     shares (server/runtime/shared_counters.py); redis://… shares them between all instances too."""
@@ -73,6 +78,7 @@ class Settings:
             statement_timeout_ms=_int(env, "STATEMENT_TIMEOUT_MS", 5000, minimum=0),
             cors_origins=tuple(origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()),
             rate_limit=env.get("RATE_LIMIT", DEFAULT_RATE_LIMIT),
+            rate_limit_exempt=_networks(env, "RATE_LIMIT_EXEMPT", DEFAULT_RATE_LIMIT_EXEMPT),
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "osmosis-shared://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
@@ -109,6 +115,21 @@ def _witnesses(raw: str) -> tuple[tuple[str, str], ...]:
             raise ConfigError(f"LOG_WITNESSES lists each witness as '<verifier key> <URL>', not {item.strip()!r}")
         witnesses.append((parts[0], parts[1]))
     return tuple(witnesses)
+
+
+def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """Comma-separated networks (10.0.0.0/8, ::1); an empty value is none at all."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    networks = []
+    for item in raw.split(","):
+        if item.strip():
+            try:
+                networks.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+            except ValueError:
+                raise ConfigError(f"{name} lists networks like 127.0.0.0/8 or ::1, not {item.strip()!r}") from None
+    return tuple(networks)
 
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:

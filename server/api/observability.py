@@ -7,6 +7,7 @@ served.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import logging
 import os
@@ -141,8 +142,9 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
 
     if not settings.rate_limit:
         return None
+    exempt = _exempt_addresses(settings)
     per_player = Limit(settings.rate_limit, key_function=_calling_player, scope="player",
-                       exempt_when=lambda: not _calling_player())
+                       exempt_when=lambda: exempt() or not _calling_player())
     return Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
@@ -154,12 +156,39 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         # The limiter would write Retry-After on every response, even over a 503's own; it writes this
         # instead, and a 429 gets its Retry-After from it.
         header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
-        default_limits_exempt_when=lambda: request.endpoint in UNMETERED or request.endpoint == "web.static",
+        default_limits_exempt_when=lambda: request.endpoint in UNMETERED or request.endpoint == "web.static"
+        or exempt(),
         on_breach=lambda limit: RATE_LIMITED.inc(),
         # Redis out of reach: count in this process meanwhile (and log it) rather than refuse every request.
         in_memory_fallback_enabled=True,
         swallow_errors=True,
     )
+
+
+FORWARDED_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+
+
+def _exempt_addresses(settings: Settings) -> Callable[[], bool]:
+    """Whether the request comes from a network RATE_LIMIT_EXEMPT lists. Through a proxy PROXY_COUNT does not
+    count, every client would look like the proxy's own address: a request that names a forwarded address is then
+    never exempt."""
+    networks = [ipaddress.ip_network(network) for network in settings.rate_limit_exempt]
+    trusts_proxies = settings.proxy_count > 0
+
+    def exempt() -> bool:
+        if not networks:
+            return False
+        if not trusts_proxies and any(name in request.headers for name in FORWARDED_HEADERS):
+            return False
+        try:
+            address = ipaddress.ip_address(request.remote_addr or "")
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in networks)
+
+    return exempt
 
 
 def _calling_player() -> str:

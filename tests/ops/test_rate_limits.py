@@ -4,6 +4,7 @@ the default counters (shared memory) and with Redis, under gunicorn as deployed.
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import redis
@@ -11,6 +12,7 @@ import redis
 from tests.conftest import drop_database, free_port, migrated_database
 from tests.processes import start_gunicorn, stop, wait_for_workers
 
+PROJECT = Path(__file__).parents[2]
 LIMIT = 50
 BURST = 200
 
@@ -40,7 +42,7 @@ def burst(base: str) -> list[tuple[int, dict[str, str]]]:
 
 @pytest.mark.parametrize("counters", ["default", "redis"])
 def test_a_burst_on_four_workers_gets_exactly_the_limit_it_is_told(embedded_server_url, redis_url, counters):
-    env = {"WEB_CONCURRENCY": "4", "RATE_LIMIT": f"{LIMIT} per minute"}
+    env = {"WEB_CONCURRENCY": "4", "RATE_LIMIT": f"{LIMIT} per minute", "RATE_LIMIT_EXEMPT": ""}
     if counters == "redis":
         redis.Redis.from_url(redis_url).flushdb()
         env["RATE_LIMIT_STORAGE_URI"] = redis_url
@@ -60,3 +62,85 @@ def test_a_burst_on_four_workers_gets_exactly_the_limit_it_is_told(embedded_serv
     assert {headers["X-RateLimit-Limit"] for _, headers in answers} == {str(LIMIT)}
     assert statuses.count(200) == LIMIT and statuses.count(429) == BURST - LIMIT
     assert all(int(headers["Retry-After"]) >= 1 for status, headers in answers if status == 429)
+
+
+# --- who the limits count: a bot beside its own server is not a stranger on the internet ---------------------
+
+
+def _app(env):
+    from server.config import Settings
+    from server.runtime.app import create_app
+    from server.service.games import GameService
+    from tests.memory_store import MemoryStore
+
+    settings = Settings.from_env({"RATE_LIMIT_STORAGE_URI": "memory://", **env})
+    return create_app(settings, service=GameService(MemoryStore())).test_client()
+
+
+def _statuses(client, count, address, headers=None):
+    return [client.get("/variants", headers=headers or {}, environ_base={"REMOTE_ADDR": address}).status_code
+            for _ in range(count)]
+
+
+def test_by_default_this_machine_s_own_clients_are_not_limited_and_everyone_else_is():
+    client = _app({"RATE_LIMIT": "5 per minute"})
+
+    assert _statuses(client, 20, "127.0.0.1") == [200] * 20
+    assert _statuses(client, 20, "::1") == [200] * 20
+    assert _statuses(client, 20, "::ffff:127.0.0.1") == [200] * 20
+    assert _statuses(client, 6, "203.0.113.7") == [200] * 5 + [429]
+
+
+def test_a_request_through_a_proxy_not_counted_in_proxy_count_is_never_exempt():
+    client = _app({"RATE_LIMIT": "5 per minute"})
+
+    forwarded = _statuses(client, 6, "127.0.0.1", {"X-Forwarded-For": "198.51.100.4"})
+
+    assert forwarded == [200] * 5 + [429]
+
+
+def test_behind_a_counted_proxy_the_client_s_own_address_decides():
+    client = _app({"RATE_LIMIT": "5 per minute", "PROXY_COUNT": "1"})
+
+    assert _statuses(client, 8, "127.0.0.1", {"X-Forwarded-For": "127.0.0.1"}) == [200] * 8
+    assert _statuses(client, 6, "127.0.0.1", {"X-Forwarded-For": "198.51.100.5"}) == [200] * 5 + [429]
+
+
+def test_the_deployment_s_documented_settings_exempt_no_one():
+    deployed = dict(line.split("=", 1) for line in (PROJECT / "deploy" / "osmosis.env.example").read_text().splitlines()
+                    if line and not line.startswith("#"))
+    client = _app({name: value for name, value in deployed.items() if name.startswith("RATE_LIMIT_EXEMPT")}
+                  | {"RATE_LIMIT": "5 per minute"})
+
+    assert deployed["RATE_LIMIT_EXEMPT"] == ""
+    assert _statuses(client, 6, "127.0.0.1") == [200] * 5 + [429]
+
+
+@pytest.mark.parametrize("value", ["nonsense", "10.0.0.0/33", "127.0.0.1,,x"])
+def test_an_exempt_network_that_is_not_one_stops_the_server(value):
+    from server.config import ConfigError, Settings
+
+    with pytest.raises(ConfigError, match="RATE_LIMIT_EXEMPT"):
+        Settings.from_env({"RATE_LIMIT_EXEMPT": value})
+
+
+def test_a_bot_beside_a_server_with_the_default_settings_plays_at_full_speed(embedded_server_url):
+    """What docs/clients.md promises a bot author against `make serve`: the rate limit, here far below what the bot
+    sends, does not cut off a client on the same machine (RATE_LIMIT_EXEMPT left at its default)."""
+    from server.client import Api
+
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, RATE_LIMIT="20 per minute")
+    try:
+        api = Api(f"http://127.0.0.1:{port}", patience=0)
+        game = api.post("/games", {"variant": "osmosis-draw-one", "deal_number": 3})
+        statuses = []
+        for _ in range(150):
+            statuses.append(api.send("GET", f"/games/{game['id']}").status)
+            statuses.append(api.send("GET", "/variants").status)
+    finally:
+        stop(process)
+        drop_database(embedded_server_url, url)
+
+    assert statuses.count(200) == 300
