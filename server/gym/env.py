@@ -3,12 +3,18 @@ server's URL, as a real game on that server (each episode then in its log, verif
 
     env = gymnasium.make("Osmosis-v0")
     observation, info = env.reset(seed=42)              # deal number 42: the server's deal 42, shareable
-    mask = info["action_mask"]                            # which of the numbered actions are legal
+    mask = info["action_mask"]                            # which of the numbered actions to choose from
     observation, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
 
 Rewards: +1 for each card that reaches a foundation, +WIN_BONUS more on the win. The episode terminates
 when the game is over (won, lost by the rules, resigned) and is truncated by gymnasium.make's step limit.
 An action the rules refuse changes nothing, earns nothing and is named in `info["refused"]`.
+
+The mask (`info["action_mask"]`, and `action_masks()` for MaskablePPO and its kind) marks the legal actions but
+resigning: resigning is always legal, earns nothing and ends the episode, so an agent sampling from a mask that
+offers it learns to give up. `resign_in_mask=True` offers it. Once the game is over the mask holds resigning
+alone (a step then changes nothing), so that it is never all zeros: a vector environment that resets on the next
+step samples an action from it first.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 -- gymnasium's own attribute
 
     def __init__(self, preset: str = "osmosis", render_mode: str | None = None, server: str | None = None,
-                 timeout: float = 30.0) -> None:
-        """`server`: play each episode as a real game on that server (its base URL) instead of in process."""
+                 timeout: float = 30.0, resign_in_mask: bool = False) -> None:
+        """`server`: play each episode as a real game on that server (its base URL) instead of in process;
+        `timeout`: seconds each request to it may take in all; `resign_in_mask`: offer resigning in the mask."""
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode is 'ansi' or None, not {render_mode!r}")
         preset_rules(preset)  # an unknown preset is refused here, not at the first reset
@@ -42,6 +49,7 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTIONS)
         self._game: Game = RemoteGame(server, preset, timeout) if server is not None else LocalGame(preset)
+        self._resign_in_mask = resign_in_mask
         self._started = False
         self._deal_number = 0
         self._home = 0
@@ -83,6 +91,10 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
             return None
         return self._game.text() + "\n"
 
+    def action_masks(self) -> np.ndarray:
+        """The mask of the current position as booleans (what sb3-contrib's MaskablePPO asks an environment for)."""
+        return self._mask(self._game.legal()).astype(bool)
+
     @property
     def deal_number(self) -> int:
         return self._deal_number
@@ -95,9 +107,14 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
 
     def _info(self) -> dict[str, Any]:
         legal = self._game.legal()
+        return {"action_mask": self._mask(legal), "legal_actions": legal, "deal_number": self._deal_number,
+                "status": self._game.status, "cards_home": self._home}
+
+    def _mask(self, legal: list[int]) -> np.ndarray:
         mask = np.zeros(ACTIONS, dtype=np.int8)
         if self._game.status == "playing":
             mask[legal] = 1
-            mask[RESIGN] = 1
-        return {"action_mask": mask, "legal_actions": legal, "deal_number": self._deal_number,
-                "status": self._game.status, "cards_home": self._home}
+            mask[RESIGN] = self._resign_in_mask
+        else:
+            mask[RESIGN] = 1  # never all zeros: on a game over, a step of it changes nothing
+        return mask

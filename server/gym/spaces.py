@@ -10,10 +10,12 @@ the position for speed: never a face-down card, never the stock's order (tested 
     stock       cards in the stock
     live_waste  waste cards of the latest deal (the playable ones when only they are: osmosis-strict-waste)
     base_rank   the foundations' base rank, 0 (ace) to 12 (king)
-    pass_number the current pass, from 1 (capped at MAX_PASSES)
+    pass_number the current pass, from 1 (capped at MAX_PASSES; its space starts at 0, as Stable-Baselines3
+                wants every discrete space to, and 0 never occurs)
 
-Actions are numbered: card index * 5 + target for a move (targets F1-F4, then the cell), then deal, redeal
-and resign. The mask in `info["action_mask"]` marks the legal ones (resign is always legal while the game is on).
+Every discrete space starts at 0. Actions are numbered: card index * 5 + target for a move (targets F1-F4, then
+the cell), then deal, redeal and resign. The mask in `info["action_mask"]` marks the legal ones but resign
+(env.py says why, and how to offer it).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def observation_space() -> spaces.Dict:
         "stock": spaces.Discrete(len(DECK) + 1),
         "live_waste": spaces.Discrete(len(DECK) + 1),
         "base_rank": spaces.Discrete(13),
-        "pass_number": spaces.Discrete(MAX_PASSES, start=1),
+        "pass_number": spaces.Discrete(MAX_PASSES + 1),
     })
 
 

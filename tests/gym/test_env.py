@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 from server.gym import ENV_IDS, MAX_EPISODE_STEPS
 from server.gym.env import WIN_BONUS, OsmosisEnv
-from server.gym.spaces import CELL, DEAL, HIDDEN, RESIGN, WASTE, action_of, index_of, observe, observe_view
+from server.gym.spaces import CELL, DEAL, HIDDEN, MAX_PASSES, RESIGN, WASTE, action_of, index_of, observe, observe_view
 from server.rules import (
     DECK,
     PRESETS,
@@ -128,7 +128,7 @@ def test_every_observation_says_what_the_public_view_says(name):
         assert seen["pass_number"] == view["pass_number"]
 
 
-def test_the_mask_is_exactly_the_legal_actions_and_resigning():
+def test_the_mask_is_exactly_the_legal_actions_and_never_all_zeros():
     """Episodes played through the environment, beside the same actions applied to the engine's position."""
     rng = random.Random(4)
     for number in range(6):
@@ -138,12 +138,64 @@ def test_the_mask_is_exactly_the_legal_actions_and_resigning():
         while state.outcome is None:
             legal = [index_of(action) for action in legal_actions(state)]
             assert info["legal_actions"] == legal
-            assert set(np.flatnonzero(info["action_mask"])) == set(legal) | {RESIGN}
+            assert set(np.flatnonzero(info["action_mask"])) == set(legal)
+            assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
             chosen = rng.choice(legal)
             state = apply(state, action_of(chosen))  # each is taken as it is numbered
             _, _, terminated, _, info = env.step(chosen)
             assert terminated == (state.outcome is not None) and "refused" not in info
-        assert not info["action_mask"].any() and info["legal_actions"] == []
+        assert list(np.flatnonzero(info["action_mask"])) == [RESIGN] and info["legal_actions"] == []
+        assert "refused" in env.step(RESIGN)[4], "a step on a game over changes nothing"
+
+
+def test_resigning_is_legal_but_offered_in_the_mask_only_when_asked():
+    offered = OsmosisEnv("osmosis", resign_in_mask=True)
+    _, info = offered.reset(seed=2)
+    assert info["action_mask"][RESIGN] == 1 and offered.action_masks()[RESIGN]
+
+    env = OsmosisEnv("osmosis")
+    _, info = env.reset(seed=2)
+    assert info["action_mask"][RESIGN] == 0 and not env.action_masks()[RESIGN]
+    _, _, terminated, _, info = env.step(RESIGN)
+    assert terminated and info["status"] == "resigned"
+
+
+def test_a_random_masked_agent_does_not_learn_to_resign_it_is_never_offered():
+    env = OsmosisEnv("osmosis")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    resigned = episodes = 0
+    for _ in range(1000):
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, _, terminated, _, info = env.step(action)
+        if terminated:
+            resigned += info["status"] == "resigned"
+            episodes += 1
+            _, info = env.reset()
+    assert episodes > 0 and resigned == 0
+
+
+def test_a_vector_environment_that_resets_on_the_next_step_never_sees_an_empty_mask():
+    envs = gym.vector.SyncVectorEnv([lambda: OsmosisEnv("osmosis-draw-one") for _ in range(3)],
+                                    autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP)
+    _, infos = envs.reset(seed=7)
+    rng = np.random.default_rng(1)
+    finished = 0
+    for _ in range(600):
+        masks = infos["action_mask"]
+        assert masks.any(axis=1).all(), "an all-zero mask: a masked policy has nothing to sample"
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        _, _, terminated, _, infos = envs.step(actions)
+        finished += int(terminated.sum())
+    assert finished > 0
+
+
+def test_every_discrete_space_starts_at_zero_and_holds_every_pass_number():
+    space = OsmosisEnv("osmosis").observation_space
+    for name, part in space.spaces.items():
+        if isinstance(part, gym.spaces.Discrete | gym.spaces.MultiDiscrete):
+            assert np.all(part.start == 0), name
+    assert space["pass_number"].contains(np.int64(MAX_PASSES)) and space["pass_number"].contains(np.int64(1))
 
 
 def test_a_refused_action_changes_nothing_and_earns_nothing():
