@@ -316,3 +316,26 @@ def test_an_action_the_server_refuses_shows_its_reason_and_the_game_as_it_stands
 
     expect(page.locator("#status")).to_have_text(f"The server refused: {reason}. This is the game as it stands.")
     expect(page.locator("#table")).to_have_attribute("data-version", "2")
+
+
+@pytest.mark.refused_requests
+def test_a_429_is_waited_out_and_the_action_sent_again_with_its_key_landing_once(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    sent = []
+
+    def busy_once(route):
+        sent.append(route.request.headers.get("idempotency-key"))
+        if len(sent) == 1:
+            route.fulfill(status=429, headers={"Retry-After": "1", "Content-Type": "application/problem+json"},
+                          body=json.dumps({"status": 429, "code": "rate-limited", "title": "Too Many Requests",
+                                           "detail": "slow down"}))
+        else:
+            route.continue_()
+
+    page.route("**/games/*/actions", busy_once)
+    page.route("**/games/*/draw", busy_once)
+    page.locator("#board button.stock").click()
+
+    expect(page.locator("#table")).to_have_attribute("data-version", "2")
+    assert len(sent) == 2 and sent[0] and sent[0] == sent[1]
+    assert game_of(page, live_server)["version"] == 2

@@ -4,11 +4,15 @@ casts and no silenced errors (tests/sdk/test_sdks.py).
 
 Usage: python play_with_python_sdk.py BASE_URL VARIANT DEAL_NUMBER... — prints one JSON line per game,
 then one for a game with custom rules, resigned, then one for today's daily deal played by a bot that signs up.
+Every client sends a 429 or 503 again after its Retry-After (docs/clients.md), and the last line counts them.
 """
 
 import json
 import sys
+import time
 import uuid
+
+import httpx
 
 from osmosis_game_server_client import AuthenticatedClient, Client
 from osmosis_game_server_client.api.daily import get_daily
@@ -36,6 +40,32 @@ from osmosis_game_server_client.models import (
     RulesInput,
     RulesInputDraw,
 )
+
+WAITED: list[float] = []
+
+
+class WaitingOut(httpx.HTTPTransport):
+    """Sends a 429 or 503 again after its Retry-After (the same request: the same Idempotency-Key)."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        for _ in range(10):
+            response = super().handle_request(request)
+            if response.status_code not in (429, 503):
+                return response
+            response.close()
+            retry_after = response.headers.get("Retry-After", "1")
+            WAITED.append(float(retry_after) if retry_after.isdigit() else 1.0)
+            time.sleep(WAITED[-1])
+        return response
+
+
+def anyone(base_url: str) -> Client:
+    return Client(base_url=base_url, httpx_args={"transport": WaitingOut()})
+
+
+def holding(base_url: str, token: str) -> AuthenticatedClient:
+    return AuthenticatedClient(base_url=base_url, token=token, httpx_args={"transport": WaitingOut()})
+
 
 # The generated client names each kind; the unions are spelled out where they are used.
 LegalAction = DealAction | MoveAction | RedealAction
@@ -79,8 +109,8 @@ def summary(player: AuthenticatedClient, game: Game | CreatedGame) -> dict[str, 
 
 
 def play(base_url: str, variant: str, deal_number: int) -> dict[str, object]:
-    new_game = created(Client(base_url=base_url), CreateGame(variant=variant, deal_number=deal_number))
-    player = AuthenticatedClient(base_url=base_url, token=new_game.player_token)
+    new_game = created(anyone(base_url), CreateGame(variant=variant, deal_number=deal_number))
+    player = holding(base_url, new_game.player_token)
     game: Game | CreatedGame = new_game
     while game.status == GameStatus.PLAYING:
         game = taken(player, game, chosen(game.legal_actions))
@@ -97,8 +127,8 @@ def hinted(player: AuthenticatedClient, game: Game | CreatedGame) -> HintResult:
 def resign_custom(base_url: str) -> dict[str, object]:
     """A hint, then the action it recommends, then a resignation."""
     rules = RulesInput(draw=RulesInputDraw.VALUE_1, max_passes=3)
-    game = created(Client(base_url=base_url), CreateGame(rules=rules, deal_number=1))
-    player = AuthenticatedClient(base_url=base_url, token=game.player_token)
+    game = created(anyone(base_url), CreateGame(rules=rules, deal_number=1))
+    player = holding(base_url, game.player_token)
     hint = hinted(player, game)
     recommended = hint.hint.action
     if not isinstance(recommended, DealAction | MoveAction | RedealAction):
@@ -118,11 +148,11 @@ def today(me: AuthenticatedClient) -> Daily:
 
 def daily_as_a_bot(base_url: str) -> dict[str, object]:
     """Sign up as a bot, play today's osmosis deal to the end with the API token, and try it again."""
-    made = create_player.sync(client=Client(base_url=base_url),
+    made = create_player.sync(client=anyone(base_url),
                               body=CreatePlayer(name=f"sdk-bot-{uuid.uuid4().hex[:12]}", kind=CreatePlayerKind.BOT))
     if not isinstance(made, PlayerCreated):
         raise Refused(made)
-    me = AuthenticatedClient(base_url=base_url, token=made.token)
+    me = holding(base_url, made.token)
     deal = next(deal for deal in today(me).deals if deal.variant == "osmosis")
     game: Game | CreatedGame = created(me, CreateGame(variant="osmosis", daily=True))
     while game.status == GameStatus.PLAYING:
@@ -142,3 +172,4 @@ if __name__ == "__main__":
         print(json.dumps(play(base_url, variant, int(number))), flush=True)
     print(json.dumps(resign_custom(base_url)), flush=True)
     print(json.dumps(daily_as_a_bot(base_url)), flush=True)
+    print(json.dumps({"waited_out": len(WAITED)}), flush=True)

@@ -11,6 +11,8 @@ import pytest
 
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
+from tests.conftest import drop_database, free_port, migrated_database
+from tests.processes import start_gunicorn, stop
 
 PROJECT = Path(__file__).parents[2]
 OPENAPI = PROJECT / "openapi" / "openapi.json"
@@ -27,6 +29,18 @@ def run(command, **kwargs):
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
     assert result.returncode == 0, f"{command} failed:\n{result.stdout}\n{result.stderr}"
     return result
+
+
+@pytest.fixture(scope="module")
+def limited_server(embedded_server_url):
+    """gunicorn whose rate limit counts this machine's clients too, well below what a bot sends: the bots must wait
+    out its 429s as docs/clients.md shows."""
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="")
+    yield f"http://127.0.0.1:{port}"
+    stop(process)
+    drop_database(embedded_server_url, url)
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +82,15 @@ def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_with
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal_as_a_bot(python_sdk, live_server):
+def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal_as_a_bot(python_sdk,
+                                                                                          limited_server):
     variant = "osmosis-draw-one"
     won = next(n for n in range(100) if first_move_policy(variant, n) == "won")
     lost = next(n for n in range(100) if first_move_policy(variant, n) == "lost")
 
-    result = run([sys.executable, Path(__file__).parent / "play_with_python_sdk.py", live_server, variant,
+    result = run([sys.executable, Path(__file__).parent / "play_with_python_sdk.py", limited_server, variant,
                   str(won), str(lost)], env={**os.environ, "PYTHONPATH": str(python_sdk)})
-    *games, custom, daily = [json.loads(line) for line in result.stdout.splitlines()]
+    *games, custom, daily, waits = [json.loads(line) for line in result.stdout.splitlines()]
 
     assert [game["status"] for game in games] == ["won", "lost"]
     assert games[0]["score"] == 52
@@ -91,6 +106,7 @@ def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal
         "bot", "daily", daily["player"], True, True)
     assert daily["status"] in ("won", "lost") and daily["last_event"] in ("game_won", "game_lost")
     assert daily["again"] == "409 daily-deal-played"
+    assert waits["waited_out"] > 0, "the rate limit was never met: the bot's waiting was not tried"
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +143,10 @@ def test_the_typescript_bot_uses_no_assertions(typescript_bot):
     assert "!." not in code and "!)" not in code and "![" not in code and "!;" not in code and "!," not in code
 
 
-def test_the_typescript_bot_on_openapi_fetch_plays_and_posts_legal_actions_as_listed(typescript_bot, live_server):
+def test_the_typescript_bot_on_openapi_fetch_plays_and_posts_legal_actions_as_listed(typescript_bot, limited_server):
     node = shutil.which("node")
 
-    summary = json.loads(run([node, typescript_bot, live_server]).stdout)
+    summary = json.loads(run([node, typescript_bot, limited_server]).stdout)
 
     assert summary["variants"] == 8
     assert summary["drawOne"]["status"] in ("won", "lost")
@@ -146,6 +162,7 @@ def test_the_typescript_bot_on_openapi_fetch_plays_and_posts_legal_actions_as_li
                                 "status": summary["daily"]["status"], "again": "409 daily-deal-played",
                                 "stranger": "404 game-not-found"}
     assert summary["daily"]["status"] in ("won", "lost")
+    assert summary["waitedOut"] > 0, "the rate limit was never met: the bot's waiting was not tried"
 
 
 def test_redocly_lints_the_document_with_its_recommended_rules_without_a_problem(typescript_bot):

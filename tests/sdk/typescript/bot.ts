@@ -11,6 +11,19 @@ type LegalAction = components["schemas"]["LegalAction"];
 type Event = components["schemas"]["Event"];
 type Problem = components["schemas"]["Problem"];
 
+let waitedOut = 0;
+
+// A 429 or 503 sent again after its Retry-After (the same request, so the same Idempotency-Key): docs/clients.md.
+async function waitingOut(request: Request): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(request.clone());
+    const notNow = response.status === 429 || response.status === 503;
+    if (!notNow || attempt === 9) return response;
+    waitedOut++;
+    await new Promise((done) => setTimeout(done, 1000 * Number(response.headers.get("Retry-After") ?? "1")));
+  }
+}
+
 function refused(problem: Problem): Error {
   return new Error(`${problem.status} ${problem.code}: ${problem.detail}`);
 }
@@ -38,7 +51,7 @@ function described(event: Event): string {
 // events in words.
 async function playedOut(baseUrl: string, start: Game, headers: Record<string, string>, moves: number,
                          log: string[]): Promise<Game> {
-  const client = createClient<paths>({ baseUrl });
+  const client = createClient<paths>({ baseUrl, fetch: waitingOut });
   let game = start;
   for (let step = 0; step < moves && game.status === "playing"; step++) {
     const action = chosen(game.legal_actions);
@@ -56,7 +69,7 @@ async function playedOut(baseUrl: string, start: Game, headers: Record<string, s
 }
 
 async function play(baseUrl: string, body: components["schemas"]["CreateGame"], moves: number) {
-  const client = createClient<paths>({ baseUrl });
+  const client = createClient<paths>({ baseUrl, fetch: waitingOut });
   const created = await client.POST("/games", { body });
   if (created.error) throw refused(created.error);
   const headers = { Authorization: `Bearer ${created.data.player_token}` };
@@ -84,7 +97,7 @@ async function play(baseUrl: string, body: components["schemas"]["CreateGame"], 
 }
 
 async function daily(baseUrl: string) {
-  const client = createClient<paths>({ baseUrl });
+  const client = createClient<paths>({ baseUrl, fetch: waitingOut });
   const name = `ts-bot-${Math.random().toString(36).slice(2, 12)}`;
   const made = await client.POST("/players", { body: { name, kind: "bot" } });
   if (made.error) throw refused(made.error);
@@ -109,12 +122,13 @@ async function daily(baseUrl: string) {
 }
 
 async function main(baseUrl: string): Promise<void> {
-  const client = createClient<paths>({ baseUrl });
+  const client = createClient<paths>({ baseUrl, fetch: waitingOut });
   const variants = await client.GET("/variants");
   if (variants.error) throw refused(variants.error);
   const drawOne = await play(baseUrl, { variant: "osmosis-draw-one", deal_number: 0 }, 1000);
   const custom = await play(baseUrl, { rules: { draw: 1, max_passes: 3 }, deal_number: 1 }, 5);
-  console.log(JSON.stringify({ variants: variants.data.variants.length, drawOne, custom, daily: await daily(baseUrl) }));
+  console.log(JSON.stringify({ variants: variants.data.variants.length, drawOne, custom, daily: await daily(baseUrl),
+                               waitedOut }));
 }
 
 main(process.argv[2] ?? "http://127.0.0.1:8000").catch((error: unknown) => {
