@@ -13,7 +13,6 @@ import time
 import uuid
 
 import httpx
-
 from osmosis_game_server_client import AuthenticatedClient, Client
 from osmosis_game_server_client.api.daily import get_daily
 from osmosis_game_server_client.api.games import ask_for_hint, create_game, get_game, list_game_events, take_action
