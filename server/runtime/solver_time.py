@@ -49,13 +49,6 @@ QUEUE_SECONDS = 30.0
 """How long a job may wait for a thread before it is refused with 503 `solver-saturated`."""
 
 
-
-
-
-
-
-
-
 class JobLeases:
     """Each client's places for jobs in flight, in counters every worker shares: place i of client c is the
     counter `osmosis/solver-jobs/c/i`, taken by whoever raises it from 0 to 1.
@@ -207,9 +200,21 @@ def _off_the_loop(work: Callable[[], T], threads: int) -> T:
         from gevent import monkey
 
         if monkey.is_module_patched("threading"):
-            result: T = _pool(threads).apply(work)
+            # gevent's pool prints a task's exception with its traceback to stderr; a refusal (a hint of a game
+            # over: 409) is an answer, not a failure, so it comes back here as a value and is raised here.
+            finished, value = _pool(threads).apply(_caught, (work,))
+            if not finished:
+                raise value
+            result: T = value
             return result
     return work()
+
+
+def _caught(work: Callable[[], T]) -> tuple[bool, Any]:
+    try:
+        return True, work()
+    except Exception as error:
+        return False, error
 
 
 @functools.cache

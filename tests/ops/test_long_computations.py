@@ -41,3 +41,24 @@ def test_a_worker_busy_with_hints_still_answers_other_requests_at_once(embedded_
     # out on the loop, each would hold every other request for its whole length (half a second or more).
     assert busy > 1.0 and len(delays) >= 20, (busy, len(delays))
     assert statistics.median(delays) < 0.1 and max(delays) < 0.4, (statistics.median(delays), max(delays))
+
+
+def test_a_refused_hint_is_an_answer_in_the_log_not_a_traceback(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, WEB_CONCURRENCY="1", LOG_LEVEL="info")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _, game, _ = call("POST", f"{base}/games", {"deal_number": 0})
+        call("POST", f"{base}/games/{game['id']}/resign", token=game["player_token"])
+        status, problem, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"])
+        time.sleep(0.5)
+    finally:
+        stop(process)
+        drop_database(embedded_server_url, url)
+    process.log.seek(0)
+    log = process.log.read()
+
+    assert (status, problem["code"]) == (409, "game-over")
+    assert "/hint 409" in log
+    assert "Traceback" not in log and "failed with GameOver" not in log
