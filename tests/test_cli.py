@@ -142,3 +142,22 @@ def test_the_readme_lists_every_exit_status_of_verify():
 
     for status in ("0 valid", "1 invalid", "2 unreadable", "3 game not over"):
         assert status in line, line
+
+
+def test_the_readme_s_command_table_names_every_command_and_each_of_its_options():
+    from server.cli.main import _parser
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    table = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    commands = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    missing = []
+    for name, command in commands.choices.items():
+        rows = "\n".join(line for line in table.splitlines() if line.startswith(f"| `osmosis {name}"))
+        if not rows:
+            missing.append(name)
+            continue
+        for action in command._actions:
+            longest = max(action.option_strings, key=len, default=None)
+            if longest is not None and longest != "--help" and longest not in rows:
+                missing.append(f"{name} {longest}")
+    assert missing == []

@@ -55,6 +55,20 @@ def python_sdk(tmp_path_factory):
     return work / "site"
 
 
+def test_the_api_guide_s_python_sdk_commands_and_example_run_as_written_in_a_fresh_venv(tmp_path, live_server):
+    """docs/api.md, "Generating an SDK": its commands in a new virtual environment holding nothing else (the
+    generator's hooks need ruff: a guide that forgot it failed there), then its example against a server."""
+    guide = (PROJECT / "docs" / "api.md").read_text().split("**Python**", 1)[1]
+    commands = guide.split("```sh\n", 1)[1].split("```", 1)[0]
+    example = guide.split("```python\n", 1)[1].split("```", 1)[0].replace("http://127.0.0.1:8000", live_server)
+    (tmp_path / "openapi").mkdir()
+    shutil.copy(OPENAPI, tmp_path / "openapi" / "openapi.json")
+    run([sys.executable, "-m", "venv", tmp_path / "venv"])
+    fresh = {**os.environ, "PATH": f"{tmp_path / 'venv' / 'bin'}{os.pathsep}/usr/bin:/bin", "VIRTUAL_ENV": ""}
+    run(["bash", "-euo", "pipefail", "-c", commands], cwd=tmp_path, env=fresh)
+    run([tmp_path / "venv" / "bin" / "python", "-c", example], cwd=tmp_path, env=fresh)
+
+
 def test_the_generated_python_client_has_readable_stable_names(python_sdk):
     package = python_sdk / "osmosis_game_server_client"
 

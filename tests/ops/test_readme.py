@@ -1,0 +1,46 @@
+"""The README's examples, run as a new user runs them: every curl line of "Playing with curl" against gunicorn on
+a fresh database, top to bottom, each answered with a 2xx (curl --fail-with-body), the stream cut after a while."""
+
+import re
+import subprocess
+from pathlib import Path
+
+from tests.conftest import drop_database, free_port, migrated_database
+from tests.processes import start_gunicorn, stop
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+CURL_FAILS = """
+curl() {
+  local status=0
+  command curl --fail-with-body --max-time 20 "$@" || status=$?
+  # A stream runs until it is stopped: cut after its time, it has shown what it shows.
+  if [ "$status" -eq 28 ] && [[ " $* " == *" -sN "* ]]; then return 0; fi
+  if [ "$status" -ne 0 ]; then echo "curl $* failed ($status)" >&2; fi
+  return "$status"
+}
+"""
+
+
+def curl_examples() -> str:
+    readme = (PROJECT / "README.md").read_text()
+    section = readme.split("## Playing with curl", 1)[1].split("\n## ", 1)[0]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_curl_examples_run_top_to_bottom_and_every_request_succeeds(embedded_server_url, tmp_path):
+    url = migrated_database(embedded_server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, LOG_INTERVAL_MS="100")
+    try:
+        examples = curl_examples().replace("localhost:8000", f"127.0.0.1:{port}")
+        examples = re.sub(r"curl -sN (\S+)", r"curl -sN --max-time 2 \1", examples)
+        script = tmp_path / "readme.sh"
+        script.write_text("set -euo pipefail\n" + CURL_FAILS + examples)
+        done = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=600, cwd=PROJECT)
+    finally:
+        stop(process)
+        drop_database(embedded_server_url, url)
+
+    assert done.returncode == 0, f"{done.stderr[-3000:]}\n{done.stdout[-3000:]}"
+    assert "VALID" in done.stdout
