@@ -36,6 +36,15 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": SCHEMAS + name}
 
 
+def null_of(kind: str) -> dict[str, Any]:
+    """The other branch of a nullable reference to a component of type `kind` (`anyOf: [ref, null_of(kind)]`): null
+    and nothing else. OpenAPI 3.0 has no null type, and `nullable` beside a $ref or an allOf allows no null to a
+    strict validator; a branch of the type made nullable let every object (or string) through, and generators made
+    an empty class of it (`Record<string, never>`, a `...Type1Type0` model) and forgot a referenced enum. Both
+    generators of tests/sdk read this one as null; `type` is there because `nullable` means nothing without it."""
+    return {"type": kind, "nullable": True, "enum": [None]}
+
+
 class _Converter(OpenAPIConverter):
     def field2property(self, field: fields.Field[Any]) -> dict[str, Any]:
         component = field.metadata.get("component")
@@ -43,10 +52,13 @@ class _Converter(OpenAPIConverter):
             # OpenAPI 3.0 ignores whatever stands beside a $ref: a description or null goes around it.
             described = {"description": field.metadata["description"]} if "description" in field.metadata else {}
             if field.allow_none:
-                null = {"type": VOCABULARY.get(component, {}).get("type", "object"), "nullable": True}
-                return {**described, "anyOf": [ref(component), null]}
+                kind = VOCABULARY.get(component, {}).get("type", "object")
+                return {**described, "anyOf": [ref(component), null_of(kind)]}
             return {**described, "allOf": [ref(component)]} if described else ref(component)
         converted: dict[str, Any] = super().field2property(field)
+        if "anyOf" in converted:  # apispec's nullable Nested: [ref, {"type": "object", "nullable": true}]
+            converted["anyOf"] = [null_of(branch["type"]) if branch.keys() == {"type", "nullable"} else branch
+                                  for branch in converted["anyOf"]]
         return converted
 
 

@@ -83,6 +83,14 @@ def test_the_generated_python_client_has_readable_stable_names(python_sdk):
             "problem_code", "rules_input"} <= models
 
 
+def test_a_nullable_reference_is_the_referenced_type_or_none_not_a_catch_all_class(python_sdk):
+    models = python_sdk / "osmosis_game_server_client" / "models"
+    hint = (models / "hint.py").read_text()
+
+    assert not [path.name for path in models.glob("*_type_[0-9]*.py")]
+    assert "verdict: None | SolverVerdict" in hint and "action: DealAction | MoveAction | None | RedealAction" in hint
+
+
 def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_without_casts(python_sdk):
     bot = Path(__file__).parent / "play_with_python_sdk.py"
     source = bot.read_text()
@@ -147,6 +155,8 @@ def test_the_typescript_types_have_the_operation_and_schema_names(typescript_bot
         assert f"        {schema}: " in types
     assert 'LegalAction: components["schemas"]["MoveAction"] | components["schemas"]["DealAction"]' in types
     assert 'CreatedGame: components["schemas"]["Game"] & {' in types
+    assert "Record<string, never> | null" not in types
+    assert 'verdict: components["schemas"]["SolverVerdict"] | (null);' in types
 
 
 def test_the_typescript_bot_uses_no_assertions(typescript_bot):
