@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -78,6 +78,7 @@ class MemoryStore:
         self._games: dict[UUID, _StoredGame] = {}
         self._sealed: dict[UUID, SealedDeal] = {}
         self._responses: dict[tuple[str, str], StoredResponse] = {}
+        self._responses_kept_at: dict[tuple[str, str], datetime] = {}
         self._analyses: dict[tuple[UUID, str, int], str] = {}
         self._last_tx = 0
         self._listeners: list[Callable[[str], None]] = []
@@ -296,6 +297,13 @@ class MemoryStore:
             keys = GameKeys(stored.secret.token_hash, owner.id if owner else None, stored.record.daily)
             return keys, self._responses.get((scope, key_hash))
 
+    def forget_responses(self, kept_before: datetime, limit: int) -> int:
+        with self._lock:
+            old = [key for key, kept_at in self._responses_kept_at.items() if kept_at < kept_before][:limit]
+            for key in old:
+                del self._responses[key], self._responses_kept_at[key]
+            return len(old)
+
     # The daily deals
 
     def open_daily_deal(self, deal: DailyDeal, entry: PublicEntry) -> DailyDeal:
@@ -385,9 +393,9 @@ class MemoryStore:
     def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
                       response: StoredResponse | None) -> None:
         with self._lock:
+            self._refuse_kept(response)
             if name_key in self._player_keys:
                 raise NameTaken(f"the name {player.name!r} is taken")
-            self._refuse_kept(response)
             self._player_keys[name_key] = player
             self._tokens[token.id] = token
             self._keep(response)
@@ -415,10 +423,10 @@ class MemoryStore:
 
     def add_token(self, token: ApiTokenRecord, most: int, response: StoredResponse | None) -> None:
         with self._lock:
+            self._refuse_kept(response)
             live = len(self.list_tokens(token.player_id))
             if live >= most:
                 raise TooManyTokens(f"you have {live} live API tokens, the most a player may have: revoke one")
-            self._refuse_kept(response)
             self._tokens[token.id] = token
             self._keep(response)
 
@@ -495,6 +503,7 @@ class MemoryStore:
     def _keep(self, response: StoredResponse | None) -> None:
         if response is not None:
             self._responses[(response.scope, response.key_hash)] = response
+            self._responses_kept_at[(response.scope, response.key_hash)] = datetime.now(UTC)
 
     def _append(self, stored: _StoredGame, events: Sequence[Event]) -> None:
         self._last_tx += 1

@@ -8,7 +8,7 @@ from flask import g, request
 
 from ..service.acting import Credential
 from ..service.errors import ServiceError, Unauthorized
-from ..service.players.tokens import is_api_token
+from ..service.players.tokens import PLAY, is_api_token
 from ..service.records import Caller
 from .common import game_service
 
@@ -47,16 +47,28 @@ def optional_caller() -> Caller | None:
 
 
 def viewer() -> UUID | None:
-    """The player calling, for what only they may read (their daily games before the day closes) and for the
-    rate limits: the player of the request's API token; None for a request without one, or with one that opens
-    nothing now (a read that anyone may make answers it all the same; an action is refused by its own check)."""
+    """The player calling, for the rate limits and solver time: the player of the request's API token; None for a
+    request without one, or with one that opens nothing now (a read that anyone may make answers it all the same;
+    an action is refused by its own check)."""
+    found = _live_caller()
+    return None if found is None else found.player.id
+
+
+def reader() -> UUID | None:
+    """The player calling, for what only they may read (their daily games before the day closes): the player of
+    the request's API token when it has the `play` scope (an `account` token manages tokens, and reads what
+    anyone reads); None otherwise."""
+    found = _live_caller()
+    return None if found is None or PLAY not in found.token.scopes else found.player.id
+
+
+def _live_caller() -> Caller | None:
     try:
-        found = optional_caller()
+        return optional_caller()
     except ServiceError:
         return None
-    return None if found is None else found.player.id
 
 
 def readable(game_id: UUID) -> None:
     """Raises GameNotFound unless the request may read the game (service.queries.readable)."""
-    game_service().readable(game_id, viewer())
+    game_service().readable(game_id, reader())

@@ -16,7 +16,7 @@ from ..service.documents import to_json
 from ..service.errors import LogNotStarted
 from ..service.queries import MAX_SEQ
 from . import examples, replies, streams
-from .callers import optional_caller, readable, viewer
+from .callers import optional_caller, readable, reader
 from .common import Blueprint, etag, event_stream, game_service, live_hub, public_log, request_idempotency
 from .contract import (
     BODY_ERRORS,
@@ -93,7 +93,8 @@ class Games(MethodView):
         listed among your games, and your token acts on it too.
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
-        result = game_service().create_game(rules, args.get("deal_number"), request_idempotency(),
+        idempotency = request_idempotency(answer_holds_a_secret=True)
+        result = game_service().create_game(rules, args.get("deal_number"), idempotency,
                                             args.get("sealed_deal_id"), args.get("client_seed", ""),
                                             args.get("winnable", False), replies.created_game, optional_caller(),
                                             args.get("daily", False))
@@ -114,7 +115,7 @@ class Games(MethodView):
         with their API token).
         """
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, viewer())
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, reader())
         next_url = None
         if cursor:
             next_url = next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,

@@ -12,7 +12,7 @@ from flask.views import MethodView
 from ..service.documents import api_token_view, player_view
 from ..service.errors import ApiTokenNotFound
 from . import examples, player_examples, replies
-from .callers import caller, viewer
+from .callers import caller, reader
 from .common import Blueprint, game_service, request_idempotency
 from .contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
 from .games import game_list, next_page
@@ -51,8 +51,8 @@ class Players(MethodView):
         play them, and manage your tokens. `kind: bot` marks a bot's account: bots have boards of their own.
         Names are unique without regard to case or look-alike characters.
         """
-        result = game_service().accounts.sign_up(args["name"], args["kind"], request_idempotency(),
-                                                 replies.player_created)
+        idempotency = request_idempotency(answer_holds_a_secret=True)
+        result = game_service().accounts.sign_up(args["name"], args["kind"], idempotency, replies.player_created)
         name = result.outcome.player.name if result.outcome else replies.replied_body(result)["player"]["name"]
         return replies.sent(result, {"Location": f"/players/{name}"}, secret_field="token")
 
@@ -141,7 +141,7 @@ class PlayerGames(MethodView):
         """
         player = game_service().accounts.player(name)
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, viewer(),
+        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, reader(),
                                                   player.id)
         path = f"/players/{quote(player.name)}/games"
         next_url = None if cursor is None else next_page(path, {"limit": args["limit"], "status": status,

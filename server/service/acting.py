@@ -182,7 +182,7 @@ class Acting:
                     return Answered(first_reply(stored, idempotency)[0], None)
             raise
         if not decision.known.state.is_over:
-            self._recent.keep(game_id, decision.known)
+            self._keep_recent(decision.known)
         self._tell(decision.known.game, decision.write.events)
         return decision.answered
 
@@ -281,6 +281,13 @@ class Acting:
         if game.daily is not None and not still_private(game.daily, self._clock()):
             raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with "
                             "it")
+
+    def _keep_recent(self, known: Known) -> None:
+        """Keep the game as this process last wrote it, so that its next action here needs no read; but not a daily
+        game before its day closes: answered from the kept copy, a wrong token on it was refused sooner than a wrong
+        id, which has to be read for, and the difference told that the game exists."""
+        if not still_private(known.game.daily, self._clock()):
+            self._recent.keep(known.game.id, known)
 
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:
         if self.changes is not None:

@@ -18,7 +18,15 @@ from ..solver.winnable import first_winnable
 from .acting import Acting, ChangeSink, creation_entry
 from .documents import daily_view, rendered, sealed_deal_view
 from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed, Unauthorized
-from .idempotency import Idempotency, answer_after_race, kept_answer, kept_reply, work_of
+from .idempotency import (
+    FORGOTTEN_A_TURN,
+    KEPT_FOR,
+    Idempotency,
+    answer_after_race,
+    kept_answer,
+    kept_reply,
+    work_of,
+)
 from .outcomes import Answer, Answered, GameMade, SealedDealMade
 from .players.accounts import Accounts
 from .players.boards import Boards
@@ -184,7 +192,7 @@ class GameService(Acting, GameQueries):
                                     sealed_deal_id, logged)
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
-        self._recent.keep(record.id, Known(record, secret, state))
+        self._keep_recent(Known(record, secret, state))
         self._tell(record, events)
         return Answered(reply, made, token)
 
@@ -198,8 +206,10 @@ class GameService(Acting, GameQueries):
 
     def upkeep(self) -> int:
         """The server's own chores, a turn at a time: open today's daily deals, close the days that have ended,
-        verify the results of players' finished games so that they count. How much it did (0: nothing waits)."""
-        return self.close_days() + self.profiles.verify_results()
+        verify the results of players' finished games so that they count, forget the replies kept for retries
+        longer than KEPT_FOR. How much it did (0: nothing waits)."""
+        forgotten = self._store.forget_responses(self._clock() - KEPT_FOR, FORGOTTEN_A_TURN)
+        return self.close_days() + self.profiles.verify_results() + forgotten
 
     def _valid(self, game_id: UUID) -> bool:
         verdict = self.verification(game_id)

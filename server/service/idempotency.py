@@ -2,7 +2,8 @@
 
 A response is stored with the action it answers, in the same statement, under a hash of its scope and
 key; the raw key stays with the client. A created game's player token is stored apart from the body,
-XORed with a pad only the raw key can draw, so the stored responses reveal no token.
+XORed with a pad only the raw key can draw, so the stored responses reveal no token. Responses are kept
+KEPT_FOR, then the upkeep forgets them: a key sent again after that is a new request.
 """
 
 from __future__ import annotations
@@ -10,12 +11,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from .errors import IdempotencyKeyReused
 from .outcomes import Answered, Reply
 from .ports import KeptResponses
 from .records import StoredResponse
+
+KEPT_FOR = timedelta(hours=24)
+"""How long a reply is kept for its retries at least (docs/api.md, "Idempotency"), as Stripe keeps its keys."""
+FORGOTTEN_A_TURN = 1000
+"""Replies one turn of the upkeep forgets at most: the turn stays short, and the next goes on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +62,8 @@ def first_reply(stored: StoredResponse, idempotency: Idempotency) -> tuple[Reply
     IdempotencyKeyReused for another request."""
     if not hmac.compare_digest(stored.fingerprint, idempotency.fingerprint):
         raise IdempotencyKeyReused(
-            "this Idempotency-Key was first used with a different request; use a new key for a new request"
+            "this Idempotency-Key was first used with a different request (another body, or, for a request whose "
+            "answer holds a token, another client address); use a new key for a new request"
         )
     reply = Reply(stored.status, stored.body)
     if stored.player_token_wrapped is None:

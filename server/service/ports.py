@@ -119,6 +119,10 @@ class KeptResponses(Protocol):
         is checked first, in the same time whether or not its key was used); raises GameNotFound."""
         ...
 
+    def forget_responses(self, kept_before: datetime, limit: int) -> int:
+        """Forget up to `limit` of the replies kept before `kept_before`; how many were forgotten."""
+        ...
+
 
 class KeptAnalyses(Protocol):
     """Finished games' analyses, one per solver and budget."""

@@ -12,8 +12,8 @@ from psycopg.rows import tuple_row
 
 from ..service.errors import NameTaken, PlayerNotFound, TooManyTokens
 from ..service.records import ApiTokenRecord, Caller, PlayerRecord, StoredResponse
-from . import player_sql, sql
-from .rows import raise_translated, response_params
+from . import player_sql
+from .rows import keep_first, raise_translated
 
 
 class _Connections(Protocol):
@@ -27,11 +27,10 @@ class PlayerTables:
                       response: StoredResponse | None) -> None:
         try:
             with self._transaction() as conn:
+                keep_first(conn, response)
                 conn.execute(player_sql.INSERT_PLAYER, {"id": player.id, "name": player.name, "name_key": name_key,
                                                         "kind": player.kind, "created_at": player.created_at})
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
-                if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
             if error.diag.constraint_name == "players_name_key_unique":
                 raise NameTaken(f"the name {player.name!r} is taken (names differing only by case or look-alike "
@@ -62,13 +61,12 @@ class PlayerTables:
         try:
             with self._transaction() as conn:
                 conn.execute(player_sql.LOCK_PLAYER, {"player_id": token.player_id})
+                keep_first(conn, response)
                 (live,) = conn.cursor(row_factory=tuple_row).execute(
                     player_sql.COUNT_LIVE_TOKENS, {"player_id": token.player_id}).fetchone() or (0,)
                 if live >= most:
                     raise TooManyTokens(f"you have {live} live API tokens, the most a player may have: revoke one")
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
-                if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
 

@@ -50,9 +50,9 @@ from .rows import (
     game_of,
     game_params,
     insert_events,
+    keep_first,
     lock_key,
     raise_translated,
-    response_params,
     secret_of,
     write_game,
 )
@@ -100,6 +100,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     ) -> None:
         try:
             with self._transaction() as conn:
+                keep_first(conn, response)
                 conn.execute(sql.INSERT_GAME, game_params(game))
                 if sealed_deal_id is not None:
                     claimed = conn.execute(sql.CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
@@ -117,8 +118,6 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 )
                 insert_events(conn, game.id, events)
                 insert_pending(conn, public_entry)
-                if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
 
@@ -126,11 +125,10 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                            public_entry: PublicEntry | None = None) -> None:
         try:
             with self._transaction() as conn:
+                keep_first(conn, response)
                 conn.execute(sql.INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
                                                   "server_seed": deal.server_seed, "commitment": deal.commitment})
                 insert_pending(conn, public_entry)
-                if response is not None:
-                    conn.execute(sql.INSERT_RESPONSE, response_params(response))
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
 
@@ -315,6 +313,10 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         with self._connection() as conn:
             row = conn.execute(sql.SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
         return None if row is None else StoredResponse(**row)
+
+    def forget_responses(self, kept_before: datetime, limit: int) -> int:
+        with self._connection() as conn:
+            return conn.execute(sql.FORGET_RESPONSES, {"before": kept_before, "limit": limit}).rowcount
 
     def find_token_and_response(self, game_id: UUID, scope: str,
                                 key_hash: str) -> tuple[GameKeys, StoredResponse | None]:

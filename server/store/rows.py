@@ -103,6 +103,14 @@ def game_params(game: GameRecord) -> dict[str, Any]:
     }
 
 
+def keep_first(conn: psycopg.Connection[Any], response: StoredResponse | None) -> None:
+    """The reply kept for retries, written first in its transaction: a retry in flight at the same time waits on
+    its key until this write commits, then meets the key's conflict (and gets this reply) before it can meet any
+    other conflict of the write (the name it signs up taken, the daily deal played) by this very write."""
+    if response is not None:
+        conn.execute(sql.INSERT_RESPONSE, response_params(response))
+
+
 def response_params(response: StoredResponse) -> dict[str, Any]:
     return {
         "scope": response.scope,

@@ -169,6 +169,12 @@ SELECT_RESPONSE = f"""
     WHERE scope = %(scope)s AND key_hash = %(key_hash)s
 """
 
+FORGET_RESPONSES = """
+    DELETE FROM idempotency_keys WHERE (scope, key_hash) IN (
+        SELECT scope, key_hash FROM idempotency_keys WHERE created_at < %(before)s LIMIT %(limit)s
+    )
+"""
+
 # The token's hash and the stored response in one round trip, so that a retry's token is checked first
 # whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
 SELECT_TOKEN_AND_RESPONSE = f"""

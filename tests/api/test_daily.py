@@ -105,6 +105,31 @@ def test_of_concurrent_attempts_at_one_daily_deal_exactly_one_is_made(daily_app)
     assert sorted(statuses) == [201] + [409] * 5
 
 
+def test_retries_of_a_daily_attempt_in_flight_at_once_all_get_the_first_game(daily_app):
+    token = player(daily_app.test_client())
+    key = {"Idempotency-Key": secrets.token_hex(8)}
+    answers = run_together(12, lambda _: daily_app.test_client().post(
+        "/games", json={"variant": "peek-till-dawn", "daily": True}, headers={**token, **key}))
+
+    assert {answer.status_code for answer in answers} == {201}
+    assert len({answer.get_json()["id"] for answer in answers}) == 1
+
+
+def test_an_account_only_token_does_not_read_its_player_s_hidden_daily_game(client):
+    made = client.post("/players", json={"name": f"d{secrets.token_hex(6)}"}).get_json()
+    alice = {"Authorization": f"Bearer {made['token']}"}
+    game, _ = daily_game(client, alice)
+    account = client.post("/players/me/tokens", json={"label": "tokens only", "scopes": ["account"]},
+                          headers=alice).get_json()["token"]
+
+    for path in reads(game["id"]):
+        status, _, _ = answer(client, path, {"Authorization": f"Bearer {account}"})
+        assert status == 404, path
+    listed = client.get("/games?limit=100", headers={"Authorization": f"Bearer {account}"}).get_json()["games"]
+    assert game["id"] not in [g["id"] for g in listed]
+    assert answer(client, reads(game["id"])[0], alice)[0] == 200
+
+
 @pytest.mark.parametrize("body", [
     {"daily": True, "deal_number": 3}, {"daily": True, "rules": {"draw": 1}}, {"daily": True, "winnable": True},
     {"daily": True, "sealed_deal_id": "0b3c9a1e-6d2f-4c57-8a3e-2f1d5e7c9b40", "client_seed": "x"},

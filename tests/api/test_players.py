@@ -105,6 +105,30 @@ def test_of_concurrent_sign_ups_with_one_name_exactly_one_wins(app):
     assert sorted(statuses) == [201] + [409] * 7
 
 
+def test_retries_of_a_sign_up_in_flight_at_once_all_get_the_first_answer(app):
+    key, name = {"Idempotency-Key": secrets.token_hex(8)}, fresh_name()
+    answers = run_together(24, lambda _: app.test_client().post("/players", json={"name": name}, headers=key))
+
+    assert {answer.status_code for answer in answers} == {201}
+    assert len({answer.get_data() for answer in answers}) == 1
+
+
+def test_a_sign_up_s_key_and_name_from_another_address_do_not_get_its_token(client):
+    key, name = {"Idempotency-Key": secrets.token_hex(8)}, fresh_name()
+    first = client.post("/players", json={"name": name}, headers=key, environ_base={"REMOTE_ADDR": "198.51.100.7"})
+    elsewhere = client.post("/players", json={"name": name}, headers=key, environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    again = client.post("/players", json={"name": name}, headers=key, environ_base={"REMOTE_ADDR": "198.51.100.7"})
+
+    assert first.status_code == 201 and again.get_data() == first.get_data()
+    body = problem(elsewhere, 422, "idempotency-key-reused")
+    assert first.get_json()["token"] not in elsewhere.get_data(as_text=True) and "address" in body["detail"]
+
+
+@pytest.mark.parametrize("path", ["/players/a%00b", "/players/a%00b/games", "/players/%00", "/players/x%c3%28"])
+def test_a_name_with_a_nul_or_no_name_at_all_is_not_found(client, path):
+    problem(client.get(path), 404, "player-not-found")
+
+
 def test_a_play_token_plays_but_does_not_manage_the_account(client):
     made = sign_up(client).get_json()
     response = client.post("/players/me/tokens", json={"label": "my bot"}, headers=bearer(made))

@@ -60,3 +60,31 @@ def test_a_name_is_one_players_only(service):
     service.accounts.sign_up("dave", "human", None)
     with pytest.raises(NameTaken):
         service.accounts.sign_up("DAVE", "bot", None)
+
+
+def test_a_reply_kept_for_retries_is_forgotten_by_the_upkeep_a_day_later(store):
+    from datetime import UTC, datetime, timedelta
+
+    from server.service.games import GameService
+    from server.service.idempotency import KEPT_FOR, Idempotency
+    from server.service.outcomes import Reply
+
+    class Clock:
+        now = datetime.now(UTC)
+
+        def __call__(self):
+            return self.now
+
+    clock = Clock()
+    service = GameService(store, clock=clock)
+    key = Idempotency("a key", "its request")
+
+    first = service.accounts.sign_up("erin", "human", key, lambda made: Reply(201, '{"made": 1}'))
+    assert service.accounts.sign_up("erin", "human", key).reply == first.reply
+    clock.now += KEPT_FOR - timedelta(minutes=1)
+    service.upkeep()
+    assert service.accounts.sign_up("erin", "human", key).reply == first.reply
+    clock.now += timedelta(minutes=2)
+    assert service.upkeep() >= 1
+    with pytest.raises(NameTaken):
+        service.accounts.sign_up("erin", "human", key, lambda made: Reply(201, "{}"))

@@ -51,3 +51,42 @@ def test_the_token_and_the_reply_of_an_action_are_read_together(port_store):
 def test_the_token_of_a_game_that_does_not_exist_is_not_found(port_store):
     with pytest.raises(GameNotFound):
         port_store.find_token_and_response(uuid4(), "game:x", "0" * 64)
+
+
+def test_a_retry_meets_the_conflict_of_its_key_before_any_other_of_its_write(port_store):
+    """A retry sent while its first request is in flight writes the same thing: it must be told of the key kept (and
+    be answered with its reply), not of the name it signs up being taken or the sealed deal used by the first."""
+    from tests.store.records import a_player
+    from tests.store.test_sealed_deals_port import a_sealed_deal
+
+    player, key, token = a_player()
+    response = a_response("players")
+    port_store.create_player(player, key, token, response)
+    with pytest.raises(IdempotencyConflict):
+        port_store.create_player(player, key, replace(token, id=uuid4()), response)
+
+    record, secret, events = a_game()
+    deal = a_sealed_deal()
+    port_store.create_sealed_deal(deal, None)
+    kept = a_response("games")
+    port_store.create_game(record, secret, events, kept, deal.id)
+    again, again_secret, again_events = a_game()
+    with pytest.raises(IdempotencyConflict):
+        port_store.create_game(again, again_secret, again_events, kept, deal.id)
+
+
+def test_replies_kept_before_a_time_are_forgotten_a_batch_at_a_time(port_store):
+    from datetime import UTC, datetime, timedelta
+
+    responses = [a_response() for _ in range(3)]
+    for response in responses:
+        port_store.create_game(*a_game(), response)
+
+    assert port_store.forget_responses(datetime.now(UTC) - timedelta(hours=1), 10) == 0
+    assert port_store.find_response(responses[0].scope, responses[0].key_hash) == responses[0]
+    later = datetime.now(UTC) + timedelta(hours=1)
+    forgotten = port_store.forget_responses(later, 2)
+    while port_store.forget_responses(later, 2):  # the session's other tests' replies too
+        pass
+    assert forgotten == 2
+    assert all(port_store.find_response(r.scope, r.key_hash) is None for r in responses)

@@ -86,7 +86,7 @@ class Accounts:
 
     def player(self, name: str) -> PlayerRecord:
         """Raises PlayerNotFound (also for a name this server would never give)."""
-        return self._store.load_player(names.name_key(name))
+        return self._store.load_player(names.looked_up(name))
 
     def tokens(self, caller: Caller) -> list[ApiTokenRecord]:
         require(caller, tokens.ACCOUNT)

@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from ...log.shapes import PLAYER_NAME_PATTERN
+from ..errors import PlayerNotFound
 
 MIN_LENGTH = 3
 MAX_LENGTH = 24
@@ -51,6 +52,15 @@ def normalised(name: str) -> str:
     if name_key(form) in _RESERVED_KEYS:
         raise NameReserved(f"{form!r} is reserved: choose another name")
     return form
+
+
+def looked_up(name: str) -> str:
+    """The key to look a name up by, as a path writes it; PlayerNotFound for text no player's name could be (a NUL,
+    a space, too long), which is never sent to the store."""
+    form = unicodedata.normalize("NFKC", name)
+    if not MIN_LENGTH <= len(form) <= MAX_LENGTH or _NAME.fullmatch(form) is None:
+        raise PlayerNotFound(name[:MAX_LENGTH])
+    return name_key(form)
 
 
 def name_key(name: str) -> str:

@@ -33,7 +33,7 @@ class Profiles:
 
     def profile(self, name: str) -> dict[str, Any]:
         """The player and their statistics per preset; raises PlayerNotFound."""
-        player = self._store.load_player(names.name_key(name))
+        player = self._store.load_player(names.looked_up(name))
         stats = self._store.load_player_stats(player.id)
         today = day_of(self._clock())
         return profile_view(player, stats, today)
