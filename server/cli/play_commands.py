@@ -72,6 +72,11 @@ def _play(args: argparse.Namespace) -> int:
     opening = Opening(new_game=new_game, resume=args.resume, replay=args.replay, follow=args.follow)
     plain = args.ascii or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8"
     saved = SavedGames(default_path())
+    try:
+        saved.check()  # a file that cannot be ours is named now, before a table or a server is started
+    except SavedGamesError as error:
+        print(f"osmosis play: {error}", file=sys.stderr)
+        return 1
     with contextlib.ExitStack() as stack:
         if args.server:
             url, name = args.server, args.server.rstrip("/")

@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -16,6 +17,8 @@ from pathlib import Path
 
 KEPT = 200
 """Games remembered per file: the newest; a token older than that is dropped."""
+MAX_BYTES = 1024 * 1024
+"""The largest file read: KEPT games and a player per server take well under it."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,11 @@ class SavedGames:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    def check(self) -> None:
+        """Raises SavedGamesError unless the file and its lock can be read and written as ours."""
+        with self._locked():
+            self._read_all()
+
     def on(self, server: str) -> list[SavedGame]:
         """This server's games, newest first."""
         return [game for game in self._read() if game.server == server]
@@ -69,24 +77,60 @@ class SavedGames:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """The file to itself until the block ends: a read, a change and a write that no other table interleaves."""
+        """The file to itself until the block ends: a read, a change and a write that no other table interleaves.
+        The lock file is opened as itself only: a symbolic link planted in its place is refused, not followed (it
+        would make or truncate whatever it points at)."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with open(self.path.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        lock = self.path.with_suffix(".lock")
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+        except OSError as error:
+            raise SavedGamesError(f"{lock} cannot be opened as a lock file ({error.strerror}): "
+                                  "if it is a link or not a file, move it away") from None
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise SavedGamesError(f"{lock} is not a file: move it away")
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
             yield
+        finally:
+            os.close(descriptor)
 
     def _read(self) -> list[SavedGame]:
         return self._read_all()[0]
 
     def _read_all(self) -> tuple[list[SavedGame], dict[str, SavedPlayer]]:
+        text = self._text()
+        if text is None:
+            return [], {}
         try:
-            entries = json.loads(self.path.read_text())
+            entries = json.loads(text)
             return ([SavedGame(**entry) for entry in entries["games"]],
                     {server: SavedPlayer(**player) for server, player in entries.get("players", {}).items()})
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+            reason = "nested too deep" if isinstance(error, RecursionError) else error
+            raise SavedGamesError(f"{self.path} is not a list of saved games ({reason}); move it away") from None
+
+    def _text(self) -> str | None:
+        """The file's text, None when there is none; SavedGamesError for what is not a file of ours to read (a
+        directory, a FIFO that would never end, a device, more than MAX_BYTES)."""
+        try:
+            descriptor = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
-            return [], {}
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
-            raise SavedGamesError(f"{self.path} is not a list of saved games ({error}); move it away") from None
+            return None
+        except OSError as error:
+            raise SavedGamesError(f"{self.path} cannot be read ({error.strerror}); move it away") from None
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise SavedGamesError(f"{self.path} is not a file: move it away")
+        with os.fdopen(descriptor, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise SavedGamesError(f"{self.path} is larger than {MAX_BYTES} bytes, more than {KEPT} games take: "
+                                  "move it away")
+        try:
+            return data.decode()
+        except UnicodeDecodeError:
+            raise SavedGamesError(f"{self.path} is not text: move it away") from None
 
     def _write(self, games: list[SavedGame], players: dict[str, SavedPlayer]) -> None:
         descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".games-")

@@ -39,3 +39,22 @@ def test_a_server_that_is_not_there_is_named(tmp_path):
                           timeout=30, env={"XDG_STATE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 1
     assert f"http://127.0.0.1:{port} is not a ready Osmosis server: cannot reach" in done.stderr
+
+
+@pytest.mark.parametrize("planted", ["fifo", "directory", "lock-link"])
+def test_saved_games_that_cannot_be_ours_are_named_before_anything_starts(planted, tmp_path):
+    import os
+
+    state = tmp_path / "state" / "osmosis"
+    state.mkdir(parents=True)
+    if planted == "fifo":
+        os.mkfifo(state / "games.json")
+    elif planted == "directory":
+        (state / "games.json").mkdir()
+    else:
+        (state / "games.lock").symlink_to(tmp_path / "target")
+    done = subprocess.run([OSMOSIS, "play", "--server", "http://127.0.0.1:9"], capture_output=True, text=True,
+                          timeout=30, env={"XDG_STATE_HOME": str(tmp_path / "state"), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 1
+    assert "move it away" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "target").exists()

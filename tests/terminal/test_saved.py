@@ -61,3 +61,37 @@ def test_the_file_is_under_xdg_state_home(monkeypatch, tmp_path):
     assert default_path() == tmp_path / "osmosis" / "games.json"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert default_path().parts[-4:] == (".local", "state", "osmosis", "games.json")
+
+
+def test_a_lock_file_planted_as_a_link_is_refused_and_its_target_left_alone(tmp_path):
+    path = tmp_path / "games.json"
+    target = tmp_path / "elsewhere" / "precious"
+    target.parent.mkdir()
+    path.with_suffix(".lock").symlink_to(target)
+
+    with pytest.raises(SavedGamesError, match="lock"):
+        SavedGames(path).add(game(1))
+    assert not target.exists() and not path.exists()
+
+
+def test_a_directory_a_fifo_or_a_deep_nest_in_place_of_the_file_is_a_clear_error(tmp_path):
+    import os
+
+    directory = tmp_path / "a" / "games.json"
+    directory.mkdir(parents=True)
+    fifo = tmp_path / "b" / "games.json"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    deep = tmp_path / "c" / "games.json"
+    deep.parent.mkdir()
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    huge = tmp_path / "d" / "games.json"
+    huge.parent.mkdir()
+    huge.write_text(json.dumps({"games": [], "pad": "x" * (2 * 1024 * 1024)}))
+
+    for path, says in ((directory, "not a file"), (fifo, "not a file"), (deep, "nested too deep"),
+                       (huge, "larger than")):
+        with pytest.raises(SavedGamesError, match=says):
+            SavedGames(path).on("http://a")
+        with pytest.raises(SavedGamesError):
+            SavedGames(path).add(game(1))
