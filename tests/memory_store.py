@@ -88,6 +88,7 @@ class MemoryStore:
         self._bundles: dict[int, bytes] = {}
         self._checkpoints: list[SignedCheckpoint] = []
         self._cosignatures: dict[tuple[int, str], str] = {}
+        self._published: list[int] = []
         self._sequencing = threading.Lock()
         self._last_pending = 0
         self._signed_at = float("-inf")
@@ -246,12 +247,25 @@ class MemoryStore:
         finally:
             self._sequencing.release()
 
-    def published_checkpoint(self, witnesses: Sequence[str]) -> SignedCheckpoint | None:
+    def published_checkpoint(self) -> SignedCheckpoint | None:
         with self._lock:
-            for checkpoint in reversed(self._checkpoints):
-                if all((checkpoint.size, w) in self._cosignatures for w in witnesses):
-                    return self._with_cosignatures(checkpoint)
+            if not self._published:
+                return None
+            size = max(self._published)
+            return self._with_cosignatures(next(c for c in self._checkpoints if c.size == size))
+
+    def latest_checkpoint(self) -> SignedCheckpoint | None:
+        with self._lock:
             return self._with_cosignatures(self._checkpoints[-1]) if self._checkpoints else None
+
+    def publish_checkpoint(self, witnesses: Sequence[str]) -> None:
+        with self._lock:
+            cosigned = [c.size for c in self._checkpoints if all((c.size, w) in self._cosignatures for w in witnesses)]
+            size = max(cosigned, default=None)
+            if size is None and not self._published and self._checkpoints:
+                size = self._checkpoints[-1].size
+            if size is not None and size > max(self._published, default=-1):
+                self._published.append(size)
 
     def _with_cosignatures(self, checkpoint: SignedCheckpoint) -> SignedCheckpoint:
         lines = tuple(line for (size, _), line in sorted(self._cosignatures.items()) if size == checkpoint.size)

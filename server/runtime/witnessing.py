@@ -65,6 +65,7 @@ class Witnesses:
             except NoteError as error:
                 raise ValueError(f"its cosignature does not verify: {error}") from None
             self._store.add_cosignature(checkpoint.size, witness.name, line)
+            self._log.publish()
             return
         raise ValueError("its answer carries no cosignature of its key")
 

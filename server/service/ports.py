@@ -181,9 +181,19 @@ class PublicLogStore(Protocol):
         returns, taking those entries off the pending list. Returns what was written, or None."""
         ...
 
-    def published_checkpoint(self, witnesses: Sequence[str]) -> SignedCheckpoint | None:
-        """The newest checkpoint cosigned by every one of `witnesses` (names as the cosignatures carry them),
-        or, if none is, the newest; None before the first."""
+    def published_checkpoint(self) -> SignedCheckpoint | None:
+        """The largest checkpoint ever published, by any instance, with its cosignatures; None before the first."""
+        ...
+
+    def latest_checkpoint(self) -> SignedCheckpoint | None:
+        """The newest checkpoint signed, published or not, with its cosignatures; None before the first."""
+        ...
+
+    def publish_checkpoint(self, witnesses: Sequence[str]) -> None:
+        """Publish the newest checkpoint cosigned by every one of `witnesses` (names as the cosignatures carry
+        them), unless one as large is published already; while none is cosigned and none was ever published, the
+        newest. What is published stays published: the published checkpoint never goes back, whatever witnesses
+        each instance lists."""
         ...
 
     def cosigned_size(self, witness: str) -> int:

@@ -95,7 +95,15 @@ class PublicLog:
         if self._signer is None:
             return None
         growth = self._store.sequence(limit, self._spacing, self._integrate)
-        return growth.checkpoint if growth is not None else None
+        if growth is None:
+            return None
+        self.publish()
+        return growth.checkpoint
+
+    def publish(self) -> None:
+        """Publish the newest checkpoint every witness listed here has cosigned (at once when none is listed); one
+        published, by any instance, stays the least that is served."""
+        self._store.publish_checkpoint([w.name for w in self.witnesses])
 
     def _integrate(self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry],
                    partial: Mapping[int, bytes]) -> LogGrowth | None:
@@ -120,14 +128,14 @@ class PublicLog:
                          [(size + i, p.entry) for i, p in enumerate(pending)], SignedCheckpoint(new_size, root, note))
 
     def checkpoint(self) -> SignedCheckpoint:
-        published = self._store.published_checkpoint([w.name for w in self.witnesses])
+        published = self._store.published_checkpoint()
         if published is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
         return published
 
     def latest_signed(self) -> SignedCheckpoint | None:
         """The latest checkpoint signed, whether or not the witnesses have cosigned it yet."""
-        return self._store.published_checkpoint([])
+        return self._store.latest_checkpoint()
 
     def tile(self, address: TileAddress) -> bytes:
         """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one."""

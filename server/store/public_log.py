@@ -48,14 +48,19 @@ class PublicLogTables:
             _write(conn, growth, [p.id for p in pending])
             return growth
 
-    def published_checkpoint(self: _Connections, witnesses: Sequence[str]) -> SignedCheckpoint | None:
-        with self._connection() as conn:
-            row = conn.execute(sql.SELECT_PUBLISHED_CHECKPOINT, {"witnesses": list(witnesses)}).fetchone()
-            if row is None and witnesses:
-                row = conn.execute(sql.SELECT_PUBLISHED_CHECKPOINT, {"witnesses": []}).fetchone()
-        if row is None:
-            return None
-        return SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
+    def published_checkpoint(self: _Connections) -> SignedCheckpoint | None:
+        return _checkpoint(self, sql.SELECT_PUBLISHED_CHECKPOINT)
+
+    def latest_checkpoint(self: _Connections) -> SignedCheckpoint | None:
+        return _checkpoint(self, sql.SELECT_LATEST_SIGNED)
+
+    def publish_checkpoint(self: _Connections, witnesses: Sequence[str]) -> None:
+        with self._transaction() as conn:
+            size = conn.execute(sql.SELECT_COSIGNED_BY_ALL, {"witnesses": list(witnesses)}).fetchone()["size"]  # type: ignore[index]
+            if size is None and not conn.execute(sql.SELECT_ANY_PUBLISHED).fetchone()["any"]:  # type: ignore[index]
+                size = conn.execute(sql.SELECT_COSIGNED_BY_ALL, {"witnesses": []}).fetchone()["size"]  # type: ignore[index]
+            if size is not None:
+                conn.execute(sql.PUBLISH_CHECKPOINT, {"size": size})
 
     def cosigned_size(self: _Connections, witness: str) -> int:
         with self._connection() as conn:
@@ -82,6 +87,14 @@ class PublicLogTables:
             rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_LEAVES_OF,
                                                               {"subjects": list(subjects)}).fetchall()
         return [(int(index), str(kind)) for index, kind in rows]
+
+
+def _checkpoint(store: _Connections, query: str) -> SignedCheckpoint | None:
+    with store._connection() as conn:
+        row = conn.execute(query).fetchone()
+    if row is None:
+        return None
+    return SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
 
 
 def _partial_tiles(conn: psycopg.Connection[Any], size: int) -> dict[int, bytes]:

@@ -290,18 +290,34 @@ INSERT_CHECKPOINT = "INSERT INTO log_checkpoints (size, root, note) VALUES (%(si
 
 DELETE_PENDING_ENTRIES = "DELETE FROM log_pending WHERE id = ANY(%(ids)s::bigint[])"
 
-# The newest checkpoint cosigned by every witness named (with none named: the newest).
-SELECT_PUBLISHED_CHECKPOINT = """
+_WITH_COSIGNATURES = """
     SELECT c.size, c.root, c.note,
            ARRAY(SELECT line FROM log_cosignatures s WHERE s.size = c.size ORDER BY witness) AS cosignatures
     FROM log_checkpoints c
+"""
+
+# The checkpoint published last: the largest ever published, whichever instance published it.
+SELECT_PUBLISHED_CHECKPOINT = _WITH_COSIGNATURES + "WHERE c.size = (SELECT max(size) FROM log_published)"
+
+SELECT_LATEST_SIGNED = _WITH_COSIGNATURES + "ORDER BY c.size DESC LIMIT 1"
+
+# The newest checkpoint cosigned by every witness named (with none named: the newest); null if none is.
+SELECT_COSIGNED_BY_ALL = """
+    SELECT max(c.size) AS size FROM log_checkpoints c
     WHERE NOT EXISTS (
         SELECT FROM unnest(%(witnesses)s::text[]) AS w (name)
         WHERE NOT EXISTS (SELECT FROM log_cosignatures s WHERE s.size = c.size AND s.witness = w.name)
     )
-    ORDER BY c.size DESC
-    LIMIT 1
 """
+
+# A checkpoint published, unless one as large was published before.
+PUBLISH_CHECKPOINT = """
+    INSERT INTO log_published (size)
+    SELECT %(size)s WHERE %(size)s > (SELECT coalesce(max(size), -1) FROM log_published)
+    ON CONFLICT (size) DO NOTHING
+"""
+
+SELECT_ANY_PUBLISHED = "SELECT EXISTS (SELECT FROM log_published) AS any"
 
 SELECT_COSIGNED_SIZE = "SELECT coalesce(max(size), 0) FROM log_cosignatures WHERE witness = %(witness)s"
 

@@ -43,10 +43,10 @@ def witness(tmp_path):
     served.stop()
 
 
-def log_app(*witnesses):
+def log_app(*witnesses, store=None):
     settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0,
                         log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses))
-    return create_app(settings, service=GameService(MemoryStore()))
+    return create_app(settings, service=GameService(store or MemoryStore()))
 
 
 def grow(app, games=1):
@@ -150,3 +150,25 @@ def test_a_witness_that_was_away_is_asked_again_without_new_entries(tmp_path):
         assert size_of(note) == size_of(cosigned) + 2
     finally:
         again.stop()
+
+
+def size_served(app):
+    return open_checkpoint(published(app), LOG_SIGNER.verifier)[0].size
+
+
+def test_the_checkpoint_served_never_goes_back_whatever_witnesses_each_instance_lists(witness):
+    """Two instances of one log, one listing a witness and one none, and an instance restarted with the witness
+    listed again: each serves the largest checkpoint any of them published, never an older one."""
+    store = MemoryStore()
+    listing, unlisting = log_app((WITNESS, witness.url), store=store), log_app(store=store)
+    served = []
+    for round_ in range(4):
+        grow(unlisting if round_ % 2 else listing, 2)
+        served += [size_served(unlisting), size_served(listing)]
+    assert served == sorted(served) and served[-1] == store.latest_checkpoint().size
+
+    relisted = log_app((WITNESS, "http://127.0.0.1:9"), store=store)  # its witness is away now
+    grow(unlisting, 3)
+    before = size_served(relisted)
+    grow(relisted, 1)
+    assert size_served(relisted) >= before == size_served(unlisting)

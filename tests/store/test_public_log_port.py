@@ -56,7 +56,7 @@ def test_tiles_bundles_and_checkpoints_are_as_the_sequencing_wrote_them(port_sto
         record, secret, events = a_game()
         port_store.create_game(record, secret, events, None, public_entry=created(record))
     sequence_all(port_store)
-    latest = port_store.published_checkpoint([])
+    latest = port_store.latest_checkpoint()
     checkpoint, _, _ = open_checkpoint(latest.note, SIGNER.verifier)
     assert (checkpoint.size, checkpoint.root) == (latest.size, latest.root)
     subtrees = tile_subtrees(port_store.read_tile)
@@ -92,20 +92,26 @@ def test_one_sequencer_at_a_time_and_checkpoints_spaced(port_store):
     assert len(sequence_all(port_store)) == 1
 
 
-def test_the_published_checkpoint_is_the_newest_cosigned_by_every_witness_named(port_store):
+def test_the_published_checkpoint_is_the_newest_cosigned_by_every_witness_named_and_never_goes_back(port_store):
     sequence_all(port_store)
     record, secret, events = a_game()
     port_store.create_game(record, secret, events, None, public_entry=created(record))
-    older = sequence_all(port_store) and port_store.published_checkpoint([])
+    older = sequence_all(port_store) and port_store.latest_checkpoint()
     port_store.add_cosignature(older.size, "witness.test/a", "\u2014 witness.test/a AAAA\n")
     port_store.add_cosignature(older.size, "witness.test/a", "\u2014 witness.test/a BBBB\n")  # the first stays
     record, secret, events = a_game()
     port_store.create_game(record, secret, events, None, public_entry=created(record))
     sequence_all(port_store)
-    newest = port_store.published_checkpoint([])
+    newest = port_store.latest_checkpoint()
     assert newest.size == older.size + 1 and newest.cosignatures == ()
-    cosigned = port_store.published_checkpoint(["witness.test/a"])
-    assert (cosigned.size, cosigned.cosignatures) == (older.size, ("\u2014 witness.test/a AAAA\n",))
-    assert port_store.published_checkpoint(["witness.test/nobody"]).size == newest.size
+
+    port_store.publish_checkpoint(["witness.test/a"])
+    published = port_store.published_checkpoint()
+    assert (published.size, published.cosignatures) == (older.size, ("\u2014 witness.test/a AAAA\n",))
+    port_store.publish_checkpoint([])  # an instance that lists no witness publishes the newest
+    assert port_store.published_checkpoint().size == newest.size
+    port_store.publish_checkpoint(["witness.test/a"])  # and one that lists a witness never takes it back
+    port_store.publish_checkpoint(["witness.test/a", "witness.test/nobody"])
+    assert port_store.published_checkpoint().size == newest.size
     assert port_store.cosigned_size("witness.test/a") == older.size
     assert port_store.cosigned_size("witness.test/nobody") == 0
