@@ -86,6 +86,8 @@ def _audit(args: argparse.Namespace) -> int:
         os.replace(draft, args.state)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
+    elif report.ok and report.stale_view is not None:
+        print(f"OK, {report.stale_view}")
     elif report.ok:
         boards = f", {report.board_rows_checked} board rows recomputed" if args.board else ""
         print(f"OK: checkpoint of size {report.checkpoint_size}, {report.new_entries} new entries checked, "

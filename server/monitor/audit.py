@@ -5,8 +5,10 @@ Each run fetches the checkpoint and checks its signature (and the witnesses' cos
 consistency with the checkpoint kept last time, downloads the new entries from the entry bundles, recomputes
 the root from them and the kept right edge of the tree, and checks every entry: each game created once and
 ended at most once, after its creation; each ended game's export fetched and verified, its head hash the one
-logged. A split view (two checkpoints of one size with different roots, or one that does not extend the last)
-is reported with both signed checkpoints as evidence.
+logged. A split view (two checkpoints of one size with different roots, or two that are not proven one a prefix
+of the other) is reported with both signed checkpoints as evidence. A checkpoint older than the one kept and
+proven its prefix is a stale view (a cache, a lagging replica): reported, not held against the log, and the state
+kept stays where it was.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ class Report:
     problems: list[str] = field(default_factory=list)
     split_view: list[str] | None = None
     """The two signed checkpoints that cannot both be the log's, when it showed a split view."""
+    stale_view: str | None = None
+    """What the server showed when it served a checkpoint older than the one kept and proven its prefix."""
     checkpoint_size: int | None = None
     new_entries: int = 0
     games_verified: int = 0
@@ -90,7 +94,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "checkpoint_size": self.checkpoint_size, "new_entries": self.new_entries,
                 "games_verified": self.games_verified, "board_rows_checked": self.board_rows_checked,
-                "problems": self.problems, "split_view": self.split_view}
+                "problems": self.problems, "split_view": self.split_view, "stale_view": self.stale_view}
 
 
 def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: MonitorState,
@@ -108,6 +112,9 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
     for witness in witnesses:
         if witness not in cosigned:
             report.fail(f"the checkpoint of size {checkpoint.size} carries no cosignature of witness {witness.name}")
+    if state.checkpoint is not None and checkpoint.size < state.size:
+        _behind(fetch, state, checkpoint, note, report)
+        return report
     if state.checkpoint is not None and not _extends(fetch, state, checkpoint, note, report):
         return report
     if not report.ok:
@@ -145,24 +152,48 @@ def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: st
     kept = state.checkpoint
     assert kept is not None
     old_root = state.root() if state.size else None
-    if checkpoint.size < state.size or (checkpoint.size == state.size and checkpoint.root != old_root):
+    if checkpoint.size == state.size and checkpoint.root != old_root:
         report.fail(f"split view: the log signed a checkpoint of size {checkpoint.size} that does not extend the one "
                     f"of size {state.size} it signed before")
         report.split_view = [kept, note]
         return False
     if state.size == 0 or checkpoint.size == state.size:
         return True
-    try:
-        body = json.loads(fetch(f"/log/consistency?from={state.size}&to={checkpoint.size}"))
-        proof = [base64.b64decode(h, validate=True) for h in body["proof"]]
-        assert old_root is not None
-        verify_consistency(state.size, checkpoint.size, old_root, checkpoint.root, proof)
-    except (OSError, ValueError, KeyError, TypeError, ProofError) as error:
+    assert old_root is not None
+    proven = _consistent(fetch, state.size, old_root, checkpoint.size, checkpoint.root)
+    if proven is not None:
         report.fail(f"split view: the checkpoint of size {checkpoint.size} is not proven consistent with the one of "
-                    f"size {state.size} kept before ({error})")
+                    f"size {state.size} kept before ({proven})")
         report.split_view = [kept, note]
         return False
     return True
+
+
+def _behind(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: str, report: Report) -> None:
+    """A checkpoint older than the one kept: a stale view if it is proven a prefix of it, else a split view."""
+    kept = state.checkpoint
+    assert kept is not None
+    unproven = _consistent(fetch, checkpoint.size, checkpoint.root, state.size, state.root()) \
+        if checkpoint.size else None
+    if unproven is None:
+        report.stale_view = (f"stale view: the server showed the checkpoint of size {checkpoint.size}, older than the "
+                             f"one of size {state.size} kept, and proven a prefix of it (a cache or a lagging copy: "
+                             "not a fault of the log); nothing new was checked")
+        return
+    report.fail(f"split view: the log signed a checkpoint of size {checkpoint.size} that is not proven a prefix of the "
+                f"one of size {state.size} it signed before ({unproven})")
+    report.split_view = [kept, note]
+
+
+def _consistent(fetch: Fetch, old_size: int, old_root: bytes, new_size: int, new_root: bytes) -> str | None:
+    """None when the server proves the tree of `old_size` a prefix of the one of `new_size`; else why not."""
+    try:
+        body = json.loads(fetch(f"/log/consistency?from={old_size}&to={new_size}"))
+        proof = [base64.b64decode(h, validate=True) for h in body["proof"]]
+        verify_consistency(old_size, new_size, old_root, new_root, proof)
+    except (OSError, ValueError, KeyError, TypeError, ProofError) as error:
+        return str(error) or type(error).__name__
+    return None
 
 
 def _new_entries(fetch: Fetch, old_size: int, new_size: int) -> Iterator[bytes]:

@@ -114,6 +114,35 @@ def test_a_split_view_is_reported_with_both_checkpoints(server):
     assert not report.ok and report.split_view == [state.checkpoint, grown]
 
 
+def test_an_older_checkpoint_proven_a_prefix_is_a_stale_view_not_a_split_view(server):
+    server.play(1)
+    old_note = server.fetch("/log/checkpoint")
+    server.play(2)
+    state = MonitorState()
+    assert audit(server.fetch, LOG_SIGNER.verifier, [], state).ok
+    kept = (state.checkpoint, state.size)
+
+    server.rewrite["/log/checkpoint"] = old_note  # a cache, a lagging replica: the log as it was
+    report = audit(server.fetch, LOG_SIGNER.verifier, [], state)
+
+    assert report.ok and report.split_view is None, report.problems
+    assert report.stale_view is not None and "stale" in report.stale_view
+    assert (state.checkpoint, state.size) == kept, "the monitor's state does not go back"
+
+
+def test_an_older_checkpoint_that_is_no_prefix_is_a_split_view(server):
+    server.play(2)
+    state = MonitorState()
+    assert audit(server.fetch, LOG_SIGNER.verifier, [], state).ok
+    other = sign_note(Checkpoint(LOG_SIGNER.name, state.size - 1, b"\x09" * 32).text, LOG_SIGNER)
+    server.rewrite["/log/checkpoint"] = other.encode()
+
+    report = audit(server.fetch, LOG_SIGNER.verifier, [], state)
+
+    assert not report.ok and report.problems[0].startswith("split view")
+    assert report.split_view == [state.checkpoint, other]
+
+
 def test_a_game_whose_export_does_not_end_as_logged_fails(server):
     server.play(1)
     game_id = server.client.get("/games?status=resigned").get_json()["games"][0]["id"]
