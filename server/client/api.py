@@ -114,6 +114,8 @@ class Api:
                         connection.request(method, self._prefix + path, data, headers)
                         response = connection.getresponse()
                         raw = _read_whole(response)
+                        if watched.passed:  # what was read when it was cut is no answer, whatever it looks like
+                            raise TimeoutError
                         return Reply(response.status, _json_object(raw) if raw else {},
                                      {name.lower(): value for name, value in response.getheaders()})
                     except (OSError, http.client.HTTPException) as error:

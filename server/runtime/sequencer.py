@@ -23,9 +23,19 @@ class Sequencer(Turns):
         self._witnesses = witnesses
 
     def turn(self) -> None:
-        self.run_once()
+        self._sequence(wait_for_witnesses=False)
 
     def run_once(self) -> SignedCheckpoint | None:
+        """One turn, and the witnesses' answers to it awaited (each in its own time): what the tests and the
+        command line ask for; the sequencer's own thread hands checkpoints to the witnesses and goes on."""
+        return self._sequence(wait_for_witnesses=True)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        super().stop(timeout)
+        if self._witnesses is not None:
+            self._witnesses.stop()
+
+    def _sequence(self, wait_for_witnesses: bool) -> SignedCheckpoint | None:
         try:
             signed = self._log.sequence()
             if self._witnesses is not None:
@@ -33,7 +43,7 @@ class Sequencer(Turns):
                 # cosigned it, so one a witness missed (it was down) is offered again until it does.
                 latest = signed or self._log.latest_signed()
                 if latest is not None:
-                    self._witnesses.cosign(latest)
+                    (self._witnesses.cosign if wait_for_witnesses else self._witnesses.offer)(latest)
         except KeyMismatch as error:
             log.error("the public log's sequencer is idle: %s", error)
             return None

@@ -4,6 +4,7 @@ one ahead is left alone, one that answers with a cosignature of another key is n
 away is asked again until it cosigns."""
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from server.config import Settings
 from server.runtime.app import create_app
 from server.service.games import GameService
+from server.service.records import SignedCheckpoint
 from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, open_checkpoint, parse_note
 from server.witness.http import WitnessServer
 from server.witness.ledger import FileLedger
@@ -43,8 +45,8 @@ def witness(tmp_path):
     served.stop()
 
 
-def log_app(*witnesses, store=None):
-    settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0,
+def log_app(*witnesses, store=None, interval=0.0):
+    settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=interval,
                         log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses))
     return create_app(settings, service=GameService(store or MemoryStore()))
 
@@ -172,3 +174,47 @@ def test_the_checkpoint_served_never_goes_back_whatever_witnesses_each_instance_
     before = size_served(relisted)
     grow(relisted, 1)
     assert size_served(relisted) >= before == size_served(unlisting)
+
+
+class Trickler(BaseHTTPRequestHandler):
+    """A witness that answers each add-checkpoint a byte every half second, for as long as it is listened to."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(120):
+                self.wfile.write(b"X")
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_witness_that_trickles_its_answer_costs_its_cosignature_never_the_log(monkeypatch, caplog):
+    from server.runtime import witnessing
+
+    monkeypatch.setattr(witnessing, "WITNESS_SECONDS", 1.0)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickler)
+    server.daemon_threads = True
+    trickler = Served(server)
+    app = log_app((WITNESS, trickler.url), interval=0.1)
+    public_log, sequencer = app.extensions["osmosis.public_log"], app.extensions["osmosis.sequencer"]
+    sequencer.start()
+    try:
+        client = app.test_client()
+        for games in range(1, 6):
+            create(client, variant="osmosis")
+            deadline = time.monotonic() + 3
+            while (public_log.latest_signed() or SignedCheckpoint(0, b"", "")).size < games:
+                assert time.monotonic() < deadline, "the log stopped signing while a witness trickled"
+                time.sleep(0.02)
+        time.sleep(1.5)
+        assert "within 1 seconds" in caplog.text, "the trickling call was never cut off"
+        assert app.extensions["osmosis.service"].store.cosigned_size(WITNESS.name) == 0
+    finally:
+        sequencer.stop()
+        trickler.stop()
