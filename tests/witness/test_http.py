@@ -7,6 +7,7 @@ import socket
 import stat
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -119,27 +120,83 @@ def test_bad_arguments_stop_the_witness_before_it_listens(tmp_path):
     assert not (tmp_path / "s.json").exists()
 
 
-def test_idle_connections_past_the_cap_are_shed_and_their_slots_come_back(tmp_path, monkeypatch):
+class Served:
+    """A WitnessServer in a thread of this process (its limits patched by the test), until the block ends."""
+
+    def __init__(self, tmp_path):
+        witness = Witness(WITNESS, [LOG.verifier], FileLedger(tmp_path / "s.json"), lambda: NOW)
+        self.server = witness_http.WitnessServer(("127.0.0.1", 0), witness)
+        self.port = self.server.server_port
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def connection(self):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+
+
+def test_at_the_cap_a_new_connection_takes_the_place_of_the_one_idle_longest(tmp_path, monkeypatch):
     monkeypatch.setattr(witness_http, "MAX_CONNECTIONS", 3)
-    monkeypatch.setattr(witness_http._Handler, "timeout", 0.5)
-    witness = Witness(WITNESS, [LOG.verifier], FileLedger(tmp_path / "s.json"), lambda: NOW)
-    server = witness_http.WitnessServer(("127.0.0.1", 0), witness)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with Served(tmp_path) as served:
+        idle = [socket.create_connection(("127.0.0.1", served.port), timeout=5) for _ in range(3)]
+        time.sleep(0.2)
+        assert post(served.connection(), Log().request(0, 2))[0] == 200
+        assert idle[0].recv(100) == b"", "the connection idle longest gave its place"
+        idle[1].sendall(b"GET /x/checkpoint HTTP/1.1\r\nHost: w\r\n\r\n")
+        assert idle[1].recv(100).startswith(b"HTTP/1.1 404")
+
+
+def drip(port, stop):
+    """A client that sends a request's headers a byte at a time, every 0.2 s, for as long as it is let."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    request = b"POST /add-checkpoint HTTP/1.1\r\nHost: w\r\n" + b"X-Padding: " + b"x" * 10_000
     try:
-        port = server.server_address[1]
-        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
-        time.sleep(0.1)
-        shed = socket.create_connection(("127.0.0.1", port), timeout=5)
-        shed.sendall(b"GET /x/checkpoint HTTP/1.1\r\nHost: w\r\n\r\n")
-        assert shed.recv(100) == b"", "a connection past the cap is closed at once"
-        time.sleep(1.0)  # the idle ones time out
-        served = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-        assert post(served, Log().request(0, 2))[0] == 200
-        for connection in idle:
-            assert connection.recv(100) == b""
+        for byte in request:
+            if stop.is_set():
+                break
+            sock.sendall(bytes([byte]))
+            time.sleep(0.2)
+    except OSError:
+        return True  # cut off
     finally:
-        server.shutdown()
-        server.server_close()
+        sock.close()
+    return False
+
+
+def test_clients_dripping_their_headers_are_cut_at_the_request_s_deadline_and_honest_ones_are_served(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(witness_http, "REQUEST_SECONDS", 2.0)
+    stop = threading.Event()
+    with Served(tmp_path) as served, ThreadPoolExecutor(80) as pool:
+        try:
+            drippers = [pool.submit(drip, served.port, stop) for _ in range(80)]
+            time.sleep(0.5)
+            log, waits = Log(), []
+            for n in range(1, 21):
+                asked = time.monotonic()
+                assert post(served.connection(), log.request(n - 1, n))[0] == 200
+                waits.append(time.monotonic() - asked)
+            time.sleep(2.5)
+        finally:
+            stop.set()
+        cut = [dripper.result(timeout=30) for dripper in drippers]
+    assert max(waits) < 1.0, waits
+    assert all(cut), "a client dripping its headers was let go on past the request's deadline"
+
+
+def test_a_hundred_idle_connections_do_not_delay_the_first_answer(tmp_path):
+    with Served(tmp_path) as served:
+        idle = [socket.create_connection(("127.0.0.1", served.port), timeout=5) for _ in range(100)]
+        asked = time.monotonic()
+        assert post(served.connection(), Log().request(0, 3))[0] == 200
+        assert time.monotonic() - asked < 1.0
+        for connection in idle:
+            connection.close()
 
 
 def test_the_verifier_key_it_prints_is_the_one_its_cosignatures_verify_with(witness):
