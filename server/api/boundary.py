@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, cast
+from uuid import UUID
 
 from flask import Flask, Response, current_app, request
 from marshmallow import RAISE, fields
@@ -92,13 +94,19 @@ class _Operation:
         self.lists = frozenset(name for name, is_list in query.items() if is_list)
 
 
-def install(app: Flask) -> None:
-    """Refuse, before any view, a body that is not JSON and query parameters the operation does not know."""
+def install(app: Flask, player_calling: Callable[[], UUID | None]) -> None:
+    """Refuse, before any view, a body that is not JSON and query parameters the operation does not know; and note
+    whose solver turns the request's work takes, if it has any: the player of its live API token (players behind
+    one address, a school or a carrier's NAT, do not share one client's two jobs), else its address."""
     operations = _documented_operations(app)
+
+    def requester_of_request() -> str:
+        player = player_calling()
+        return f"player:{player}" if player is not None else (request.remote_addr or "unknown")
 
     @app.before_request
     def check() -> Response | None:
-        requester.set(request.remote_addr or "unknown")  # whose solver turns the request's work takes
+        requester.set(requester_of_request)
         operation = operations.get((request.endpoint or "", request.method))
         if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
             return None

@@ -8,6 +8,7 @@ from flask import Flask
 from limits.storage import Storage, storage_from_string
 
 from ..api import boundary, http_app, observability, pusher
+from ..api.callers import viewer
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
 from ..service.games import GameService
@@ -59,7 +60,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     app.extensions["osmosis.service"] = service
     app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
-    boundary.install(app)
+    boundary.install(app, viewer)
     app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
     return app
 

@@ -33,7 +33,7 @@ from limits.errors import StorageError
 from limits.storage import Storage
 
 from ..service.errors import IdenticalRequestFinished, SolverBusy, SolverSaturated
-from ..service.ports import requester
+from ..service.ports import requesting
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -186,13 +186,13 @@ class ComputeQueue:
 
 class SolverTurns:
     """The use cases' solver time (service.ports.SolverTime): each request's work in its client's fair turn of
-    `queue`, the client being who the HTTP layer says the request comes from (service.ports.requester)."""
+    `queue`, the client being who the HTTP layer says the request comes from (service.ports.requesting)."""
 
     def __init__(self, queue: ComputeQueue) -> None:
         self._queue = queue
 
     def __call__(self, work: Callable[[], T], once_for: str | None = None) -> T:
-        return self._queue.run(requester.get() or "unknown", work, once_for)
+        return self._queue.run(requesting() or "unknown", work, once_for)
 
 
 def _off_the_loop(work: Callable[[], T], threads: int) -> T:

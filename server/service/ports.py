@@ -318,9 +318,16 @@ class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices
 
 T = TypeVar("T")
 
-requester: ContextVar[str] = ContextVar("osmosis_requester", default="")
-"""Who the current request comes from (its client address): told by the HTTP layer, read by the solver's turns
-(server/runtime/solver_time.py), so that the use cases need not know who asks."""
+requester: ContextVar[str | Callable[[], str]] = ContextVar("osmosis_requester", default="")
+"""Who the current request comes from (the player of its API token, else its client address), or how to tell when
+asked (the token is looked up only for a request that needs solver time): told by the HTTP layer, read by the
+solver's turns through `requesting` (server/runtime/solver_time.py), so that the use cases need not know who asks."""
+
+
+def requesting() -> str:
+    """Whose turn the current request's solver work takes."""
+    who = requester.get()
+    return who() if callable(who) else who
 
 
 class SolverTime(Protocol):

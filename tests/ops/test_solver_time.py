@@ -131,3 +131,29 @@ def test_uploads_that_would_search_for_seconds_never_stall_the_workers(server):
         assert status == 200 and body["valid"] and not body["complete"]
         assert "candidate 99" in body["unchecked"][0]
     assert max(delays) < 1.0, max(delays)
+
+
+def test_players_behind_one_address_each_get_their_own_solver_jobs(server):
+    """A school or a carrier's NAT: many players, one address. With their API tokens each is a client of its own,
+    so six hints at once, three players' two each, are all worked out; without tokens the address holds two."""
+    address = "10.0.0.4"
+    players = []
+    for n in range(3):
+        _, made, _ = call("POST", f"{server}/players", {"name": f"nat{n}{time.monotonic_ns() % 10**8}"},
+                          headers=as_client(address))
+        players.append(made["token"])
+    games = [(token, call("POST", f"{server}/games", {"variant": "osmosis-ablage", "deal_number": n}, token=token,
+                          headers=as_client(address))[1]) for n, token in enumerate(players * 2)]
+    answers = []
+
+    def ask(token, game):
+        answers.append(call("POST", f"{server}/games/{game['id']}/hint", token=token, timeout=120,
+                            headers=as_client(address))[0])
+
+    threads = [threading.Thread(target=ask, args=pair) for pair in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert answers == [200] * 6
