@@ -89,6 +89,7 @@ class MemoryStore:
         self._checkpoints: list[SignedCheckpoint] = []
         self._cosignatures: dict[tuple[int, str], str] = {}
         self._published: list[int] = []
+        self._abandoned: set[UUID] = set()
         self._sequencing = threading.Lock()
         self._last_pending = 0
         self._signed_at = float("-inf")
@@ -153,6 +154,8 @@ class MemoryStore:
                 self._record(entry)
             if write.result is not None:
                 self._results[write.result.game_id] = write.result
+                if write.result.abandoned:
+                    self._abandoned.add(write.result.game_id)
             return True
 
     @contextmanager
@@ -354,9 +357,11 @@ class MemoryStore:
         for variant in sorted({result.variant for result in mine}):
             of = [result for result in mine if result.variant == variant]
             best = min(((r.actions, r.game_id) for r in of if r.won and r.hints == 0), default=None)
+            ranked = [result for result in of if not result.public_deal]
             stats.append(PlayerStats(variant, len(of), sum(r.won for r in of), best[0] if best else None,
                                      best[1] if best else None,
-                                     tuple(sorted(r.daily for r in of if r.daily is not None))))
+                                     tuple(sorted(r.daily for r in of if r.daily is not None)),
+                                     len(ranked), sum(r.won for r in ranked), sum(r.abandoned for r in of)))
         return stats
 
     def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
@@ -368,25 +373,37 @@ class MemoryStore:
 
     def daily_board(self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None,
                     limit: int) -> list[DailyBoardRow]:
+        return [row for row in self._daily_rows(day, variant, kind) if after is None or row.key > after][:limit]
+
+    def daily_board_rank(self, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]) -> int:
+        return sum(row.key <= key for row in self._daily_rows(day, variant, kind))
+
+    def _daily_rows(self, day: date, variant: str, kind: str) -> list[DailyBoardRow]:
         """The memory store keeps no time of the events: every game took no time."""
         with self._lock:
             names = {player.id: player.name for player in self._player_keys.values()}
             rows = [DailyBoardRow(r.game_id, names[r.player_id], r.kind, r.won, r.score, r.hints, r.actions, 0.0)
                     for r in self._results.values()
                     if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)]
-        rows.sort(key=lambda row: row.key)
-        return [row for row in rows if after is None or row.key > after][:limit]
+        return sorted(rows, key=lambda row: row.key)
 
     def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
                        limit: int) -> list[AllTimeRow]:
+        rows = self._all_time_rows(variant, kind, min_games)
+        return [row for row in rows if after is None or row.key > after][:limit]
+
+    def all_time_board_rank(self, variant: str, kind: str, min_games: int, key: tuple[float, int, UUID]) -> int:
+        return sum(row.key <= key for row in self._all_time_rows(variant, kind, min_games))
+
+    def _all_time_rows(self, variant: str, kind: str, min_games: int) -> list[AllTimeRow]:
         with self._lock:
             players = [(player, self.load_player_stats(player.id)) for player in self._player_keys.values()
                        if player.kind == kind]
-        rows = [AllTimeRow(player.id, player.name, player.kind, sums.games, sums.wins,
-                           wilson_interval(sums.wins, sums.games)[0])
-                for player, stats in players for sums in stats if sums.variant == variant and sums.games >= min_games]
-        rows.sort(key=lambda row: row.key)
-        return [row for row in rows if after is None or row.key > after][:limit]
+        rows = [AllTimeRow(player.id, player.name, player.kind, sums.ranked_games, sums.ranked_wins,
+                           wilson_interval(sums.ranked_wins, sums.ranked_games)[0])
+                for player, stats in players for sums in stats
+                if sums.variant == variant and sums.ranked_games >= max(min_games, 1)]
+        return sorted(rows, key=lambda row: row.key)
 
     def unverified_results(self, limit: int) -> list[UUID]:
         with self._lock:
@@ -400,7 +417,15 @@ class MemoryStore:
 
     def replace_statistics(self, results: Sequence[PlayerResult]) -> None:
         with self._lock:
-            self._results = {result.game_id: result for result in results}
+            self._results = {result.game_id: replace(result, abandoned=result.game_id in self._abandoned)
+                              for result in results}
+
+    def left_games(self, idle_since: datetime, limit: int) -> list[UUID]:
+        with self._lock:
+            left = sorted((r.created_at, r.id) for r in (s.record for s in self._games.values())
+                          if r.status == "playing" and r.owner is not None and r.daily is None
+                          and r.updated_at < idle_since)
+        return [game_id for _, game_id in left[:limit]]
 
     # Players and their API tokens
 

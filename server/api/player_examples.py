@@ -65,7 +65,8 @@ def profile() -> dict[str, Any]:
     """A player's page: 9 wins in 41 games of osmosis, a best win, a daily streak of 3 and one of 12."""
     day = CREATED_AT.date()
     streaks = [day - timedelta(days=n) for n in range(1, 4)] + [day - timedelta(days=n) for n in range(20, 32)]
-    sums = PlayerStats("osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)))
+    sums = PlayerStats("osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)), ranked_games=36, ranked_wins=7,
+                       abandoned=2)
     return profile_view(PLAYER, [sums], day)
 
 

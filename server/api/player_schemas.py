@@ -121,6 +121,11 @@ class BestWinSchema(ma.Schema):
     actions = fields.Integer(required=True, metadata={"description": "Moves, deals and redeals."})
 
 
+class RankedSchema(ma.Schema):
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+
+
 class PresetStatsSchema(ma.Schema):
     variant = fields.String(required=True)
     games = fields.Integer(required=True, metadata={"description": "Games played to their end (and revealed)."})
@@ -131,6 +136,12 @@ class PresetStatsSchema(ma.Schema):
     daily_streak = fields.Nested(StreakSchema, required=True)
     best_win = fields.Nested(BestWinSchema, required=True, allow_none=True, metadata={
         "description": "The won game of fewest actions with no hint; null if none."})
+    ranked = fields.Nested(RankedSchema, required=True, metadata={
+        "description": "The games and wins the all-time boards count: those of deals nobody could look up (random, "
+                       "sealed and daily deals; not public deal numbers, whose solutions anyone can find)."})
+    abandoned = fields.Integer(required=True, metadata={
+        "description": "Games left without an action for 72 hours, which the server ended as resigned: counted "
+                       "among the games, as losses."})
 
 
 class PlayerProfileSchema(PlayerSchema):
@@ -181,9 +192,10 @@ class DailyBoardSchema(ma.Schema):
 
 
 class BoardRowSchema(ma.Schema):
-    rank = fields.Integer(required=True)
+    rank = fields.Integer(required=True, metadata={"description": "Counted by the server, whatever the cursor."})
     player = fields.Nested(BoardPlayerSchema, required=True)
-    games = fields.Integer(required=True)
+    games = fields.Integer(required=True, metadata={
+        "description": "Games of deals nobody could look up (random, sealed, daily; not public deal numbers)."})
     wins = fields.Integer(required=True)
     win_rate = fields.Float(required=True)
     win_rate_interval = fields.Nested(WinRateIntervalSchema, required=True)
@@ -193,7 +205,8 @@ class BoardRowSchema(ma.Schema):
 class BoardSchema(ma.Schema):
     variant = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
-    min_games = fields.Integer(required=True, metadata={"description": "Games a player needs to be ranked."})
+    min_games = fields.Integer(required=True, metadata={
+        "description": "Games a player needs to be ranked (of deals nobody could look up)."})
     rows = fields.List(fields.Nested(BoardRowSchema), required=True, metadata={
         "description": "By the lower bound of the win rate's 95% interval, then more games, then player."})
     next_cursor = fields.String(required=True, allow_none=True)

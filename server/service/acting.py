@@ -32,7 +32,7 @@ from .errors import (
 from .idempotency import Idempotency, answer_after_race, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
 from .players.daily import still_private
-from .players.stats import result_at_reveal
+from .players.stats import ABANDONED_AFTER, result_at_reveal
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import Games, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
@@ -208,6 +208,23 @@ class Acting:
             locked.write(decision.write)
         return decision
 
+    def close_left_game(self, game_id: UUID) -> bool:
+        """End, as resigned, a player's game left without an action for ABANDONED_AFTER: revealed, and counted as a
+        loss (abandoned). Whether it wrote (a game played on meanwhile, or ended, is left as it is)."""
+        with self._store.locked_game(game_id) as locked:
+            game, secret = locked.game, locked.secret
+            if game.status != "playing" or game.owner is None or game.daily is not None \
+                    or game.updated_at > self._clock() - ABANDONED_AFTER:
+                return False
+            state = from_text(secret.state_text)
+            after = apply(state, Resign())
+            step = Step(after, ev.events_for(state, Resign(), after))
+            decision = self._decision(f"game:{game_id}", game, secret, step, None, None, abandoned=True)
+            locked.write(decision.write)
+        self._recent.take(game_id)
+        self._tell(decision.known.game, decision.write.events)
+        return True
+
     def close_daily_game(self, game_id: UUID) -> bool:
         """End a daily game whose day has closed: resigned if still on, then its seeds revealed and its creation
         and end entered in the public log. Whether it wrote (a game closed already, by another process too,
@@ -229,7 +246,7 @@ class Acting:
 
     def _decision(self, scope: str, game: GameRecord, secret: GameSecret, step: Step,
                   idempotency: Idempotency | None, answer: Answer[ActionTaken] | None,
-                  closing: bool = False) -> _Decision:
+                  closing: bool = False, abandoned: bool = False) -> _Decision:
         after, new_events, deal = step.after, list(step.events), game.deal
         # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
         reveal = after.is_over and (game.daily is None or closing)
@@ -258,7 +275,7 @@ class Acting:
             entries = (ended,) if game.daily is None else (creation_entry(game), ended)
         write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
                           snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
-                          result=result_at_reveal(updated) if reveal else None, public_entries=entries)
+                          result=result_at_reveal(updated, abandoned) if reveal else None, public_entries=entries)
         return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
 
     def _check_access(self, credential: Credential, keys: GameKeys, game_id: UUID) -> None:

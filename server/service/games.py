@@ -32,6 +32,7 @@ from .players.accounts import Accounts
 from .players.boards import Boards
 from .players.daily import Days, closes_at
 from .players.profiles import Profiles
+from .players.stats import ABANDONED_AFTER
 from .players.tokens import PLAY, require, token_hash_of
 from .ports import SolverTime, Store, at_once
 from .queries import GameQueries
@@ -209,7 +210,12 @@ class GameService(Acting, GameQueries):
         verify the results of players' finished games so that they count, forget the replies kept for retries
         longer than KEPT_FOR. How much it did (0: nothing waits)."""
         forgotten = self._store.forget_responses(self._clock() - KEPT_FOR, FORGOTTEN_A_TURN)
-        return self.close_days() + self.profiles.verify_results() + forgotten
+        return self.close_days() + self.close_left_games() + self.profiles.verify_results() + forgotten
+
+    def close_left_games(self, batch: int = 100) -> int:
+        """End the players' games left without an action for ABANDONED_AFTER (close_left_game), `batch` a turn."""
+        return sum(self.close_left_game(game_id)
+                   for game_id in self._store.left_games(self._clock() - ABANDONED_AFTER, batch))
 
     def _valid(self, game_id: UUID) -> bool:
         verdict = self.verification(game_id)

@@ -273,6 +273,11 @@ class Statistics(Protocol):
     """Players' statistics: a projection of their revealed games (the write revealing a game records its result,
     which counts once its game is verified)."""
 
+    def left_games(self, idle_since: datetime, limit: int) -> list[UUID]:
+        """Players' games in play, not daily ones, with no write since `idle_since`, the oldest first: the ones
+        their players left (a result written `abandoned` is kept as such, whatever the rebuild makes again)."""
+        ...
+
     def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
         """The player's sums under each preset they have played."""
         ...
@@ -288,8 +293,16 @@ class Statistics(Protocol):
 
     def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
                        limit: int) -> list[AllTimeRow]:
-        """Players of a kind with at least `min_games` of a preset, by the lower bound of their win rate's interval,
-        after the row whose key is `after`."""
+        """Players of a kind with at least `min_games` ranked games of a preset (of deals nobody could look up), by
+        the lower bound of their win rate's interval, after the row whose key is `after`."""
+        ...
+
+    def daily_board_rank(self, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]) -> int:
+        """How many rows of the day's board come up to the one whose key is `key`, that one included."""
+        ...
+
+    def all_time_board_rank(self, variant: str, kind: str, min_games: int, key: tuple[float, int, UUID]) -> int:
+        """How many rows of the all-time board come up to the one whose key is `key`, that one included."""
         ...
 
     def unverified_results(self, limit: int) -> list[UUID]:

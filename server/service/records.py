@@ -161,6 +161,11 @@ class PlayerResult:
     ended_at: datetime
     verified: bool | None = None
     """Whether the game's verification is VALID (None: not verified yet). Only a valid game counts."""
+    public_deal: bool = False
+    """A public deal number's: anyone could look its solution up, so it counts on the player's page, not on the
+    all-time boards."""
+    abandoned: bool = False
+    """Ended by the upkeep, left without an action for ABANDONED_AFTER: a loss."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +179,11 @@ class PlayerStats:
     best_game: UUID | None
     """The won game of fewest actions with no hint (the first by id of those)."""
     daily_days: tuple[date, ...] = ()
+    ranked_games: int = 0
+    """The games and wins the all-time boards count: of deals nobody could look up (not public deal numbers)."""
+    ranked_wins: int = 0
+    abandoned: int = 0
+    """Games left without an action for ABANDONED_AFTER, ended by the upkeep: counted as losses."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,8 @@ SELECT_UNREVEALED_DAILY_GAMES = """
 """
 
 SELECT_PLAYER_STATS = """
-    SELECT variant, games, wins, best_actions, best_game FROM player_stats WHERE player_id = %(player_id)s
+    SELECT variant, games, wins, best_actions, best_game, ranked_games, ranked_wins, abandoned FROM player_stats
+    WHERE player_id = %(player_id)s
 """
 
 SELECT_DAILY_DAYS = """
@@ -106,9 +107,14 @@ CLEAR_STATISTICS = "TRUNCATE player_stats, player_results"
 
 INSERT_RESULT = """
     INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
-                                ended_at, verified)
+                                ended_at, verified, public_deal, abandoned)
     VALUES (%(game_id)s, %(player_id)s, %(kind)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
-            %(started_at)s, %(ended_at)s, %(verified)s)
+            %(started_at)s, %(ended_at)s, %(verified)s, %(public_deal)s, %(abandoned)s)
+"""
+
+# Which games the upkeep ended as abandoned: a fact of their own (games_abandoned), which the logs do not hold.
+MARK_ABANDONED_RESULTS = """
+    UPDATE player_results r SET abandoned = true FROM games_abandoned a WHERE a.game_id = r.game_id
 """
 
 # When each game's actions were recorded, from its log.
@@ -122,10 +128,13 @@ TIME_RESULTS = """
 
 # The sums from the results, all at once: the same as the write of each game adds them one by one.
 SUM_RESULTS = """
-    INSERT INTO player_stats (player_id, kind, variant, games, wins, best_actions, best_game)
+    INSERT INTO player_stats (player_id, kind, variant, games, wins, best_actions, best_game, ranked_games, ranked_wins,
+                              abandoned)
     SELECT player_id, kind, variant, count(*), count(*) FILTER (WHERE won),
            min(actions) FILTER (WHERE won AND hints = 0),
-           (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1]
+           (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1],
+           count(*) FILTER (WHERE NOT public_deal), count(*) FILTER (WHERE won AND NOT public_deal),
+           count(*) FILTER (WHERE abandoned)
     FROM player_results
     WHERE verified
     GROUP BY player_id, kind, variant
@@ -137,24 +146,45 @@ SUM_RESULTS = """
 _DAILY_BOARD_KEY = """NOT r.won, -r.score, r.hints, r.actions,
                        coalesce(r.last_action_at - r.first_action_at, interval '0'), r.game_id"""
 
+_DAILY_BOARD_ROWS = """
+    FROM player_results r JOIN players p ON p.id = r.player_id
+    WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s AND r.verified
+"""
+
 DAILY_BOARD = f"""
     SELECT r.game_id, p.name, r.kind, r.won, r.score, r.hints, r.actions,
            extract(epoch FROM coalesce(r.last_action_at - r.first_action_at, interval '0'))::float8 AS seconds
-    FROM player_results r JOIN players p ON p.id = r.player_id
-    WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s AND r.verified
+    {_DAILY_BOARD_ROWS}
       AND ({_DAILY_BOARD_KEY}) > (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
     ORDER BY {_DAILY_BOARD_KEY}
     LIMIT %(limit)s
 """
 
-# The all-time board of a preset and kind: by the win rate's lower bound, then more games, then player id.
-ALL_TIME_BOARD = """
-    SELECT s.player_id, p.name, s.kind, s.games, s.wins, s.lower_bound FROM player_stats s
-    JOIN players p ON p.id = s.player_id
-    WHERE s.variant = %(variant)s AND s.kind = %(kind)s AND s.games >= %(min_games)s
-      AND (-s.lower_bound, -s.games, s.player_id) > (%(minus_bound)s, %(minus_games)s, %(player_id)s)
-    ORDER BY -s.lower_bound, -s.games, s.player_id
+DAILY_BOARD_RANK = f"""
+    SELECT count(*) AS rank {_DAILY_BOARD_ROWS}
+      AND ({_DAILY_BOARD_KEY}) <= (%(lost)s, %(minus_score)s, %(hints)s, %(actions)s, %(duration)s, %(game_id)s)
+"""
+
+# The all-time board of a preset and kind, of the games of deals nobody could look up: by the win rate's lower
+# bound, then more games, then player id.
+_ALL_TIME_BOARD_ROWS = """
+    WHERE s.variant = %(variant)s AND s.kind = %(kind)s AND s.ranked_games > 0 AND s.ranked_games >= %(min_games)s
+"""
+
+ALL_TIME_BOARD = f"""
+    SELECT s.player_id, p.name, s.kind, s.ranked_games AS games, s.ranked_wins AS wins, s.lower_bound
+    FROM player_stats s JOIN players p ON p.id = s.player_id
+    {_ALL_TIME_BOARD_ROWS}
+      AND (-s.lower_bound, -s.ranked_games, s.player_id) > (%(minus_bound)s, %(minus_games)s, %(player_id)s)
+    ORDER BY -s.lower_bound, -s.ranked_games, s.player_id
     LIMIT %(limit)s
+"""
+
+# How many rows of the board come up to the one whose key is given: the rank of the row, worked out here rather
+# than taken from a client's cursor.
+ALL_TIME_BOARD_RANK = f"""
+    SELECT count(*) AS rank FROM player_stats s {_ALL_TIME_BOARD_ROWS}
+      AND (-s.lower_bound, -s.ranked_games, s.player_id) <= (%(minus_bound)s, %(minus_games)s, %(player_id)s)
 """
 
 SELECT_UNVERIFIED_RESULTS = "SELECT game_id FROM player_results WHERE verified IS NULL ORDER BY game_id LIMIT %(limit)s"
@@ -166,15 +196,20 @@ MARK_VERIFIED = """
     WITH marked AS (
         UPDATE player_results SET verified = %(valid)s
         WHERE game_id = %(game_id)s AND verified IS NULL
-        RETURNING player_id, kind, variant, won, hints, actions, game_id, verified
+        RETURNING player_id, kind, variant, won, hints, actions, game_id, verified, public_deal, abandoned
     )
-    INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game)
+    INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game, ranked_games,
+                                   ranked_wins, abandoned)
     SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
-           CASE WHEN won AND hints = 0 THEN game_id END
+           CASE WHEN won AND hints = 0 THEN game_id END, (NOT public_deal)::integer,
+           (won AND NOT public_deal)::integer, abandoned::integer
     FROM marked WHERE verified
     ON CONFLICT (player_id, variant) DO UPDATE SET
         games = s.games + 1,
         wins = s.wins + EXCLUDED.wins,
+        ranked_games = s.ranked_games + EXCLUDED.ranked_games,
+        ranked_wins = s.ranked_wins + EXCLUDED.ranked_wins,
+        abandoned = s.abandoned + EXCLUDED.abandoned,
         best_actions = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
             (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
             THEN EXCLUDED.best_actions ELSE s.best_actions END,

@@ -53,7 +53,8 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
 
 def _result_params(result: PlayerResult | None) -> dict[str, Any]:
     fields = {"player": "player_id", "kind": "kind", "variant": "variant", "daily": "daily", "won": "won",
-              "score": "score", "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at"}
+              "score": "score", "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at",
+              "public_deal": "public_deal", "abandoned": "abandoned"}
     return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
 
 

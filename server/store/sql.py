@@ -70,12 +70,14 @@ WRITE_CHANGE = """
           AND e.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')
     ), result AS (
         INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
-                                    ended_at, first_action_at, last_action_at)
+                                    ended_at, first_action_at, last_action_at, public_deal, abandoned)
         SELECT moved.id, %(result_player)s, %(result_kind)s, %(result_variant)s, %(result_daily)s, %(result_won)s,
                %(result_score)s, %(result_hints)s, %(result_actions)s, %(result_started)s, %(result_ended)s,
                coalesce(acted.first_at, CASE WHEN acted.now THEN now() END),
-               CASE WHEN acted.now THEN now() ELSE acted.last_at END
+               CASE WHEN acted.now THEN now() ELSE acted.last_at END, %(result_public_deal)s, %(result_abandoned)s
         FROM moved, acted WHERE %(result_player)s::uuid IS NOT NULL
+    ), abandoned AS (
+        INSERT INTO games_abandoned (game_id) SELECT id FROM moved WHERE %(result_abandoned)s
     ), response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
@@ -83,6 +85,16 @@ WRITE_CHANGE = """
         FROM moved WHERE %(scope)s::text IS NOT NULL
     )
     SELECT count(*) AS moved FROM moved
+"""
+
+# Players' games in play (not daily ones, which their day's close ends) left without a write since `idle_since`:
+# found by creation time (an index that an action's update never touches), since such a game is older still.
+SELECT_LEFT_GAMES = """
+    SELECT id FROM games
+    WHERE status = 'playing' AND player_id IS NOT NULL AND daily IS NULL AND created_at < %(idle_since)s
+      AND updated_at < %(idle_since)s
+    ORDER BY created_at
+    LIMIT %(limit)s
 """
 
 SELECT_LATEST_SNAPSHOT = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -13,7 +13,7 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..service.records import AllTimeRow, DailyBoardRow, PlayerResult, PlayerStats
-from . import player_sql
+from . import player_sql, sql
 
 
 class _Connections(Protocol):
@@ -23,6 +23,12 @@ class _Connections(Protocol):
 
 
 class StatisticsTables:
+    def left_games(self: _Connections, idle_since: datetime, limit: int) -> list[UUID]:
+        with self._connection() as conn:
+            rows = conn.cursor(row_factory=tuple_row).execute(
+                sql.SELECT_LEFT_GAMES, {"idle_since": idle_since, "limit": limit}).fetchall()
+        return [row[0] for row in rows]
+
     def load_player_stats(self: _Connections, player_id: UUID) -> list[PlayerStats]:
         with self._connection() as conn, conn.pipeline():
             sums = conn.execute(player_sql.SELECT_PLAYER_STATS, {"player_id": player_id})
@@ -30,7 +36,8 @@ class StatisticsTables:
             by_variant = {row["variant"]: list(row["days"]) for row in days.fetchall()}
             rows = sums.fetchall()
         return [PlayerStats(row["variant"], row["games"], row["wins"], row["best_actions"], row["best_game"],
-                            tuple(by_variant.get(row["variant"], ()))) for row in rows]
+                            tuple(by_variant.get(row["variant"], ())), row["ranked_games"], row["ranked_wins"],
+                            row["abandoned"]) for row in rows]
 
     def revealed_player_games(self: _Connections, after: UUID, limit: int) -> list[UUID]:
         with self._connection() as conn:
@@ -40,10 +47,8 @@ class StatisticsTables:
 
     def daily_board(self: _Connections, day: date, variant: str, kind: str,
                     after: tuple[bool, int, int, int, int, UUID] | None, limit: int) -> list[DailyBoardRow]:
-        lost, minus_score, hints, actions, micros, game_id = after or (False, -53, 0, 0, -1, UUID(int=0))
-        parameters = {"day": day, "variant": variant, "kind": kind, "lost": lost, "minus_score": minus_score,
-                      "hints": hints, "actions": actions, "duration": timedelta(microseconds=micros),
-                      "game_id": game_id, "limit": limit}
+        parameters = {**_daily_key(after or (False, -53, 0, 0, -1, UUID(int=0))), "day": day, "variant": variant,
+                      "kind": kind, "limit": limit}
         with self._connection() as conn:
             rows = conn.execute(player_sql.DAILY_BOARD, parameters).fetchall()
         return [DailyBoardRow(row["game_id"], row["name"], row["kind"], row["won"], row["score"], row["hints"],
@@ -51,13 +56,24 @@ class StatisticsTables:
 
     def all_time_board(self: _Connections, variant: str, kind: str, min_games: int,
                        after: tuple[float, int, UUID] | None, limit: int) -> list[AllTimeRow]:
-        minus_bound, minus_games, player_id = after or (-2.0, 0, UUID(int=0))
-        parameters = {"variant": variant, "kind": kind, "min_games": min_games, "minus_bound": minus_bound,
-                      "minus_games": minus_games, "player_id": player_id, "limit": limit}
+        parameters = {**_all_time_key(after or (-2.0, 0, UUID(int=0))), "variant": variant, "kind": kind,
+                      "min_games": min_games, "limit": limit}
         with self._connection() as conn:
             rows = conn.execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
         return [AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
                 for row in rows]
+
+    def daily_board_rank(self: _Connections, day: date, variant: str, kind: str,
+                         key: tuple[bool, int, int, int, int, UUID]) -> int:
+        parameters = {**_daily_key(key), "day": day, "variant": variant, "kind": kind}
+        with self._connection() as conn:
+            return int(conn.execute(player_sql.DAILY_BOARD_RANK, parameters).fetchone()["rank"])  # type: ignore[index]
+
+    def all_time_board_rank(self: _Connections, variant: str, kind: str, min_games: int,
+                            key: tuple[float, int, UUID]) -> int:
+        parameters = {**_all_time_key(key), "variant": variant, "kind": kind, "min_games": min_games}
+        with self._connection() as conn:
+            return int(conn.execute(player_sql.ALL_TIME_BOARD_RANK, parameters).fetchone()["rank"])  # type: ignore[index]
 
     def unverified_results(self: _Connections, limit: int) -> list[UUID]:
         with self._connection() as conn:
@@ -74,11 +90,23 @@ class StatisticsTables:
             conn.execute(player_sql.CLEAR_STATISTICS)
             conn.cursor().executemany(player_sql.INSERT_RESULT, [_result_params(result) for result in results])
             conn.execute(player_sql.TIME_RESULTS)
+            conn.execute(player_sql.MARK_ABANDONED_RESULTS)
             conn.execute(player_sql.SUM_RESULTS)
+
+
+def _daily_key(key: tuple[bool, int, int, int, int, UUID]) -> dict[str, Any]:
+    lost, minus_score, hints, actions, micros, game_id = key
+    return {"lost": lost, "minus_score": minus_score, "hints": hints, "actions": actions,
+            "duration": timedelta(microseconds=micros), "game_id": game_id}
+
+
+def _all_time_key(key: tuple[float, int, UUID]) -> dict[str, Any]:
+    minus_bound, minus_games, player_id = key
+    return {"minus_bound": minus_bound, "minus_games": minus_games, "player_id": player_id}
 
 
 def _result_params(result: PlayerResult) -> dict[str, Any]:
     return {"game_id": result.game_id, "player_id": result.player_id, "kind": result.kind, "variant": result.variant,
             "daily": result.daily, "won": result.won, "score": result.score, "hints": result.hints,
             "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at,
-            "verified": result.verified}
+            "verified": result.verified, "public_deal": result.public_deal, "abandoned": result.abandoned}

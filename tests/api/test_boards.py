@@ -13,6 +13,8 @@ from server.runtime.app import create_app
 from server.service.games import GameService
 from server.service.players.boards import MIN_GAMES
 from server.service.players.stats import wilson_interval
+from server.rules import action_to_dict, from_text
+from server.solver import solve
 from tests.api.helpers import LOG_SIGNER, create, play_first_legal
 
 WON_BY_FIRST_LEGAL = (3, 14, 15, 27, 28)
@@ -103,19 +105,33 @@ def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(boar
     assert seen == humans["rows"]
 
 
-def test_the_all_time_board_ranks_by_the_lower_bound_of_the_win_rate_with_enough_games(app, client):
+def won_secret_game(client, db, token, variant):
+    """A game of a secret winnable deal, won: the test reads the deal from the database (no player could) and plays
+    the solver's winning line through the API."""
+    game, _ = create(client, token, variant=variant, winnable=True)
+    (state,) = db.execute("SELECT state FROM game_secrets WHERE game_id = %s", (game["id"],)).fetchone()
+    for action in solve(from_text(state)).witness:
+        response = client.post(f"/games/{game['id']}/actions", json={"action": action_to_dict(action)}, headers=token)
+        assert response.status_code == 200, response.get_json()
+    assert client.get(f"/games/{game['id']}").get_json()["status"] == "won"
+
+
+def lost_secret_game(client, token, variant):
+    game, _ = create(client, token, variant=variant)
+    client.post(f"/games/{game['id']}/resign", headers=token)
+
+
+def test_the_all_time_board_ranks_by_the_lower_bound_of_the_win_rate_with_enough_games(app, client, db):
     variant = "osmosis-draw-one"
     players = {}
     for wins, games, kind in ((5, MIN_GAMES, "human"), (1, MIN_GAMES + 2, "human"), (2, MIN_GAMES - 1, "human"),
                               (3, MIN_GAMES, "bot")):
         name, token = sign_up(client, kind)
         for n in range(games):
-            game, _ = create(client, token, variant=variant,
-                             deal_number=WON_BY_FIRST_LEGAL[n % 5] if n < wins else 1000 + n)
             if n < wins:
-                assert play_first_legal(client, game, token)["status"] == "won"
+                won_secret_game(client, db, token, variant)
             else:
-                client.post(f"/games/{game['id']}/resign", headers=token)
+                lost_secret_game(client, token, variant)
         players[name] = (wins, games, kind)
 
     while app.extensions["osmosis.upkeep"].run_once():  # each result verified, and counted
@@ -134,6 +150,46 @@ def test_the_all_time_board_ranks_by_the_lower_bound_of_the_win_rate_with_enough
     bots = [row["player"]["name"] for row in client.get(f"/boards/{variant}?kind=bot&limit=100").get_json()["rows"]]
     assert next(name for name, (_, _, kind) in players.items() if kind == "bot") in bots
     assert not set(bots) & {name for name, (_, _, kind) in players.items() if kind == "human"}
+
+
+def test_wins_on_public_deal_numbers_count_on_the_player_s_page_but_not_on_the_boards(app, client):
+    """A public deal's winning line is anyone's to look up (any finished game's analysis shows one): replayed 20 times
+    as a human it ranked first of all. Such games stay on the player's page, and out of the boards."""
+    variant = "osmosis-draw-one"
+    name, token = sign_up(client)
+    for n in range(MIN_GAMES):
+        game, _ = create(client, token, variant=variant, deal_number=WON_BY_FIRST_LEGAL[n % 5])
+        assert play_first_legal(client, game, token)["status"] == "won"
+    while app.extensions["osmosis.upkeep"].run_once():
+        pass
+
+    rows, cursor = [], None
+    while True:
+        page = client.get(f"/boards/{variant}?limit=100" + (f"&cursor={cursor}" if cursor else "")).get_json()
+        rows += page["rows"]
+        if not (cursor := page["next_cursor"]):
+            break
+    assert name not in [row["player"]["name"] for row in rows]
+    (stats,) = client.get(f"/players/{name}").get_json()["stats"]
+    assert (stats["games"], stats["wins"], stats["ranked"]) == (MIN_GAMES, MIN_GAMES, {"games": 0, "wins": 0})
+
+
+def test_a_rank_comes_from_the_board_not_from_the_cursor(app, client, db):
+    variant = "osmosis-three-passes"
+    for _ in range(2):
+        _, token = sign_up(client)
+        for _ in range(MIN_GAMES):
+            lost_secret_game(client, token, variant)
+    while app.extensions["osmosis.upkeep"].run_once():
+        pass
+    first = client.get(f"/boards/{variant}?limit=1").get_json()
+    second = client.get(f"/boards/{variant}?limit=1&cursor={first['next_cursor']}").get_json()
+    key = json.loads(base64.urlsafe_b64decode(first["next_cursor"] + "=" * (-len(first["next_cursor"]) % 4)))
+    forged = base64.urlsafe_b64encode(json.dumps([2305843009213693952, key]).encode()).decode().rstrip("=")
+    again = client.get(f"/boards/{variant}?limit=1&cursor={forged}").get_json()
+
+    assert [row["rank"] for row in first["rows"] + second["rows"]] == [1, 2]
+    assert again["rows"] == second["rows"]
 
 
 @pytest.mark.parametrize("cursor", [

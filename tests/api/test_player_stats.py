@@ -160,3 +160,39 @@ def test_a_game_whose_log_was_tampered_with_does_not_count(app, client, attacker
     assert client.get(f"/players/{name}").get_json()["stats"] == []
     assert db.execute("SELECT won, verified FROM player_results WHERE game_id = %s", (game["id"],)).fetchone() == (
         True, False)
+
+
+def test_a_game_left_without_an_action_is_ended_by_the_upkeep_and_counts_as_abandoned(
+        store, db, database_url, monkeypatch, capsys):
+    """Under unlimited passes a game ends only when won or resigned: a player could leave every losing game open and
+    never lose. Left ABANDONED_AFTER without an action, it is ended as resigned and counted (the rebuild agrees)."""
+    from server.service.players.stats import ABANDONED_AFTER
+
+    clock = Clock(datetime(2160, 3, 1, 12, tzinfo=UTC) + timedelta(days=secrets.randbelow(100_000)))
+    app = create_app(Settings(rate_limit=""), service=GameService(store, clock=clock))
+    client = app.test_client()
+    name, token = sign_up(client)
+    try:
+        left, _ = create(client, token, variant="osmosis")
+        client.post(f"/games/{left['id']}/draw", headers=token)
+        played, _ = create(client, token, variant="osmosis")
+        anonymous, _ = create(client, variant="osmosis")
+        clock.now += ABANDONED_AFTER - timedelta(minutes=1)
+        client.post(f"/games/{played['id']}/draw", headers=token)  # played on: not left
+        clock.now += timedelta(minutes=2)
+        while app.extensions["osmosis.upkeep"].run_once():
+            pass
+
+        ended = client.get(f"/games/{left['id']}").get_json()
+        assert ended["status"] == "resigned" and "server_seed" in ended["deal"]
+        assert client.get(f"/games/{left['id']}/verification").get_json()["valid"]
+        assert client.get(f"/games/{played['id']}").get_json()["status"] == "playing"
+        assert client.get(f"/games/{anonymous['id']}").get_json()["status"] == "playing"
+        (stats,) = client.get(f"/players/{name}").get_json()["stats"]
+        assert (stats["games"], stats["wins"], stats["abandoned"]) == (1, 0, 1)
+
+        before = projection(db)
+        rebuild(monkeypatch, database_url, capsys)
+        assert projection(db) == before
+    finally:
+        app.extensions["osmosis.hub"].stop()

@@ -39,19 +39,21 @@ class Boards:
         if day >= today:
             when = f"at {closes_at(day).isoformat()}" if day == today else "after it has been played"
             raise DayNotClosed(f"the board of {day.isoformat()} is published when the day closes, {when}")
-        rank, key = _opened(cursor, (bool, int, int, int, int, UUID))
+        key = _opened(cursor, (bool, int, int, int, int, UUID))
         rows = self._store.daily_board(day, variant, kind, key, limit + 1)
+        rank = 0 if key is None else self._store.daily_board_rank(day, variant, kind, key)
         page = rows[:limit]
-        next_cursor = _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None
+        next_cursor = _sealed(page[-1].key) if len(rows) > limit else None
         return daily_board_view(day, variant, kind, rank, page, next_cursor)
 
     def all_time(self, variant: str, kind: str, limit: int, cursor: str | None) -> dict[str, Any]:
         """The players with at least MIN_GAMES games of the preset, by the lower bound of their win rate's 95%
         interval (so that a high rate over few games does not outrank a slightly lower one over many)."""
-        rank, key = _opened(cursor, (float, int, UUID))
+        key = _opened(cursor, (float, int, UUID))
         rows = self._store.all_time_board(variant, kind, MIN_GAMES, key, limit + 1)
+        rank = 0 if key is None else self._store.all_time_board_rank(variant, kind, MIN_GAMES, key)
         page = rows[:limit]
-        next_cursor = _sealed(rank + len(page), page[-1].key) if len(rows) > limit else None
+        next_cursor = _sealed(page[-1].key) if len(rows) > limit else None
         return board_view(variant, kind, rank, page, next_cursor)
 
 
@@ -85,21 +87,26 @@ def _links(game_id: UUID) -> dict[str, str]:
     return {"replay": f"/games/{game_id}/replay", "transparency": f"/games/{game_id}/transparency"}
 
 
-def _sealed(rank: int, key: tuple[Any, ...]) -> str:
-    text = json.dumps([rank, [str(part) if isinstance(part, UUID) else part for part in key]])
+def _sealed(key: tuple[Any, ...]) -> str:
+    """A cursor: the key of the row a page ends with. The rank of the next page is counted by the store, never
+    read from the cursor (a forged one showed rank 2305843009213693953)."""
+    text = json.dumps([str(part) if isinstance(part, UUID) else part for part in key])
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def _opened(cursor: str | None, types: tuple[type, ...]) -> tuple[int, tuple[Any, ...] | None]:
-    """The rank before the page and the key of the row it starts after, each part of its type; InvalidCursor for
-    what this server did not give."""
+def _opened(cursor: str | None, types: tuple[type, ...]) -> tuple[Any, ...] | None:
+    """The key of the row the page starts after, each part of its type; InvalidCursor for what this server did not
+    give. A cursor of before (the rank, then the key) is read for its key."""
     if cursor is None:
-        return 0, None
+        return None
     try:
-        rank, parts = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode())
-        if not (_whole(rank) and rank >= 0 and isinstance(parts, list) and len(parts) == len(types)):
+        parts = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode())
+        if isinstance(parts, list) and len(parts) == 2 and _whole(parts[0]) and parts[0] >= 0 \
+                and isinstance(parts[1], list):
+            parts = parts[1]
+        if not (isinstance(parts, list) and len(parts) == len(types)):
             raise ValueError
-        return rank, tuple(_typed(part, kind) for part, kind in zip(parts, types, strict=True))
+        return tuple(_typed(part, kind) for part, kind in zip(parts, types, strict=True))
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError, RecursionError):
         raise InvalidCursor("cursor is not one this server issued: use the page's next_cursor") from None
 

@@ -88,4 +88,6 @@ def _preset_view(sums: PlayerStats, today: date) -> dict[str, Any]:
         "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
         "daily_streak": {"current": streaks.current, "longest": streaks.longest},
         "best_win": None if sums.best_game is None else {"game_id": str(sums.best_game), "actions": sums.best_actions},
+        "ranked": {"games": sums.ranked_games, "wins": sums.ranked_wins},
+        "abandoned": sums.abandoned,
     }
