@@ -9,11 +9,11 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from server.config import Settings
+from server.rules import action_to_dict, from_text
 from server.runtime.app import create_app
 from server.service.games import GameService
 from server.service.players.boards import MIN_GAMES
 from server.service.players.stats import wilson_interval
-from server.rules import action_to_dict, from_text
 from server.solver import solve
 from tests.api.helpers import LOG_SIGNER, create, play_first_legal
 
