@@ -10,6 +10,7 @@ from pathlib import Path
 
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
 DEFAULT_RATE_LIMIT_EXEMPT = ("127.0.0.0/8", "::1/128")
+DEFAULT_SIGN_UP_RATE_LIMIT = "20 per hour;5 per minute"
 DEFAULT_LOG_ORIGIN = "localhost/osmosis-log"
 
 
@@ -42,6 +43,9 @@ class Settings:
     rate_limit_exempt: tuple[str, ...] = DEFAULT_RATE_LIMIT_EXEMPT
     """Networks whose requests no rate limit counts: by default this machine's own (a bot beside its server plays at
     full speed). A request that came through a proxy not counted in PROXY_COUNT is never exempt."""
+    sign_up_rate_limit: str = DEFAULT_SIGN_UP_RATE_LIMIT
+    """Sign-ups (POST /players) per client address, beside RATE_LIMIT: accounts made by the hundred are what a
+    scout of the daily deal, or a cheat of the boards, needs. Empty: only RATE_LIMIT counts them."""
     rate_limit_storage_uri: str = "osmosis-shared://"
     """Where the counts of rate limits and solver jobs live: by default in memory every worker of this server
     shares (server/runtime/shared_counters.py); redis://… shares them between all instances too."""
@@ -79,6 +83,7 @@ class Settings:
             cors_origins=tuple(origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()),
             rate_limit=env.get("RATE_LIMIT", DEFAULT_RATE_LIMIT),
             rate_limit_exempt=_networks(env, "RATE_LIMIT_EXEMPT", DEFAULT_RATE_LIMIT_EXEMPT),
+            sign_up_rate_limit=env.get("SIGN_UP_RATE_LIMIT", DEFAULT_SIGN_UP_RATE_LIMIT),
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "osmosis-shared://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),

@@ -17,6 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from server.log.events import Event
+from server.log.public_entries import DAILY_DEAL_OPENED, JOINED_BEFORE, PLAYER_JOINED
 from server.service.errors import (
     DailyDealPlayed,
     GameNotFound,
@@ -90,6 +91,7 @@ class MemoryStore:
         self._cosignatures: dict[tuple[int, str], str] = {}
         self._published: list[int] = []
         self._abandoned: set[UUID] = set()
+        self._ranks_joined_before: set[UUID] = set()
         self._sequencing = threading.Lock()
         self._last_pending = 0
         self._signed_at = float("-inf")
@@ -329,6 +331,8 @@ class MemoryStore:
             if key not in self._daily:
                 self._daily[key] = deal
                 self._record(entry)
+                if json.loads(entry.entry).get("ranks") == JOINED_BEFORE:
+                    self._ranks_joined_before.add(deal.id)
             return self._daily[key]
 
     def load_daily_deals(self, day: date) -> list[DailyDeal]:
@@ -342,10 +346,12 @@ class MemoryStore:
 
     def unrevealed_daily_games(self, closed_before: date, limit: int) -> list[UUID]:
         with self._lock:
-            waiting = sorted((record.daily, record.id) for record in (s.record for s in self._games.values())
-                             if record.daily is not None and record.daily < closed_before
+            joined = {player.id: player.created_at for player in self._player_keys.values()}
+            waiting = sorted((record.daily, joined[record.owner.id], record.id)
+                             for record in (s.record for s in self._games.values())
+                             if record.daily is not None and record.owner is not None and record.daily < closed_before
                              and "server_seed" not in record.deal)
-        return [game_id for _, game_id in waiting[:limit]]
+        return [game_id for *_, game_id in waiting[:limit]]
 
     # Players' statistics: summed when read, from the results the writes recorded
 
@@ -384,8 +390,17 @@ class MemoryStore:
             names = {player.id: player.name for player in self._player_keys.values()}
             rows = [DailyBoardRow(r.game_id, names[r.player_id], r.kind, r.won, r.score, r.hints, r.actions, 0.0)
                     for r in self._results.values()
-                    if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)]
+                    if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)
+                    and self._may_rank(r.player_id, day, variant)]
         return sorted(rows, key=lambda row: row.key)
+
+    def _may_rank(self, player_id: UUID, day: date, variant: str) -> bool:
+        deal = self._daily.get((day, variant))
+        if deal is None or deal.id not in self._ranks_joined_before:
+            return True
+        logged = {(entry.subject, entry.kind): index for index, entry in enumerate(self._leaves)}
+        joined, opened = logged.get((player_id, PLAYER_JOINED)), logged.get((deal.id, DAILY_DEAL_OPENED))
+        return joined is not None and opened is not None and joined < opened
 
     def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
                        limit: int) -> list[AllTimeRow]:
@@ -430,7 +445,7 @@ class MemoryStore:
     # Players and their API tokens
 
     def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None) -> None:
+                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
         with self._lock:
             self._refuse_kept(response)
             if name_key in self._player_keys:
@@ -438,6 +453,7 @@ class MemoryStore:
             self._player_keys[name_key] = player
             self._tokens[token.id] = token
             self._keep(response)
+            self._record(public_entry)
 
     def authenticate(self, token_hash: str, now: datetime) -> Caller | None:
         with self._lock:

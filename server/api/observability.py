@@ -145,7 +145,7 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
     exempt = _exempt_addresses(settings)
     per_player = Limit(settings.rate_limit, key_function=_calling_player, scope="player",
                        exempt_when=lambda: exempt() or not _calling_player())
-    return Limiter(
+    limiter = Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
         # Each request counts against its address, and a player's against the player too, from whatever
@@ -163,6 +163,12 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         in_memory_fallback_enabled=True,
         swallow_errors=True,
     )
+    if settings.sign_up_rate_limit:
+        signing_up = "players.Players"
+        limited: Any = limiter.limit(settings.sign_up_rate_limit, methods=["POST"], scope="sign-up",
+                                     exempt_when=exempt, override_defaults=False)(app.view_functions[signing_up])
+        app.view_functions[signing_up] = limited
+    return limiter
 
 
 FORWARDED_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")

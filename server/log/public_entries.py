@@ -22,15 +22,21 @@ DEAL_SEALED = "deal_sealed"
 DAILY_DEAL_OPENED = "daily_deal_opened"
 GAME_CREATED = "game_created"
 GAME_ENDED = "game_ended"
-ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED)
+PLAYER_JOINED = "player_joined"
+ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED, PLAYER_JOINED)
+JOINED_BEFORE = "players-joined-before"
+"""A day's deal whose opening entry says `"ranks": "players-joined-before"` ranks on its boards only the players
+whose player_joined entry comes before that opening in the log: an account made to scout the day's deal does not
+rank that day (docs/security.md, "The daily deal and the boards")."""
 
 _FIELDS = {
     DEAL_SEALED: {"kind", "sealed_deal_id", "commitment"},
     DAILY_DEAL_OPENED: {"kind", "daily_deal_id", "day", "variant", "commitment"},
     GAME_CREATED: {"kind", "game_id", "variant", "rules", "deal", "commitment"},
     GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
+    PLAYER_JOINED: {"kind", "player_id", "player"},
 }
-_OPTIONAL = {GAME_CREATED: {"player"}}
+_OPTIONAL = {GAME_CREATED: {"player"}, DAILY_DEAL_OPENED: {"ranks"}}
 REVEALED = ("server_seed", "client_seed")
 """What a game's `deal` gains when it ends: not part of its creation's entry."""
 
@@ -50,9 +56,15 @@ def daily_deal_id(day: str, variant: str) -> UUID:
 
 def daily_deal_opened(daily_deal_id: UUID, day: str, variant: str, commitment: str) -> bytes:
     """A day's deal of a preset, committed to before any game of it is made: every player's daily game of that
-    preset and day must name this commitment."""
+    preset and day must name this commitment; its boards rank only the players who joined before it."""
     return canonical_json({"kind": DAILY_DEAL_OPENED, "daily_deal_id": str(daily_deal_id), "day": day,
-                           "variant": variant, "commitment": commitment})
+                           "variant": variant, "commitment": commitment, "ranks": JOINED_BEFORE})
+
+
+def player_joined(player_id: UUID, name: str, kind: str) -> bytes:
+    """A player signed up: where this stands in the log tells which days' boards may rank them."""
+    return canonical_json({"kind": PLAYER_JOINED, "player_id": str(player_id),
+                           "player": {"name": name, "kind": kind}})
 
 
 def game_created(game_id: UUID | str, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
@@ -78,11 +90,13 @@ def subject_of(entry: Mapping[str, Any]) -> str:
         return str(entry["sealed_deal_id"])
     if entry["kind"] == DAILY_DEAL_OPENED:
         return str(entry["daily_deal_id"])
+    if entry["kind"] == PLAYER_JOINED:
+        return str(entry["player_id"])
     return str(entry["game_id"])
 
 
 def parse_entry(entry: bytes) -> dict[str, Any]:
-    """An entry as logged, checked to be one of the three kinds, canonical and complete; ValueError if not."""
+    """An entry as logged, checked to be one of the kinds, canonical and complete; ValueError if not."""
     try:
         value = json.loads(entry.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):

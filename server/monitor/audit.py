@@ -46,18 +46,26 @@ class MonitorState:
     """Each game's creation entry, as its leaf hash in base64: what its export must rebuild."""
     daily: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Each ended and verified daily game of a player, by id: its day, preset, player and result, as its log entries
-    and export show them (what a day's board must show: monitor/boards.py)."""
+    and export show them, and whether the day's boards may rank it (what a day's board must show:
+    monitor/boards.py)."""
+    joined: dict[str, int] = field(default_factory=dict)
+    """Each player's player_joined entry, by name: its leaf index."""
+    openings: dict[str, list[Any]] = field(default_factory=dict)
+    """Each day's deal of a preset ("day/variant"): its opening's leaf index, and whether its boards rank only the
+    players who joined before it."""
 
     def to_json(self) -> str:
         return json.dumps({"checkpoint": self.checkpoint, "size": self.size,
                            "frontier": [[h, base64.b64encode(v).decode()] for h, v in self.frontier],
-                           "games": self.games, "creations": self.creations, "daily": self.daily})
+                           "games": self.games, "creations": self.creations, "daily": self.daily,
+                           "joined": self.joined, "openings": self.openings})
 
     @classmethod
     def from_json(cls, text: str) -> MonitorState:
         raw = json.loads(text)
         return cls(raw["checkpoint"], raw["size"], [(h, base64.b64decode(v)) for h, v in raw["frontier"]],
-                   raw["games"], raw["creations"], raw.get("daily", {}))
+                   raw["games"], raw["creations"], raw.get("daily", {}), raw.get("joined", {}),
+                   raw.get("openings", {}))
 
     def root(self) -> bytes:
         hashes = [h for _, h in self.frontier]
@@ -121,7 +129,7 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
         return report
     grown = MonitorState(state.checkpoint, state.size, list(state.frontier),
                          {subject: dict(kinds) for subject, kinds in state.games.items()}, dict(state.creations),
-                         dict(state.daily))
+                         dict(state.daily), dict(state.joined), dict(state.openings))
     ended: list[tuple[str, dict[str, Any]]] = []
     total = checkpoint.size - state.size
     try:
@@ -218,6 +226,10 @@ def _check_entry(index: int, entry: bytes, state: MonitorState, ended: list[tupl
     if kind == pe.GAME_ENDED and pe.GAME_CREATED not in seen:
         raise ValueError(f"entry {index}: game {subject} ends before its creation is logged")
     seen[kind] = index
+    if kind == pe.PLAYER_JOINED:
+        state.joined.setdefault(value["player"]["name"], index)
+    if kind == pe.DAILY_DEAL_OPENED:
+        state.openings[f"{value['day']}/{value['variant']}"] = [index, value.get("ranks") == pe.JOINED_BEFORE]
     if kind == pe.GAME_CREATED:
         state.creations[subject] = base64.b64encode(leaf_hash(entry)).decode()
     if kind == pe.GAME_ENDED:
@@ -247,4 +259,14 @@ def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: 
         report.fail(f"game {game_id}: its export's creation is not the one logged")
         return
     if created["deal"]["kind"] == "daily" and "player" in created:
-        state.daily[game_id] = daily_result(created, events, entry)
+        state.daily[game_id] = {**daily_result(created, events, entry), "ranks": _may_rank(state, created)}
+
+
+def _may_rank(state: MonitorState, created: dict[str, Any]) -> bool:
+    """Whether the day's boards may rank the game's player: every player on a day opened before the rule, else those
+    whose joining the log holds before the day's deal opened."""
+    opened = state.openings.get(f"{created['deal']['day']}/{created['variant']}")
+    if opened is None or not opened[1]:
+        return True
+    joined = state.joined.get(created["player"]["name"])
+    return joined is not None and joined < opened[0]

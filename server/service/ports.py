@@ -219,9 +219,10 @@ class Players(Protocol):
     """Players and their API tokens. A player is created with a first token, whole or not at all."""
 
     def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None) -> None:
+                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
         """Raises NameTaken if a player has `name_key` already, IdempotencyConflict if the reply's key is kept
-        already; either way nothing is written."""
+        already; either way nothing is written. `public_entry`: the player's joining, pending for the public log in
+        the same transaction."""
         ...
 
     def authenticate(self, token_hash: str, now: datetime) -> Caller | None:
@@ -265,7 +266,7 @@ class DailyDeals(Protocol):
 
     def unrevealed_daily_games(self, closed_before: date, limit: int) -> list[UUID]:
         """Daily games of the days before `closed_before` whose seeds are not revealed yet: what closing those days
-        has still to do, oldest day first."""
+        has still to do, oldest day first, then the games of the oldest accounts first."""
         ...
 
 

@@ -76,11 +76,13 @@ SELECT_DAILY_GAMES_OF_PLAYER = """
     SELECT variant, id FROM games WHERE player_id = %(player_id)s AND daily = %(day)s
 """
 
-# What the close of the days before `closed_before` has still to do (games_daily_unrevealed indexes exactly these).
+# What the close of the days before `closed_before` has still to do (games_daily_unrevealed indexes exactly these),
+# the games of the oldest accounts first: those a day's boards rank are closed before the games of accounts made by
+# the hundred, however many one client made.
 SELECT_UNREVEALED_DAILY_GAMES = """
-    SELECT id FROM games
-    WHERE daily IS NOT NULL AND NOT (deal ? 'server_seed') AND daily < %(closed_before)s
-    ORDER BY daily, id
+    SELECT g.id FROM games g JOIN players p ON p.id = g.player_id
+    WHERE g.daily IS NOT NULL AND NOT (g.deal ? 'server_seed') AND g.daily < %(closed_before)s
+    ORDER BY g.daily, p.created_at, g.id
     LIMIT %(limit)s
 """
 
@@ -146,9 +148,16 @@ SUM_RESULTS = """
 _DAILY_BOARD_KEY = """NOT r.won, -r.score, r.hints, r.actions,
                        coalesce(r.last_action_at - r.first_action_at, interval '0'), r.game_id"""
 
+# A day's results, of the players who may rank on it: every one for a deal opened before the rule, else those
+# whose joining the log holds before the deal's opening (an account made to scout the day's deal does not rank).
 _DAILY_BOARD_ROWS = """
     FROM player_results r JOIN players p ON p.id = r.player_id
+    LEFT JOIN daily_deals d ON d.day = r.daily AND d.variant = r.variant
     WHERE r.daily = %(day)s AND r.variant = %(variant)s AND r.kind = %(kind)s AND r.verified
+      AND (d.id IS NULL OR NOT d.ranks_joined_before OR EXISTS (
+          SELECT FROM log_leaves j, log_leaves o
+          WHERE j.subject = r.player_id AND j.kind = 'player_joined'
+            AND o.subject = d.id AND o.kind = 'daily_deal_opened' AND j.index < o.index))
 """
 
 DAILY_BOARD = f"""

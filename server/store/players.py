@@ -11,8 +11,9 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..service.errors import NameTaken, PlayerNotFound, TooManyTokens
-from ..service.records import ApiTokenRecord, Caller, PlayerRecord, StoredResponse
+from ..service.records import ApiTokenRecord, Caller, PlayerRecord, PublicEntry, StoredResponse
 from . import player_sql
+from .public_log import insert_pending
 from .rows import keep_first, raise_translated
 
 
@@ -24,13 +25,14 @@ class _Connections(Protocol):
 
 class PlayerTables:
     def create_player(self: _Connections, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None) -> None:
+                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
                 conn.execute(player_sql.INSERT_PLAYER, {"id": player.id, "name": player.name, "name_key": name_key,
                                                         "kind": player.kind, "created_at": player.created_at})
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
+                insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             if error.diag.constraint_name == "players_name_key_unique":
                 raise NameTaken(f"the name {player.name!r} is taken (names differing only by case or look-alike "

@@ -39,20 +39,29 @@ class Server:
         self.lie = None
 
     def play_the_day(self):
-        for n, kind in enumerate(("human", "human", "human", "bot")):
-            made = self.client.post("/players", json={"name": f"a{secrets.token_hex(5)}", "kind": kind}).get_json()
-            token = {"Authorization": f"Bearer {made['token']}"}
+        """Three humans and a bot, who joined the day before, and a human who joins once the day's deal is open
+        (a scout: the day's board does not rank them)."""
+        self.clock.now = DAY - timedelta(days=1)
+        tokens = [self.sign_up(kind) for kind in ("human", "human", "human", "bot")]
+        self.clock.now = DAY
+        self.client.get("/daily")  # the day's deals open
+        self.late = self.sign_up("human")
+        for n, token in enumerate([*tokens, self.late]):
             game = self.client.post("/games", json={"variant": "osmosis-draw-one", "daily": True},
                                     headers=token).get_json()
             if n == 1:
                 self.client.post(f"/games/{game['id']}/hint", headers=token)
             play_first_legal(self.client, self.client.get(f"/games/{game['id']}", headers=token).get_json(), token,
-                             resign_after=(40, 40, 3, 10)[n])
+                             resign_after=(40, 40, 3, 10, 40)[n])
         self.clock.now = datetime.combine(DAY.date() + timedelta(days=1), time(0, 1), UTC)
         while self.app.extensions["osmosis.upkeep"].run_once():
             pass
         while self.app.extensions["osmosis.sequencer"].run_once() is not None:
             pass
+
+    def sign_up(self, kind):
+        made = self.client.post("/players", json={"name": f"a{secrets.token_hex(5)}", "kind": kind}).get_json()
+        return {"Authorization": f"Bearer {made['token']}"}
 
     def fetch(self, path):
         response = self.client.get(path)
@@ -90,6 +99,24 @@ def test_the_boards_served_are_the_boards_the_log_and_the_exports_make(server):
 def swap_first_two(rows):
     rows[0], rows[1] = rows[1], rows[0]
     rows[0]["rank"], rows[1]["rank"] = 1, 2
+
+
+def scout_ranked(server):
+    """The served board ranks the late player's game, as if they had joined before the day's deal opened."""
+    late = server.client.get("/players/me", headers=server.late).get_json()["name"]
+    game_id = next(game["id"] for game in server.client.get(f"/players/{late}/games").get_json()["games"])
+    return lambda rows: rows.append({**rows[0], "game_id": game_id, "player": {"name": late, "kind": "human"},
+                                     "rank": len(rows) + 1})
+
+
+def test_a_player_who_joined_after_the_day_s_deal_opened_is_not_ranked_and_a_board_that_ranks_them_is_caught(server):
+    late = server.client.get("/players/me", headers=server.late).get_json()["name"]
+    served = server.client.get(f"/boards/daily/{DAY.date().isoformat()}?variant=osmosis-draw-one").get_json()
+    assert late not in [row["player"]["name"] for row in served["rows"]]
+
+    server.lie = scout_ranked(server)
+    report = run(server)
+    assert not report.ok and any("joined before its deal opened" in problem for problem in report.problems)
 
 
 @pytest.mark.parametrize(("lie", "named"), [

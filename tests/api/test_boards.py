@@ -58,8 +58,10 @@ def order_key(row):
 def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(board_app, clock, day):
     client = board_app.test_client()
     played = {}
-    for n, kind in enumerate(["human"] * 4 + ["bot"] * 2):
-        name, token = sign_up(client, kind)
+    clock.now -= timedelta(days=1)  # they joined the day before: the day's boards rank them
+    joined = [(kind, *sign_up(client, kind)) for kind in ["human"] * 4 + ["bot"] * 2]
+    clock.now += timedelta(days=1)
+    for n, (kind, name, token) in enumerate(joined):
         game = client.post("/games", json={"variant": "osmosis-draw-one", "daily": True}, headers=token).get_json()
         if n == 1:
             client.post(f"/games/{game['id']}/hint", headers=token)

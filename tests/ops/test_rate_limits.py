@@ -144,3 +144,16 @@ def test_a_bot_beside_a_server_with_the_default_settings_plays_at_full_speed(emb
         drop_database(embedded_server_url, url)
 
     assert statuses.count(200) == 300
+
+
+def test_sign_ups_are_limited_per_address_beside_the_rate_limit():
+    client = _app({"RATE_LIMIT": "100 per minute", "SIGN_UP_RATE_LIMIT": "3 per hour"})
+
+    def sign_up(address, n):
+        return client.post("/players", json={"name": f"s{address.replace('.', '')}x{n}"},
+                           environ_base={"REMOTE_ADDR": address}).status_code
+
+    assert [sign_up("198.51.100.20", n) for n in range(4)] == [201, 201, 201, 429]
+    assert sign_up("198.51.100.21", 0) == 201  # another address
+    assert _statuses(client, 3, "198.51.100.20") == [200] * 3  # its other requests are not held up
+    assert [sign_up("127.0.0.1", n) for n in range(5)] == [201] * 5  # this machine's own, exempt

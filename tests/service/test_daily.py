@@ -97,3 +97,28 @@ def test_a_wrong_token_on_a_hidden_daily_game_costs_what_a_wrong_id_costs():
             service.draw(game_id, "not-its-token", None, None)
         costs.append(list(store.calls))
     assert costs[0] == costs[1] and costs[0]
+
+
+
+def test_the_close_ends_the_games_of_players_made_before_the_day_first_however_many_accounts_one_client_made():
+    """12,000 daily games on fresh accounts held the close for a minute past midnight: the day's boards (which rank
+    only the players who joined before the day's deal opened) now wait for the games of those players alone."""
+    clock, store = Clock(datetime(2026, 3, 1, 12, tzinfo=UTC)), MemoryStore()
+    service = GameService(store, clock=clock)
+
+    def signed_up(name):
+        return service.accounts.authenticate(service.accounts.sign_up(name, "human", None).outcome.secret)
+
+    def daily_game(caller):
+        return service.create_game(RULES, owner=caller, daily=True).outcome.game.id
+
+    clock.now -= timedelta(days=1)
+    honest = [signed_up(f"honest{n}") for n in range(5)]
+    clock.now += timedelta(days=1)
+    flood = [daily_game(signed_up(f"flood{n}")) for n in range(60)]
+    honest_games = [daily_game(caller) for caller in honest]
+    clock.now += timedelta(days=1)
+
+    assert service.close_days(batch=5) == 5
+    revealed = {game_id for game_id in honest_games + flood if "server_seed" in store.load_game(game_id).deal}
+    assert revealed == set(honest_games)

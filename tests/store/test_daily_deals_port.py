@@ -68,3 +68,21 @@ def test_a_players_daily_games_and_the_unrevealed_ones_of_closed_days_are_found(
     revealed = replace(game, version=2, deal={**game.deal, "server_seed": "00" * 32})
     assert port_store.write(replace(an_action(game), game=revealed), 1)
     assert game.id not in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
+
+
+def test_the_close_takes_the_games_of_the_oldest_accounts_first(port_store):
+    """However many accounts one client makes on the day, the games of the players made before are closed first."""
+    day = a_day()
+    games = []
+    for hours in (48, 0, 24):  # accounts made two days, no time and one day before the test's epoch
+        player, key, token = a_player()
+        player = replace(player, created_at=EPOCH - timedelta(hours=hours))
+        port_store.create_player(player, key, replace(token, player_id=player.id), None)
+        record, secret, events = a_game()
+        game = replace(record, daily=day, variant="peek", owner=Owner(player.id, player.name, player.kind))
+        port_store.create_game(game, secret, events, None)
+        games.append(game.id)
+
+    waiting = [game_id for game_id in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
+               if game_id in games]
+    assert waiting == [games[0], games[2], games[1]]

@@ -13,13 +13,14 @@ from datetime import datetime
 from typing import Protocol
 from uuid import UUID
 
+from ...log import public_entries
 from ...log.shapes import PLAYER_KINDS
 from ...rules import InvalidInput
 from ..errors import IdempotencyConflict, Unauthorized
 from ..idempotency import Idempotency, answer_after_race, kept_answer, kept_reply
 from ..outcomes import Answer, Answered
 from ..ports import KeptResponses, Players
-from ..records import ApiTokenRecord, Caller, PlayerRecord
+from ..records import ApiTokenRecord, Caller, PlayerRecord, PublicEntry
 from . import names, tokens
 from .tokens import require, token_hash_of
 
@@ -66,9 +67,11 @@ class Accounts:
         made = self._token_for(player.id, "first token", tokens.SCOPES)
         outcome = PlayerMade(player, made.token, made.secret)
         reply = answer(outcome) if answer is not None else None
+        joined = PublicEntry(player.id, public_entries.PLAYER_JOINED,
+                             public_entries.player_joined(player.id, player.name, player.kind))
         try:
             self._store.create_player(player, names.name_key(chosen), made.token,
-                                      kept_reply(scope, idempotency, reply, made.secret))
+                                      kept_reply(scope, idempotency, reply, made.secret), joined)
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
         return Answered(reply, outcome, made.secret)
