@@ -211,34 +211,37 @@ class Acting:
     def close_left_game(self, game_id: UUID) -> bool:
         """End, as resigned, a player's game left without an action for ABANDONED_AFTER: revealed, and counted as a
         loss (abandoned). Whether it wrote (a game played on meanwhile, or ended, is left as it is)."""
-        with self._store.locked_game(game_id) as locked:
-            game, secret = locked.game, locked.secret
-            if game.status != "playing" or game.owner is None or game.daily is not None \
-                    or game.updated_at > self._clock() - ABANDONED_AFTER:
-                return False
-            state = from_text(secret.state_text)
-            after = apply(state, Resign())
-            step = Step(after, ev.events_for(state, Resign(), after))
-            decision = self._decision(f"game:{game_id}", game, secret, step, None, None, abandoned=True)
-            locked.write(decision.write)
-        self._recent.take(game_id)
-        self._tell(decision.known.game, decision.write.events)
-        return True
+
+        def left(game: GameRecord) -> bool:
+            return game.status == "playing" and game.owner is not None and game.daily is None \
+                and game.updated_at <= self._clock() - ABANDONED_AFTER
+
+        return self._end(game_id, left, abandoned=True)
 
     def close_daily_game(self, game_id: UUID) -> bool:
         """End a daily game whose day has closed: resigned if still on, then its seeds revealed and its creation
         and end entered in the public log. Whether it wrote (a game closed already, by another process too,
         is left as it is)."""
+
+        def closed(game: GameRecord) -> bool:
+            return game.daily is not None and "server_seed" not in game.deal \
+                and not still_private(game.daily, self._clock())
+
+        return self._end(game_id, closed, closing=True)
+
+    def _end(self, game_id: UUID, due: Callable[[GameRecord], bool], closing: bool = False,
+             abandoned: bool = False) -> bool:
+        """The server's own end of a game `due` to end, under its lock: resigned if still on, then revealed."""
         with self._store.locked_game(game_id) as locked:
             game, secret = locked.game, locked.secret
-            if game.daily is None or "server_seed" in game.deal or still_private(game.daily, self._clock()):
+            if not due(game):
                 return False
             state = from_text(secret.state_text)
             step = Step(state, [])
             if not state.is_over:
                 after = apply(state, Resign())
                 step = Step(after, ev.events_for(state, Resign(), after))
-            decision = self._decision(f"game:{game_id}", game, secret, step, None, None, closing=True)
+            decision = self._decision(f"game:{game_id}", game, secret, step, None, None, closing, abandoned)
             locked.write(decision.write)
         self._recent.take(game_id)
         self._tell(decision.known.game, decision.write.events)
