@@ -39,6 +39,8 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
     for phase in ("ceiling: INSERT + COMMIT", "game: action, whole app", "game: action, service only",
                   "game: action, HTTP layer only", "ceiling: SELECT by key", "game: read"):
         assert phase in printed
+    whole = next(line for line in printed.splitlines() if line.startswith("game: action, whole app"))
+    assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
 
 
 def test_the_statement_benchmark_times_both_statements_and_the_ceiling(embedded_server_url):
