@@ -152,9 +152,11 @@ def _exact(state: GameState, budget: int, solver: str, exact_choice: str | None)
                 action = _where_the_line_passes(begun, line, state)
                 if action is not None:
                     return Hint(action, EXACT, Verdict.WINNABLE, (), 1, 0, nodes, budget, solver, exact_choice)
-            elif solution.verdict is Verdict.UNWINNABLE or nodes >= budget:
-                # Everything this position can do, the pass's could: lost there is lost here.
-                return Hint(None, EXACT, solution.verdict, (), 1, 0, nodes, budget, solver, exact_choice)
+            if solution.verdict is Verdict.UNWINNABLE or nodes >= budget:
+                # Everything this position can do, the pass's could: lost there is lost here. And a search that
+                # used the whole budget leaves none for this position's own.
+                verdict = Verdict.UNWINNABLE if solution.verdict is Verdict.UNWINNABLE else Verdict.UNKNOWN
+                return Hint(None, EXACT, verdict, (), 1, 0, nodes, budget, solver, exact_choice)
     solution = solve(state, budget - nodes, solver)
     nodes += solution.nodes
     if solution.verdict is not Verdict.WINNABLE:

@@ -239,6 +239,19 @@ def test_a_player_taking_every_exact_hint_plays_a_card_in_every_pass_and_the_gam
     assert hint(start).to_dict()["exact_choice"] == PASS_LINE
 
 
+def test_a_pass_s_line_that_takes_the_whole_budget_leaves_the_hint_undecided_not_a_search_of_nothing():
+    """The line found from the pass's start plays before this position's depth, and that search used the whole
+    budget: the position's own search has none left (it was asked for a search of 0 positions, and raised)."""
+    start = from_text(LOOPED["peek 136"])
+    found = solve(start, 100_000)
+    first_play = next(i for i, action in enumerate(found.witness) if not isinstance(action, Deal | Redeal))
+    past = start
+    for _ in range(first_play + 1):
+        past = apply(past, Deal())
+    given = hint(past, budget=found.nodes)
+    assert (given.action, given.verdict, given.nodes) == (None, Verdict.UNKNOWN, found.nodes)
+
+
 def test_the_exact_choice_is_named_only_in_exact_hints():
     assert "exact_choice" not in hint(dealt(PRESETS["osmosis"], 11), TINY).to_dict()
     assert "exact_choice" not in hint(from_text(LOOPED["peek 136"]), TINY, exact_choice=None).to_dict()
