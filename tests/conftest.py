@@ -4,6 +4,7 @@ Each backend gets a fresh database, migrated to head, for the session; tests cre
 (random UUIDs), so they never see each other's rows.
 """
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -169,6 +170,19 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def gunicorn_on_a_new_database(server_url: str, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    """gunicorn as deployed, with `env`, on a database of its own (dropped after): its base URL and its process."""
+    url = migrated_database(server_url)
+    port = free_port()
+    process = start_gunicorn(url, port, **env)
+    try:
+        yield f"http://127.0.0.1:{port}", process
+    finally:
+        stop(process)
+        drop_database(server_url, url)
 
 
 @pytest.fixture(scope="session")

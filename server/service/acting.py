@@ -306,7 +306,7 @@ class Acting:
         """Keep the game as this process last wrote it, so that its next action here needs no read; but not a daily
         game before its day closes: answered from the kept copy, a wrong token on it was refused sooner than a wrong
         id, which has to be read for, and the difference told that the game exists."""
-        if not still_private(known.game.daily, self._clock()):
+        if known.game.daily is None or not still_private(known.game.daily, self._clock()):
             self._recent.keep(known.game.id, known)
 
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:

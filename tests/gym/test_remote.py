@@ -4,7 +4,9 @@ step for step the same as the in-process one, and verifiable afterwards."""
 import http.client
 import json
 import random
+import re
 import socket
+import urllib.request
 
 import gymnasium as gym
 import numpy as np
@@ -17,8 +19,7 @@ from server.gym.remote import ServerError
 from server.gym.spaces import DEAL, RESIGN
 from tests.browser.table import get
 from tests.client.scripted import Answer, ScriptedServer
-from tests.conftest import free_port, migrated_database
-from tests.processes import start_gunicorn, stop
+from tests.conftest import gunicorn_on_a_new_database
 
 
 def test_remote_episodes_are_the_in_process_ones_and_verify(live_server):
@@ -96,11 +97,8 @@ def test_an_action_whose_answer_was_lost_is_retried_once_and_done_once(live_serv
 def test_under_a_real_rate_limit_every_step_lands_as_in_process(embedded_server_url):
     """The server's rate limit applied to this loopback client (RATE_LIMIT_EXEMPT empty): the client waits out each
     429 and sends the step again; no step is a silent no-op, so the episode is the in-process one."""
-    url = migrated_database(embedded_server_url)
-    port = free_port()
-    process = start_gunicorn(url, port, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="")
-    try:
-        server = f"http://127.0.0.1:{port}"
+    with gunicorn_on_a_new_database(embedded_server_url, RATE_LIMIT="25 per second",
+                                    RATE_LIMIT_EXEMPT="") as (server, _):
         here, there = OsmosisEnv("osmosis-draw-one"), OsmosisEnv("osmosis-draw-one", server=server)
         (_, info_here), (_, info_there) = here.reset(seed=5), there.reset(seed=5)
         rng = random.Random(5)
@@ -116,8 +114,9 @@ def test_under_a_real_rate_limit_every_step_lands_as_in_process(embedded_server_
             assert all(np.array_equal(seen_here[key], seen_there[key]) for key in seen_here)
         remote = get(f"{server}/games/{there.game_id}")
         assert remote["status"] == info_here["status"] and remote["score"] == info_here["cards_home"]
-    finally:
-        stop(process)
+        with urllib.request.urlopen(f"{server}/metrics", timeout=10) as response:
+            refused = re.search(r"^osmosis_rate_limited_total ([0-9.]+)$", response.read().decode(), re.M)
+    assert refused and float(refused[1]) > 0, "no step met the rate limit: its waiting was not tried"
 
 
 def _game_answer():

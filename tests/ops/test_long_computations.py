@@ -5,7 +5,7 @@ import statistics
 import threading
 import time
 
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.conftest import drop_database, free_port, gunicorn_on_a_new_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
 
 
@@ -44,18 +44,11 @@ def test_a_worker_busy_with_hints_still_answers_other_requests_at_once(embedded_
 
 
 def test_a_refused_hint_is_an_answer_in_the_log_not_a_traceback(embedded_server_url):
-    url = migrated_database(embedded_server_url)
-    port = free_port()
-    process = start_gunicorn(url, port, WEB_CONCURRENCY="1", LOG_LEVEL="info")
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with gunicorn_on_a_new_database(embedded_server_url, WEB_CONCURRENCY="1", LOG_LEVEL="info") as (base, process):
         _, game, _ = call("POST", f"{base}/games", {"deal_number": 0})
         call("POST", f"{base}/games/{game['id']}/resign", token=game["player_token"])
         status, problem, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"])
         time.sleep(0.5)
-    finally:
-        stop(process)
-        drop_database(embedded_server_url, url)
     process.log.seek(0)
     log = process.log.read()
 

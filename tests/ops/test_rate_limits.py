@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.conftest import drop_database, free_port, gunicorn_on_a_new_database, migrated_database
 from tests.processes import start_gunicorn, stop, wait_for_workers
 
 PROJECT = Path(__file__).parents[2]
@@ -129,19 +129,13 @@ def test_a_bot_beside_a_server_with_the_default_settings_plays_at_full_speed(emb
     sends, does not cut off a client on the same machine (RATE_LIMIT_EXEMPT left at its default)."""
     from server.client import Api
 
-    url = migrated_database(embedded_server_url)
-    port = free_port()
-    process = start_gunicorn(url, port, RATE_LIMIT="20 per minute")
-    try:
-        api = Api(f"http://127.0.0.1:{port}", patience=0)
+    with gunicorn_on_a_new_database(embedded_server_url, RATE_LIMIT="20 per minute") as (base, _):
+        api = Api(base, patience=0)
         game = api.post("/games", {"variant": "osmosis-draw-one", "deal_number": 3})
         statuses = []
         for _ in range(150):
             statuses.append(api.send("GET", f"/games/{game['id']}").status)
             statuses.append(api.send("GET", "/variants").status)
-    finally:
-        stop(process)
-        drop_database(embedded_server_url, url)
 
     assert statuses.count(200) == 300
 

@@ -5,8 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.conftest import drop_database, free_port, migrated_database
-from tests.processes import start_gunicorn, stop
+from tests.conftest import gunicorn_on_a_new_database
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -29,18 +28,12 @@ def curl_examples() -> str:
 
 
 def test_the_curl_examples_run_top_to_bottom_and_every_request_succeeds(embedded_server_url, tmp_path):
-    url = migrated_database(embedded_server_url)
-    port = free_port()
-    process = start_gunicorn(url, port, LOG_INTERVAL_MS="100")
-    try:
-        examples = curl_examples().replace("localhost:8000", f"127.0.0.1:{port}")
+    with gunicorn_on_a_new_database(embedded_server_url, LOG_INTERVAL_MS="100") as (base, _):
+        examples = curl_examples().replace("localhost:8000", base.removeprefix("http://"))
         examples = re.sub(r"curl -sN (\S+)", r"curl -sN --max-time 2 \1", examples)
         script = tmp_path / "readme.sh"
         script.write_text("set -euo pipefail\n" + CURL_FAILS + examples)
         done = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=600, cwd=PROJECT)
-    finally:
-        stop(process)
-        drop_database(embedded_server_url, url)
 
     assert done.returncode == 0, f"{done.stderr[-3000:]}\n{done.stdout[-3000:]}"
     assert "VALID" in done.stdout

@@ -11,8 +11,7 @@ import pytest
 
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
-from tests.conftest import drop_database, free_port, migrated_database
-from tests.processes import start_gunicorn, stop
+from tests.conftest import gunicorn_on_a_new_database
 
 PROJECT = Path(__file__).parents[2]
 OPENAPI = PROJECT / "openapi" / "openapi.json"
@@ -35,12 +34,9 @@ def run(command, **kwargs):
 def limited_server(embedded_server_url):
     """gunicorn whose rate limit counts this machine's clients too, well below what a bot sends: the bots must wait
     out its 429s as docs/clients.md shows."""
-    url = migrated_database(embedded_server_url)
-    port = free_port()
-    process = start_gunicorn(url, port, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="")
-    yield f"http://127.0.0.1:{port}"
-    stop(process)
-    drop_database(embedded_server_url, url)
+    with gunicorn_on_a_new_database(embedded_server_url, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="") as (
+            base, _):
+        yield base
 
 
 @pytest.fixture(scope="module")
