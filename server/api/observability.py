@@ -7,6 +7,7 @@ served.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import itertools
 import logging
@@ -171,28 +172,36 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
     return limiter
 
 
-FORWARDED_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+FORWARDED_HEADERS = ("HTTP_FORWARDED", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+"""Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
 
 
 def _exempt_addresses(settings: Settings) -> Callable[[], bool]:
     """Whether the request comes from a network RATE_LIMIT_EXEMPT lists. Through a proxy PROXY_COUNT does not
     count, every client would look like the proxy's own address: a request that names a forwarded address is then
-    never exempt."""
+    never exempt. Worked out once a request (the limiter asks twice) and once an address."""
     networks = [ipaddress.ip_network(network) for network in settings.rate_limit_exempt]
     trusts_proxies = settings.proxy_count > 0
 
-    def exempt() -> bool:
-        if not networks:
-            return False
-        if not trusts_proxies and any(name in request.headers for name in FORWARDED_HEADERS):
-            return False
+    @functools.lru_cache(maxsize=4096)
+    def listed(remote_addr: str) -> bool:
         try:
-            address = ipaddress.ip_address(request.remote_addr or "")
+            address = ipaddress.ip_address(remote_addr)
         except ValueError:
             return False
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
             address = address.ipv4_mapped
         return any(address in network for network in networks)
+
+    def exempt() -> bool:
+        if not networks:
+            return False
+        found: bool | None = g.get("osmosis_rate_exempt")
+        if found is None:
+            environ = request.environ
+            found = g.osmosis_rate_exempt = (trusts_proxies or not any(name in environ for name in FORWARDED_HEADERS)) \
+                and listed(request.remote_addr or "")
+        return found
 
     return exempt
 
