@@ -43,6 +43,13 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
     assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
 
 
+def test_the_rate_limit_benchmark_reports_a_request_off_counted_and_exempt():
+    printed = run_bench("rate_limit.py", "--requests", "5", "--rounds", "1")
+
+    for phase in ("rate limiting off", "counted (203.0.113.7)", "this machine's own (127.0.0.1)"):
+        assert phase in printed
+
+
 def test_the_statement_benchmark_times_both_statements_and_the_ceiling(embedded_server_url):
     printed = run_bench("statements.py", "--games", "2", "--actions", "3", database_url=embedded_server_url)
 
