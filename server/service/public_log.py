@@ -103,7 +103,7 @@ class PublicLog:
     def publish(self) -> None:
         """Publish the newest checkpoint every witness listed here has cosigned (at once when none is listed); one
         published, by any instance, stays the least that is served."""
-        self._store.publish_checkpoint([w.name for w in self.witnesses])
+        self._store.publish_checkpoint(sorted({w.name for w in self.witnesses}))
 
     def _integrate(self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry],
                    partial: Mapping[int, bytes]) -> LogGrowth | None:

@@ -56,11 +56,10 @@ class PublicLogTables:
 
     def publish_checkpoint(self: _Connections, witnesses: Sequence[str]) -> None:
         with self._transaction() as conn:
-            size = conn.execute(sql.SELECT_COSIGNED_BY_ALL, {"witnesses": list(witnesses)}).fetchone()["size"]  # type: ignore[index]
-            if size is None and not conn.execute(sql.SELECT_ANY_PUBLISHED).fetchone()["any"]:  # type: ignore[index]
-                size = conn.execute(sql.SELECT_COSIGNED_BY_ALL, {"witnesses": []}).fetchone()["size"]  # type: ignore[index]
-            if size is not None:
-                conn.execute(sql.PUBLISH_CHECKPOINT, {"size": size})
+            row = conn.execute(sql.SELECT_PUBLISHABLE, {"witnesses": list(witnesses)}).fetchone() \
+                or conn.execute(sql.SELECT_FIRST_TO_PUBLISH).fetchone()
+            if row is not None and row["size"] is not None:
+                conn.execute(sql.PUBLISH_CHECKPOINT, {"size": row["size"]})
 
     def cosigned_size(self: _Connections, witness: str) -> int:
         with self._connection() as conn:

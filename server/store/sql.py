@@ -313,13 +313,15 @@ SELECT_PUBLISHED_CHECKPOINT = _WITH_COSIGNATURES + "WHERE c.size = (SELECT max(s
 
 SELECT_LATEST_SIGNED = _WITH_COSIGNATURES + "ORDER BY c.size DESC LIMIT 1"
 
-# The newest checkpoint cosigned by every witness named (with none named: the newest); null if none is.
-SELECT_COSIGNED_BY_ALL = """
-    SELECT max(c.size) AS size FROM log_checkpoints c
-    WHERE NOT EXISTS (
-        SELECT FROM unnest(%(witnesses)s::text[]) AS w (name)
-        WHERE NOT EXISTS (SELECT FROM log_cosignatures s WHERE s.size = c.size AND s.witness = w.name)
-    )
+# The newest checkpoint cosigned by every witness named (with none named: the newest), of those larger than the
+# one published last: read from the newest down (the key's index), never the whole list of checkpoints.
+SELECT_PUBLISHABLE = """
+    SELECT c.size FROM log_checkpoints c
+    WHERE c.size > (SELECT coalesce(max(size), -1) FROM log_published)
+      AND (SELECT count(*) FROM log_cosignatures s WHERE s.size = c.size AND s.witness = ANY(%(witnesses)s::text[]))
+          = cardinality(%(witnesses)s::text[])
+    ORDER BY c.size DESC
+    LIMIT 1
 """
 
 # A checkpoint published, unless one as large was published before.
@@ -329,7 +331,10 @@ PUBLISH_CHECKPOINT = """
     ON CONFLICT (size) DO NOTHING
 """
 
-SELECT_ANY_PUBLISHED = "SELECT EXISTS (SELECT FROM log_published) AS any"
+# The first publication, before any witness has cosigned: the newest checkpoint, if none was ever published.
+SELECT_FIRST_TO_PUBLISH = """
+    SELECT max(size) AS size FROM log_checkpoints WHERE NOT EXISTS (SELECT FROM log_published)
+"""
 
 SELECT_COSIGNED_SIZE = "SELECT coalesce(max(size), 0) FROM log_cosignatures WHERE witness = %(witness)s"
 
