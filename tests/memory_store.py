@@ -225,6 +225,10 @@ class MemoryStore:
 
     # The public log
 
+    def has_pending_entries(self) -> bool:
+        with self._lock:
+            return bool(self._pending)
+
     def sequence(self, limit: int, spacing: float, integrate: Integrate) -> LogGrowth | None:
         if not self._sequencing.acquire(blocking=False):
             return None

@@ -5,8 +5,10 @@ waiting connections on that game (event streams, long polls) and publishes it, e
 other process through PostgreSQL's LISTEN/NOTIFY. Each process listens on one connection of its own, so
 a follower learns of an event a few milliseconds after it commits, whichever process it is connected to,
 and without reading the database. Publishing happens after the action's own transaction, batched, so it
-never holds up the actions' commits. A slow poll of the versions of the games followed here catches up
-with whatever a lost notification (a listener reconnecting, a publisher that died) did not bring.
+never holds up the actions' commits; one round trip at most every PUBLISH_SPACING_SECONDS carries every
+change made meanwhile (a round trip a change cost an action a third of its CPU). A slow poll of the
+versions of the games followed here catches up with whatever a lost notification (a listener reconnecting,
+a publisher that died) did not bring.
 
 The feed of many games reads the log itself instead: one reader per process (the tail) follows the log in
 the feed's order (store.READ_FEED), woken by the same changes and notifications and by the poll, and hands
@@ -24,6 +26,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,6 +45,10 @@ PENDING_LIMIT = 256
 """Changes (or feed batches) a connection may leave unread before it must catch up from the log instead."""
 FEED_PAGE = 1000
 """Events the tail reads at a time."""
+PUBLISH_SPACING_SECONDS = 0.005
+"""The least time between two notifications' round trips of a process. A change after a quiet spell goes out at
+once; under load, the changes of the next few milliseconds wait for one round trip together, which a follower in
+another process does not notice and which costs the process a fraction of a round trip a change."""
 PENDING_RECHECK_SECONDS = 0.02
 """How soon the tail reads again when committed events wait for an older transaction to end (doubling while
 they wait, up to the poll's interval)."""
@@ -149,16 +156,18 @@ class FeedSubscription(Mailbox[FeedBatch]):
 class Hub:
     """This process's waiting connections, and the changes that reach them."""
 
-    def __init__(self, feed: ChangeFeed, poll_seconds: float = 2.0) -> None:
+    def __init__(self, feed: ChangeFeed, poll_seconds: float = 2.0,
+                 publish_spacing: float = PUBLISH_SPACING_SECONDS) -> None:
         self._feed = feed
         self._poll_seconds = poll_seconds
+        self._publish_spacing = publish_spacing
         self._origin = secrets.token_hex(8)
         self._lock = threading.Lock()
         self._by_game: dict[str, set[Subscription]] = {}
         self._feeds: set[FeedSubscription] = set()
         self._known: dict[str, int] = {}
         """The latest version passed on, of each game some connection here follows."""
-        self._outbox: deque[str] = deque()
+        self._outbox: deque[Change] = deque()
         self._outbox_filled = threading.Event()
         self._poll_now = threading.Event()
         self._tail_now = threading.Event()
@@ -248,9 +257,10 @@ class Hub:
         """An action landed here: tell this process's connections at once, and every other process."""
         change = Change(game_id, version, tuple(events), self._origin)
         self._dispatch(change)
-        self._tail_now.set()
+        if self._feeds:
+            self._tail_now.set()
         self._start("publisher", self._publish)
-        self._outbox.append(encode(change))
+        self._outbox.append(change)
         self._outbox_filled.set()
 
     # --- inside -----------------------------------------------------------------------------------
@@ -293,14 +303,17 @@ class Hub:
             self._outbox_filled.clear()
             batch: list[str] = []
             while self._outbox and len(batch) < 500:
-                batch.append(self._outbox.popleft())
+                batch.append(encode(self._outbox.popleft()))
             if self._outbox:
                 self._outbox_filled.set()
             if batch:
+                began = time.monotonic()
                 try:
                     self._feed.publish_changes(batch)
                 except Exception:  # the poll brings the followers elsewhere what this batch would have
                     log.warning("could not publish %d changes", len(batch), exc_info=True)
+                if (rest := began + self._publish_spacing - time.monotonic()) > 0:
+                    self._stopped.wait(rest)
 
     def _poll(self) -> None:
         while not self._stopped.is_set():

@@ -4,6 +4,8 @@ their own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Flask
 from limits.storage import Storage, storage_from_string
 
@@ -19,6 +21,7 @@ from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// s
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
+from .turns import Turns
 from .upkeep import Upkeep
 from .witnessing import Witnesses
 
@@ -31,7 +34,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     settings = settings or Settings.from_env()
     app = http_app(settings)
     pool_stats = None
-    sequencing = service is None
+    store: PostgresStore | None = None
     if service is None:
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
@@ -39,11 +42,12 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
                          settings.pool_timeout, settings.statement_timeout_ms)
         pool_stats = pool.get_stats
         app.extensions["osmosis.pool"] = pool
-        service = GameService(PostgresStore(pool, migrate.head_revision()), recent_games=settings.recent_games,
+        store = PostgresStore(pool, migrate.head_revision())
+        service = GameService(store, recent_games=settings.recent_games,
                               solver_time=SolverTurns(_solver_queue(settings)))
     witnesses = _witnesses(settings)
     # A service given (the tests') signs only with a key given: it makes no key file of its own.
-    signer = log_signer(settings) if sequencing or settings.log_signing_key is not None else None
+    signer = log_signer(settings) if store is not None or settings.log_signing_key is not None else None
     public_log = PublicLog(service.store, service.store, signer, [w for w, _ in witnesses],
                            spacing=settings.log_interval_seconds)
     sequencer = Sequencer(public_log, settings.log_interval_seconds,
@@ -52,7 +56,8 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     app.extensions["osmosis.sequencer"] = sequencer
     upkeep = Upkeep(service)
     app.extensions["osmosis.upkeep"] = upkeep
-    if sequencing:
+    if store is not None:
+        store.entries_logged = _waking(sequencer, upkeep)
         sequencer.start()
         upkeep.start()
     hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
@@ -63,6 +68,17 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     boundary.install(app, viewer)
     app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
     return app
+
+
+def _waking(*threads: Turns) -> Callable[[], None]:
+    """What the store calls when a write gave the public log entries: a game begun or ended is work for the log's
+    sequencer and, when a player's game ends, for the upkeep (which verifies its result)."""
+
+    def wake() -> None:
+        for thread in threads:
+            thread.wake()
+
+    return wake
 
 
 def _solver_queue(settings: Settings) -> ComputeQueue:

@@ -1,6 +1,9 @@
 """The public log's sequencer in each process: it integrates pending entries and signs a checkpoint at most every
 LOG_INTERVAL_MS, one process at a time across every instance (the store's lock), then asks the witnesses to
-cosign it. Play never waits for it: actions only record their entries as pending."""
+cosign it. Play never waits for it: actions only record their entries as pending, and the store wakes this
+process's sequencer once they are committed. It turns every half interval while entries wait or a witness has
+not cosigned the latest checkpoint, and otherwise rests: an idle server's sequencer sends no query, but one look
+every IDLE_SECONDS, for entries whose writer died before its sequencer's turn."""
 
 from __future__ import annotations
 
@@ -14,16 +17,26 @@ from .witnessing import Witnesses
 log = logging.getLogger(__name__)
 
 
+IDLE_SECONDS = 30.0
+
+
 class Sequencer(Turns):
-    def __init__(self, public_log: PublicLog, interval: float, witnesses: Witnesses | None = None) -> None:
-        # Every half interval, so that an entry waits at most about one and a half for its checkpoint; the
-        # store keeps checkpoints an interval apart whichever process signs them.
-        super().__init__("osmosis-log-sequencer", interval / 2)
+    def __init__(self, public_log: PublicLog, interval: float, witnesses: Witnesses | None = None,
+                 idle_wait: float = IDLE_SECONDS) -> None:
+        # Every half interval while there is work, so that an entry waits at most about one and a half for its
+        # checkpoint; the store keeps checkpoints an interval apart whichever process signs them.
+        super().__init__("osmosis-log-sequencer", interval / 2, idle_wait)
         self._log = public_log
         self._witnesses = witnesses
 
-    def turn(self) -> None:
-        self._sequence(wait_for_witnesses=False)
+    def turn(self) -> bool:
+        try:
+            signed = self._sequence(wait_for_witnesses=False)
+            lagging = self._witnesses is not None and self._witnesses.lagging()
+            return signed is not None or lagging or self._log.has_pending()
+        except Exception:
+            log.warning("the public log's sequencer could not tell whether entries wait; it looks again", exc_info=True)
+            return True
 
     def run_once(self) -> SignedCheckpoint | None:
         """One turn, and the witnesses' answers to it awaited (each in its own time): what the tests and the

@@ -43,6 +43,10 @@ class Witnesses:
         for asking, ticket in [(asking, asking.offer(checkpoint)) for asking in self._asking]:
             asking.wait_for(ticket)
 
+    def lagging(self) -> bool:
+        """Whether a witness has yet to cosign the newest checkpoint offered to it (it is offered again each turn)."""
+        return any(asking.lagging() for asking in self._asking)
+
     def stop(self) -> None:
         for asking in self._asking:
             asking.stop()
@@ -67,10 +71,16 @@ class _Asking:
         """The largest size it cosigned, as the store keeps it (read once, then kept here)."""
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._newest_offered = 0
+
+    def lagging(self) -> bool:
+        with self._changed:
+            return not self._stopped and (self._cosigned or 0) < self._newest_offered
 
     def offer(self, checkpoint: SignedCheckpoint) -> int:
         """The number of the offer that covers `checkpoint`, to wait for (none is made for one cosigned)."""
         with self._changed:
+            self._newest_offered = max(self._newest_offered, checkpoint.size)
             if self._stopped or (self._cosigned is not None and self._cosigned >= checkpoint.size):
                 return self._done
             if self._pending is not None and self._pending[1].size >= checkpoint.size:

@@ -181,6 +181,10 @@ class PublicLogStore(Protocol):
         returns, taking those entries off the pending list. Returns what was written, or None."""
         ...
 
+    def has_pending_entries(self) -> bool:
+        """Whether any entry waits to be integrated."""
+        ...
+
     def published_checkpoint(self) -> SignedCheckpoint | None:
         """The largest checkpoint ever published, by any instance, with its cosignatures; None before the first."""
         ...

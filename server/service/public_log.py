@@ -100,6 +100,10 @@ class PublicLog:
         self.publish()
         return growth.checkpoint
 
+    def has_pending(self) -> bool:
+        """Whether entries wait to be integrated (by this process's sequencer or another's)."""
+        return self._store.has_pending_entries()
+
     def publish(self) -> None:
         """Publish the newest checkpoint every witness listed here has cosigned (at once when none is listed); one
         published, by any instance, stays the least that is served."""

@@ -17,6 +17,8 @@ from . import player_sql
 class _Connections(Protocol):
     def _connection(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
+    def _logged(self, entries: object) -> None: ...
+
 
 class DailyTables:
     def open_daily_deal(self: _Connections, deal: DailyDeal, entry: PublicEntry) -> DailyDeal:
@@ -28,6 +30,7 @@ class DailyTables:
             if row is None:  # opened by another meanwhile: committed now, and visible to a new statement
                 row = conn.execute(player_sql.SELECT_DAILY_DEAL, parameters).fetchone()
         assert row is not None, "a daily deal, once opened, stays"
+        self._logged(row["id"] == deal.id)
         return _daily_of(row)
 
     def load_daily_deals(self: _Connections, day: date) -> list[DailyDeal]:

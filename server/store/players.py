@@ -22,6 +22,8 @@ class _Connections(Protocol):
 
     def _transaction(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
+    def _logged(self, entries: object) -> None: ...
+
 
 class PlayerTables:
     def create_player(self: _Connections, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
@@ -38,6 +40,7 @@ class PlayerTables:
                 raise NameTaken(f"the name {player.name!r} is taken (names differing only by case or look-alike "
                                 "characters are one name)") from error
             raise_translated(error)
+        self._logged(public_entry)
 
     def authenticate(self: _Connections, token_hash: str, now: datetime) -> Caller | None:
         with self._connection() as conn:

@@ -61,12 +61,23 @@ from .statistics import StatisticsTables
 log = logging.getLogger(__name__)
 
 
+def _nobody() -> None:
+    pass
+
+
 class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables):
     def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
         self._pool = pool
         self._head_revision = head_revision
         self._publisher: psycopg.Connection[Any] | None = None
         self._publishing = threading.Lock()
+        self.entries_logged: Callable[[], None] = _nobody
+        """Called after every commit that added entries to the public log's pending list: the process's sequencer,
+        which then integrates them within an interval instead of looking for work on a clock."""
+
+    def _logged(self, entries: object) -> None:
+        if entries:
+            self.entries_logged()
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
@@ -120,6 +131,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
+        self._logged(public_entry)
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
                            public_entry: PublicEntry | None = None) -> None:
@@ -131,6 +143,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
+        self._logged(public_entry)
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         with self._connection() as conn:
@@ -170,14 +183,17 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     def write(self, write: GameWrite, expected_version: int) -> bool:
         try:
             with self._connection() as conn:
-                return write_game(conn, write, expected_version)
+                written = write_game(conn, write, expected_version)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
+        self._logged(written and write.public_entries)
+        return written
 
     @contextmanager
     def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
         # The game's lock first, then the read: under it no other write of the game runs, and the read sees
         # the last one (see sql.WRITE_CHANGE for why not a row lock). The transaction ends with the block.
+        logged: list[PublicEntry] = []
         try:
             with self._connection() as conn, conn.transaction():
                 conn.execute(sql.LOCK_GAME, {"lock_key": lock_key(game_id)})
@@ -189,10 +205,12 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 def write(change: GameWrite) -> None:
                     if not write_game(conn, change, game.version):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
+                    logged.extend(change.public_entries)
 
                 yield LockedGame(game, secret_of(row), write)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
+        self._logged(logged)
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._connection() as conn, conn.pipeline():

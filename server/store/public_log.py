@@ -48,6 +48,11 @@ class PublicLogTables:
             _write(conn, growth, [p.id for p in pending])
             return growth
 
+    def has_pending_entries(self: _Connections) -> bool:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.ANY_PENDING_ENTRY).fetchone()
+        return bool(row and row[0])
+
     def published_checkpoint(self: _Connections) -> SignedCheckpoint | None:
         return _checkpoint(self, sql.SELECT_PUBLISHED_CHECKPOINT)
 

@@ -268,6 +268,7 @@ SELECT_LATEST_CHECKPOINT = """
     FROM log_checkpoints ORDER BY size DESC LIMIT 1
 """
 
+ANY_PENDING_ENTRY = "SELECT EXISTS (SELECT 1 FROM log_pending)"
 SELECT_PENDING_ENTRIES = "SELECT id, subject, kind, entry FROM log_pending ORDER BY id LIMIT %(limit)s"
 
 SELECT_TILES = """

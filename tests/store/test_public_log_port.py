@@ -31,8 +31,10 @@ def created(record):
 
 def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_store):
     sequence_all(port_store)
+    assert not port_store.has_pending_entries()
     record, secret, events = a_game()
     port_store.create_game(record, secret, events, None, public_entry=created(record))
+    assert port_store.has_pending_entries()
     deal = SealedDeal(uuid4(), EPOCH, b"\1" * 32, "d" * 64, None)
     sealed = PublicEntry(deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal.id, deal.commitment))
     port_store.create_sealed_deal(deal, None, sealed)
@@ -43,6 +45,7 @@ def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_
     assert not port_store.write(replace(an_action(record), public_entries=(ended,)), record.version)
 
     leaves = sequence_all(port_store)
+    assert not port_store.has_pending_entries()
     assert [entry for _, entry in leaves] == [created(record), sealed, ended]
     first = leaves[0][0]
     assert [index for index, _ in leaves] == [first, first + 1, first + 2]

@@ -1,0 +1,111 @@
+"""The process's own threads (the public log's sequencer, the upkeep) take a turn when work wakes them, keep turning
+while work remains, and cost nothing while there is none."""
+
+import threading
+import time
+
+from server.runtime.sequencer import Sequencer
+from server.runtime.turns import Turns
+
+
+class Counted(Turns):
+    def __init__(self, wait, idle_wait, busy_turns=0):
+        super().__init__("test-turns", wait, idle_wait)
+        self.turns: list[float] = []
+        self.busy_turns = busy_turns
+        self.turned = threading.Event()
+
+    def turn(self):
+        self.turns.append(time.monotonic())
+        self.turned.set()
+        self.busy_turns -= 1
+        return self.busy_turns >= 0
+
+
+def wait_for(predicate, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "waited in vain"
+        time.sleep(0.01)
+
+
+def test_idle_turns_wait_for_work_and_a_wake_brings_one_turn_soon():
+    turns = Counted(wait=0.05, idle_wait=60)
+    turns.start()
+    try:
+        wait_for(lambda: len(turns.turns) == 1)  # the first turn looks for work left from before
+        time.sleep(0.4)
+        assert len(turns.turns) == 1, "turned with no work on the clock's word alone"
+        for _ in range(20):  # a burst of work is one turn's
+            turns.wake()
+        wait_for(lambda: len(turns.turns) == 2)
+        time.sleep(0.3)
+        assert len(turns.turns) == 2
+    finally:
+        turns.stop()
+
+
+def test_turns_go_on_a_wait_apart_while_work_remains_then_rest():
+    turns = Counted(wait=0.05, idle_wait=60, busy_turns=4)
+    turns.start()
+    try:
+        wait_for(lambda: len(turns.turns) == 5)
+        time.sleep(0.3)
+        assert len(turns.turns) == 5
+    finally:
+        turns.stop()
+    gaps = [later - earlier for earlier, later in zip(turns.turns, turns.turns[1:], strict=False)]
+    assert min(gaps) >= 0.045
+
+
+def test_with_nothing_waking_it_an_idle_thread_still_looks_after_its_idle_wait():
+    turns = Counted(wait=0.01, idle_wait=0.2)
+    turns.start()
+    try:
+        wait_for(lambda: len(turns.turns) >= 3, seconds=3)
+    finally:
+        turns.stop()
+
+
+def test_stop_ends_an_idle_wait_at_once():
+    turns = Counted(wait=0.05, idle_wait=60)
+    turns.start()
+    wait_for(lambda: turns.turns)
+    started = time.monotonic()
+    turns.stop()
+    assert time.monotonic() - started < 1
+
+
+class LogOf:
+    """A public log whose pending entries a test sets."""
+
+    def __init__(self):
+        self.pending = 0
+        self.sequenced = 0
+
+    def sequence(self):
+        self.sequenced += 1
+        if not self.pending:
+            return None
+        self.pending = max(0, self.pending - 2)
+        return object()
+
+    def has_pending(self):
+        return self.pending > 0
+
+
+def test_the_sequencer_turns_until_nothing_is_pending_then_waits_to_be_woken():
+    public_log = LogOf()
+    public_log.pending = 5
+    sequencer = Sequencer(public_log, interval=0.04)
+    sequencer.start()
+    try:
+        wait_for(lambda: public_log.pending == 0)
+        time.sleep(0.3)
+        after_the_work = public_log.sequenced
+        assert after_the_work <= 5, "kept sequencing with nothing pending"
+        public_log.pending = 1
+        sequencer.wake()
+        wait_for(lambda: public_log.pending == 0)
+    finally:
+        sequencer.stop()
