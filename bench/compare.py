@@ -86,9 +86,9 @@ def table(revisions: list[str], results: dict[str, list[dict[str, float]]]) -> l
              "|---" * (len(revisions) + 2) + "|"]
     for name in names:
         medians = {rev: statistics.median(run[name] for run in results[rev]) for rev in revisions}
-        cells = [", ".join(f"{run[name]:g}" for run in results[rev]) + f" (**{medians[rev]:g}**)"
+        cells = [", ".join(f"{run[name] + 0.0:g}" for run in results[rev]) + f" (**{medians[rev] + 0.0:g}**)"
                  for rev in revisions]
-        ratio = f"{medians[last] / medians[first]:.2f}" if medians[first] else "-"
+        ratio = f"{medians[last] / medians[first]:.2f}" if medians[first] >= 10 else "-"  # no ratio of noise
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio} |")
     return lines
 

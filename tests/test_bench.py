@@ -43,6 +43,18 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
     assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
 
 
+def test_compare_runs_each_revision_s_own_benchmark_in_turns_and_tables_them_side_by_side(embedded_server_url):
+    printed = run_bench("compare.py", "--runs", "2", "HEAD", ".", "--", "--requests", "5", "--rounds", "1",
+                        database_url=embedded_server_url)
+
+    assert [line for line in printed.splitlines() if line.startswith("# run")] == [
+        "# run 1 of HEAD", "# run 1 of .", "# run 2 of HEAD", "# run 2 of ."]
+    table = printed[printed.index("| figure | HEAD | . | . / HEAD |"):].splitlines()
+    whole = next(row for row in table if row.startswith("| game: action, whole app |"))
+    assert whole.count("(**") == 2 and whole.count(",") >= 2, "each revision's two runs and their median"
+    assert any(row.startswith("| game: action, whole app [requests] |") for row in table)
+
+
 def test_the_rate_limit_benchmark_reports_a_request_off_counted_and_exempt():
     printed = run_bench("rate_limit.py", "--requests", "5", "--rounds", "1")
 
