@@ -45,7 +45,7 @@ PENDING_LIMIT = 256
 """Changes (or feed batches) a connection may leave unread before it must catch up from the log instead."""
 FEED_PAGE = 1000
 """Events the tail reads at a time."""
-PUBLISH_SPACING_SECONDS = 0.01
+PUBLISH_SPACING_SECONDS = 0.025
 """The least time between two notifications' round trips of a process. A change after a quiet spell goes out at
 once; under load, the changes of the next few milliseconds wait for one round trip together, which a follower in
 another process does not notice and which costs the process a fraction of a round trip a change."""

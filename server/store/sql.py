@@ -57,7 +57,7 @@ WRITE_CHANGE = """
     ), logged AS (
         INSERT INTO log_pending (subject, kind, entry)
         SELECT moved.id, logged.kind, logged.entry
-        FROM moved, unnest(%(log_kinds)s::text[], %(log_entries)s::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
+        FROM moved, unnest(%(log_kinds)b::text[], %(log_entries)b::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
         ORDER BY logged.n
     ), acted AS (
         -- When the game's actions were recorded: those already in its log, and any this write appends (recorded
@@ -207,7 +207,9 @@ CHANGES_CHANNEL = "osmosis_changes"
 # transactions, whose commits a NOTIFY would serialise (it holds a database-wide lock from its commit's
 # start to its end), and with synchronous_commit off on its connection, so that the lock is not held
 # through a WAL flush.
-PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)s::text[]) AS payload"
+# The payloads in binary: a text array escapes every quote of their JSON, which cost psycopg ~60 µs a payload (a batch
+# of ten, 0.7 ms of the publishing process's CPU; 0.1 ms in binary).
+PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads)b::text[]) AS payload"
 
 # The feed of every game's events, in the order their transactions' ids give (then game and seq: one
 # transaction writes one game's events), read only below the oldest transaction still running: every
