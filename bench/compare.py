@@ -1,6 +1,7 @@
 """Judge commits side by side: one benchmark, each commit's own copy of it, alternating runs, one database.
 
 Run: .venv/bin/python bench/compare.py [--bench app_cpu] [--runs 3] A B [C ...] [-- BENCH ARGS]
+     .venv/bin/python bench/compare.py --table-from SAVED_OUTPUT   (the table again, from a run's output)
 A revision is anything git names (a359914, HEAD~1, main) or "." for this checkout as it stands, uncommitted
 changes included. Each revision is exported (git archive) into a temporary directory and runs its own
 bench/<name>.py with this checkout's Python, against one PostgreSQL (DATABASE_URL, else one embedded server
@@ -26,13 +27,21 @@ from server.store import embedded  # noqa: E402
 
 FIGURE = re.compile(r"^([A-Za-z][^\n]*?)\s{2,}(-?[\d,]+(?:\.\d+)?)")
 PART = re.compile(r"\b(requests|others)\s+(-?[\d,]+(?:\.\d+)?)")
+CPU_LINE = "CPU ms a request:"
+CPU_PART = re.compile(r"([a-zA-Z][a-zA-Z ]*?)\s+(-?\d+(?:\.\d+)?)")
 
 
 def figures(output: str) -> dict[str, float]:
-    """Every line that names a figure and then gives it (the first number after two spaces), and the
-    requests' thread and other threads' parts where a line splits its figure."""
+    """Every line that names a figure and then gives it (the first number after two spaces), the requests'
+    thread and other threads' parts where a line splits its figure, and the CPU of each party a line below it
+    gives."""
     found: dict[str, float] = {}
+    name = ""
     for line in output.splitlines():
+        if line.strip().startswith(CPU_LINE) and name:  # bench/load.py's CPU of each party, under its phase
+            for party, value in CPU_PART.findall(line.strip()[len(CPU_LINE):]):
+                found[f"{name} [CPU ms: {party.strip()}]"] = float(value)
+            continue
         match = FIGURE.match(line)
         if not match:
             continue
@@ -88,13 +97,25 @@ def table(revisions: list[str], results: dict[str, list[dict[str, float]]]) -> l
         medians = {rev: statistics.median(run[name] for run in results[rev]) for rev in revisions}
         cells = [", ".join(f"{run[name] + 0.0:g}" for run in results[rev]) + f" (**{medians[rev] + 0.0:g}**)"
                  for rev in revisions]
-        ratio = f"{medians[last] / medians[first]:.2f}" if medians[first] >= 10 else "-"  # no ratio of noise
+        ratio = f"{medians[last] / medians[first] + 0.0:.2f}" if medians[first] else "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio} |")
     return lines
 
 
+def rerun_table(path: Path) -> None:
+    """The table again from a saved output of this script (its '# run N of REV' sections)."""
+    results: dict[str, list[dict[str, float]]] = {}
+    for section in re.split(r"^# run \d+ of ", path.read_text(), flags=re.MULTILINE)[1:]:
+        revision, _, output = section.partition("\n")
+        results.setdefault(revision.strip(), []).append(figures(output.split("\n| figure")[0]))
+    print("\n".join(table(list(results), results)))
+
+
 def main() -> None:
     argv = sys.argv[1:]
+    if argv[:1] == ["--table-from"] and len(argv) == 2:
+        rerun_table(Path(argv[1]))
+        return
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revisions", nargs="+", help="two or more revisions; '.' is this checkout as it stands")
