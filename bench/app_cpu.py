@@ -29,7 +29,7 @@ from uuid import UUID
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from load import prepare_database  # noqa: E402
+from load import postgres_server, prepare_database  # noqa: E402
 
 from server.api import replies  # noqa: E402
 from server.config import Settings  # noqa: E402
@@ -37,11 +37,7 @@ from server.rules import action_from_dict, preset  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402
 from server.service.games import GameService  # noqa: E402
 from server.service.outcomes import ActionTaken, Answered  # noqa: E402
-from server.store import (  # noqa: E402
-    PostgresStore,
-    embedded,
-    open_pool,
-)
+from server.store import PostgresStore, open_pool  # noqa: E402
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
@@ -155,10 +151,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    data_dir = PROJECT / "var" / "bench"
-    given_url = os.environ.get("DATABASE_URL")
-    server_url = given_url or embedded.start(data_dir)
-    try:
+    with postgres_server() as server_url:
         url = prepare_database(server_url)
         os.environ["DATABASE_URL"] = url
         settings = Settings.from_env({"DATABASE_URL": url, "RATE_LIMIT": ""})
@@ -205,9 +198,6 @@ def main() -> None:
             print(f"{name:<32} {statistics.median(process):6.0f}   ({min(process):.0f} to {max(process):.0f})"
                   f"   requests {statistics.median(thread):6.0f}   others {statistics.median(others):6.0f}")
         pool.close()
-    finally:
-        if not given_url:
-            embedded.stop(data_dir)
 
 
 if __name__ == "__main__":

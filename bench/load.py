@@ -24,7 +24,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -277,6 +278,18 @@ def reads_work(port: int, paths: list[str]) -> Callable[[int], Callable[[], floa
         return lambda: timed(lambda: client.call("GET", random.choice(paths)))[0]
 
     return make
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """DATABASE_URL's server if set, else the embedded one in var/bench, started for the block and stopped after."""
+    given_url = os.environ.get("DATABASE_URL")
+    data_dir = PROJECT / "var" / "bench"
+    try:
+        yield given_url or embedded.start(data_dir)
+    finally:
+        if not given_url:
+            embedded.stop(data_dir)
 
 
 def prepare_database(server_url: str) -> str:

@@ -55,6 +55,19 @@ def test_compare_runs_each_revision_s_own_benchmark_in_turns_and_tables_them_sid
     assert any(row.startswith("| game: action, whole app [requests] |") for row in table)
 
 
+def test_the_idle_server_benchmark_counts_the_transactions_of_a_server_nobody_calls(embedded_server_url):
+    printed = run_bench("idle_server.py", "--seconds", "1", "--settle", "1", database_url=embedded_server_url)
+
+    assert "idle server, transactions" in printed
+
+
+def test_the_bundle_benchmark_times_a_rewrite_and_new_rows_for_each_width(embedded_server_url):
+    printed = run_bench("bundle_writes.py", "--repeat", "3", database_url=embedded_server_url)
+
+    assert [line.split()[3] for line in printed.splitlines()] == ["32", "128", "224"]
+    assert all("rewritten" in line and "new rows" in line for line in printed.splitlines())
+
+
 def test_the_rate_limit_benchmark_reports_a_request_off_counted_and_exempt():
     printed = run_bench("rate_limit.py", "--requests", "5", "--rounds", "1")
 

@@ -4,6 +4,7 @@ import threading
 import time
 
 from server.live.hub import Hub, decode
+from tests.waiting import until
 
 
 class RecordingFeed:
@@ -21,12 +22,6 @@ class RecordingFeed:
         stopped.wait()
 
 
-def wait_for(predicate, seconds=5.0):
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.005)
-
 
 def test_a_lone_change_is_published_at_once():
     feed = RecordingFeed()
@@ -34,7 +29,7 @@ def test_a_lone_change_is_published_at_once():
     try:
         started = time.monotonic()
         hub.changed("g1", 2, [{"seq": 2}])
-        wait_for(lambda: feed.published)
+        until(lambda: feed.published)
         assert time.monotonic() - started < 2.0  # not held for the spacing: nothing was published before it
     finally:
         hub.stop()
@@ -46,12 +41,12 @@ def test_changes_within_the_spacing_go_out_together_in_order_after_it():
     hub = Hub(feed, publish_spacing=0.5)
     try:
         hub.changed("g1", 2, [])
-        wait_for(lambda: feed.published)
+        until(lambda: feed.published)
         for version in range(3, 13):
             hub.changed("g1", version, [])
         time.sleep(0.2)
         assert len(feed.published) == 1, "a change published before the spacing passed"
-        wait_for(lambda: len(feed.published) == 2)
+        until(lambda: len(feed.published) == 2)
     finally:
         hub.stop()
     assert [decode(payload).version for payload in feed.published[1]] == list(range(3, 13))

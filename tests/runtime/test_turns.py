@@ -6,6 +6,7 @@ import time
 
 from server.runtime.sequencer import Sequencer
 from server.runtime.turns import Turns
+from tests.waiting import until
 
 
 class Counted(Turns):
@@ -22,23 +23,17 @@ class Counted(Turns):
         return self.busy_turns >= 0
 
 
-def wait_for(predicate, seconds=5.0):
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.01)
-
 
 def test_idle_turns_wait_for_work_and_a_wake_brings_one_turn_soon():
     turns = Counted(wait=0.05, idle_wait=60)
     turns.start()
     try:
-        wait_for(lambda: len(turns.turns) == 1)  # the first turn looks for work left from before
+        until(lambda: len(turns.turns) == 1)  # the first turn looks for work left from before
         time.sleep(0.4)
         assert len(turns.turns) == 1, "turned with no work on the clock's word alone"
         for _ in range(20):  # a burst of work is one turn's
             turns.wake()
-        wait_for(lambda: len(turns.turns) == 2)
+        until(lambda: len(turns.turns) == 2)
         time.sleep(0.3)
         assert len(turns.turns) == 2
     finally:
@@ -49,7 +44,7 @@ def test_turns_go_on_a_wait_apart_while_work_remains_then_rest():
     turns = Counted(wait=0.05, idle_wait=60, busy_turns=4)
     turns.start()
     try:
-        wait_for(lambda: len(turns.turns) == 5)
+        until(lambda: len(turns.turns) == 5)
         time.sleep(0.3)
         assert len(turns.turns) == 5
     finally:
@@ -62,7 +57,7 @@ def test_with_nothing_waking_it_an_idle_thread_still_looks_after_its_idle_wait()
     turns = Counted(wait=0.01, idle_wait=0.2)
     turns.start()
     try:
-        wait_for(lambda: len(turns.turns) >= 3, seconds=3)
+        until(lambda: len(turns.turns) >= 3, seconds=3)
     finally:
         turns.stop()
 
@@ -70,7 +65,7 @@ def test_with_nothing_waking_it_an_idle_thread_still_looks_after_its_idle_wait()
 def test_stop_ends_an_idle_wait_at_once():
     turns = Counted(wait=0.05, idle_wait=60)
     turns.start()
-    wait_for(lambda: turns.turns)
+    until(lambda: turns.turns)
     started = time.monotonic()
     turns.stop()
     assert time.monotonic() - started < 1
@@ -100,12 +95,12 @@ def test_the_sequencer_turns_until_nothing_is_pending_then_waits_to_be_woken():
     sequencer = Sequencer(public_log, interval=0.04)
     sequencer.start()
     try:
-        wait_for(lambda: public_log.pending == 0)
+        until(lambda: public_log.pending == 0)
         time.sleep(0.3)
         after_the_work = public_log.sequenced
         assert after_the_work <= 5, "kept sequencing with nothing pending"
         public_log.pending = 1
         sequencer.wake()
-        wait_for(lambda: public_log.pending == 0)
+        until(lambda: public_log.pending == 0)
     finally:
         sequencer.stop()
