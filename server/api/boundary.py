@@ -23,6 +23,7 @@ from ..service.ports import requester
 from .errors import problem
 
 _BODY = "osmosis.body"
+_BYTES = "osmosis.body-bytes"
 _NO_BODY: Any = core.missing
 
 
@@ -49,12 +50,16 @@ def _body() -> bytes:
     Werkzeug refuses a longer Content-Length, but a chunked body it cuts at the limit and hands on the
     first part as if it were all: whether more follows is asked of the connection itself.
     """
+    cached: bytes | None = request.environ.get(_BYTES)
+    if cached is not None:  # read and checked once a request (the check before the view, then the view's parser)
+        return cached
     with _deadline(current_app.config["BODY_SECONDS"]):
         data = request.get_data(cache=True)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if request.content_length is None and limit is not None and len(data) >= limit \
             and request.environ["wsgi.input"].read(1):
         raise RequestEntityTooLarge()
+    request.environ[_BYTES] = data
     return data
 
 

@@ -31,9 +31,20 @@ def insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence
 def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_version: int) -> bool:
     """Write `change` if the game is still at `expected_version`; whether it was."""
     response = change.response
+    game = change.game
     row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
-        **game_params(change.game),
-        "lock_key": lock_key(change.game.id),
+        "id": game.id,
+        "updated_at": game.updated_at,
+        # A deal changes only when its seeds are revealed: until then the stored one stands, and the action neither
+        # encodes it nor has PostgreSQL parse it again.
+        "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
+        "version": game.version,
+        "status": game.status,
+        "score": game.score,
+        "head_hash": game.head_hash,
+        "hints": game.hints,
+        "document": game.document,
+        "lock_key": lock_key(game.id),
         "expected_version": expected_version,
         "state": change.state_text,
         "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
