@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from server.transparency.notes import generate_signer
@@ -36,11 +37,15 @@ def tlogcheck(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def logged_server(embedded_server_url):
-    """A server whose log holds past a full tile: 330 entries (so Go reads full, partial and level-1 tiles)."""
+    """A server whose log holds past a full tile: 299 entries of games and a sealed deal, and the day's openings (so
+    Go reads full, partial and level-1 tiles)."""
     url = migrated_database(embedded_server_url)
     port = free_port()
     server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS="100")
     base = f"http://127.0.0.1:{port}"
+    # Today's daily deals open with the first request that asks (or the upkeep's first turn, whichever comes first):
+    # asked here, their entries come before the games', wherever the upkeep's turn falls.
+    assert call("GET", f"{base}/daily")[0] == 200
     games = []
     for number in range(165):
         status, game, _ = call("POST", f"{base}/games", {"variant": "osmosis"})
@@ -54,19 +59,23 @@ def logged_server(embedded_server_url):
     assert status == 201
     games.append(game["id"])
     wait_until_sequenced(url)
-    yield base, games
+    with psycopg.connect(url) as conn:
+        size, openings = conn.execute("SELECT count(*), count(*) FILTER (WHERE kind = 'daily_deal_opened') "
+                                      "FROM log_leaves").fetchone()
+    assert size == openings + 165 + 132 + 2 and openings > 0
+    yield base, games, size
     stop(server)
     drop_database(embedded_server_url, url)
 
 
 @pytest.mark.parametrize(("game", "old_size"), [(0, 1), (1, 2), (120, 256), (164, 257), (-1, 298)])
 def test_go_sumdb_verifies_the_served_log(tlogcheck, logged_server, game, old_size):
-    base, games = logged_server
+    base, games, size = logged_server
     done = subprocess.run([str(tlogcheck), base, KEY.verifier.vkey, games[game], str(old_size)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["origin"] == KEY.name and report["size"] == 165 + 132 + 2
+    assert report["origin"] == KEY.name and report["size"] == size
     kinds = [leaf.split(":")[1] for leaf in report["leaves"]]
     expected = {0: ["game_created"], 1: ["game_created", "game_ended"], 120: ["game_created"],
                 164: ["game_created", "game_ended"], -1: ["deal_sealed", "game_created"]}[game]
@@ -74,7 +83,7 @@ def test_go_sumdb_verifies_the_served_log(tlogcheck, logged_server, game, old_si
 
 
 def test_go_refuses_the_log_under_another_key(tlogcheck, logged_server):
-    base, games = logged_server
+    base, games, _ = logged_server
     impostor = generate_signer(KEY.name)
     done = subprocess.run([str(tlogcheck), base, impostor.verifier.vkey, games[0], "1"],
                           capture_output=True, text=True, timeout=120)
