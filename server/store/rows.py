@@ -34,16 +34,10 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
     game = change.game
     row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
         "id": game.id,
-        "updated_at": game.updated_at,
+        **_moving_params(game),
         # A deal changes only when its seeds are revealed: until then the stored one stands, and the action neither
         # encodes it nor has PostgreSQL parse it again.
         "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
-        "version": game.version,
-        "status": game.status,
-        "score": game.score,
-        "head_hash": game.head_hash,
-        "hints": game.hints,
-        "document": game.document,
         "lock_key": lock_key(game.id),
         "expected_version": expected_version,
         "state": change.state_text,
@@ -99,20 +93,20 @@ def game_params(game: GameRecord) -> dict[str, Any]:
     return {
         "id": game.id,
         "created_at": game.created_at,
-        "updated_at": game.updated_at,
         "rules": jsonb_text(game.rules),
         "variant": game.variant,
         "deal": jsonb_text(game.deal),
         "commitment": game.commitment,
-        "version": game.version,
-        "status": game.status,
-        "score": game.score,
-        "head_hash": game.head_hash,
-        "hints": game.hints,
-        "document": game.document,
         "player_id": game.owner.id if game.owner else None,
         "daily": game.daily,
+        **_moving_params(game),
     }
+
+
+def _moving_params(game: GameRecord) -> dict[str, Any]:
+    """What an action changes of a game's row (besides its deal, at the reveal)."""
+    return {"updated_at": game.updated_at, "version": game.version, "status": game.status, "score": game.score,
+            "head_hash": game.head_hash, "hints": game.hints, "document": game.document}
 
 
 def keep_first(conn: psycopg.Connection[Any], response: StoredResponse | None) -> None:
