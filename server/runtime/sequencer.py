@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 
 IDLE_SECONDS = 30.0
+"""How long a sequencer with nothing to do rests unless woken: the longest an entry whose writer died before waking
+its sequencer waits for a checkpoint."""
 
 
 class Sequencer(Turns):

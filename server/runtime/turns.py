@@ -48,8 +48,8 @@ class Turns(ABC):
             if not busy:
                 self._woken.wait(self.resting())
             self._woken.clear()
-            if (rest := last + self._wait - time.monotonic()) > 0 and self._stopped.wait(rest):
-                break
+            if (rest := last + self._wait - time.monotonic()) > 0:
+                self._stopped.wait(rest)
             if self._stopped.is_set():
                 break
             last = time.monotonic()

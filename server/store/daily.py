@@ -17,7 +17,7 @@ from . import player_sql
 class _Connections(Protocol):
     def _connection(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
-    def _logged(self, entries: object) -> None: ...
+    def _committed(self, logged_entries: bool) -> None: ...
 
 
 class DailyTables:
@@ -30,7 +30,7 @@ class DailyTables:
             if row is None:  # opened by another meanwhile: committed now, and visible to a new statement
                 row = conn.execute(player_sql.SELECT_DAILY_DEAL, parameters).fetchone()
         assert row is not None, "a daily deal, once opened, stays"
-        self._logged(row["id"] == deal.id)
+        self._committed(row["id"] == deal.id)  # opened here, not by another process first
         return _daily_of(row)
 
     def load_daily_deals(self: _Connections, day: date) -> list[DailyDeal]:

@@ -22,7 +22,7 @@ class _Connections(Protocol):
 
     def _transaction(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
-    def _logged(self, entries: object) -> None: ...
+    def _committed(self, logged_entries: bool) -> None: ...
 
 
 class PlayerTables:
@@ -40,7 +40,7 @@ class PlayerTables:
                 raise NameTaken(f"the name {player.name!r} is taken (names differing only by case or look-alike "
                                 "characters are one name)") from error
             raise_translated(error)
-        self._logged(public_entry)
+        self._committed(public_entry is not None)
 
     def authenticate(self: _Connections, token_hash: str, now: datetime) -> Caller | None:
         with self._connection() as conn:

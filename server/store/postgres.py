@@ -75,8 +75,9 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         """Called after every commit that added entries to the public log's pending list: the process's sequencer,
         which then integrates them within an interval instead of looking for work on a clock."""
 
-    def _logged(self, entries: object) -> None:
-        if entries:
+    def _committed(self, logged_entries: bool) -> None:
+        """After a commit: tell the process if it gave the public log entries to integrate."""
+        if logged_entries:
             self.entries_logged()
 
     @contextmanager
@@ -131,7 +132,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._logged(public_entry)
+        self._committed(public_entry is not None)
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
                            public_entry: PublicEntry | None = None) -> None:
@@ -143,7 +144,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._logged(public_entry)
+        self._committed(public_entry is not None)
 
     def load_sealed_deal(self, deal_id: UUID) -> SealedDeal:
         with self._connection() as conn:
@@ -186,14 +187,14 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 written = write_game(conn, write, expected_version)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._logged(written and write.public_entries)
+        self._committed(written and bool(write.public_entries))
         return written
 
     @contextmanager
     def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
         # The game's lock first, then the read: under it no other write of the game runs, and the read sees
         # the last one (see sql.WRITE_CHANGE for why not a row lock). The transaction ends with the block.
-        logged: list[PublicEntry] = []
+        logged = False
         try:
             with self._connection() as conn, conn.transaction():
                 conn.execute(sql.LOCK_GAME, {"lock_key": lock_key(game_id)})
@@ -205,12 +206,13 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 def write(change: GameWrite) -> None:
                     if not write_game(conn, change, game.version):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
-                    logged.extend(change.public_entries)
+                    nonlocal logged
+                    logged = logged or bool(change.public_entries)
 
                 yield LockedGame(game, secret_of(row), write)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._logged(logged)
+        self._committed(logged)
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._connection() as conn, conn.pipeline():

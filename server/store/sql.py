@@ -42,8 +42,8 @@ WRITE_CHANGE = """
     ), moved AS (
         UPDATE games
         SET updated_at = %(updated_at)s, deal = coalesce(%(revealed_deal)s::jsonb, deal), version = %(version)s,
-            status = %(status)s,
-            score = %(score)s, head_hash = %(head_hash)s, hints = %(hints)s, document = %(document)s
+            status = %(status)s, score = %(score)s, head_hash = %(head_hash)s, hints = %(hints)s,
+            document = %(document)s
         WHERE id = %(id)s AND version = %(expected_version)s AND EXISTS (SELECT FROM game_lock)
         RETURNING id
     ), position AS (

@@ -1,6 +1,5 @@
 """The hub's notifications to other processes: a lone change goes out at once, a burst in few round trips."""
 
-import threading
 import time
 
 from server.live.hub import Hub, decode
@@ -12,15 +11,12 @@ class RecordingFeed:
 
     def __init__(self) -> None:
         self.published: list[list[str]] = []
-        self.arrived = threading.Event()
 
     def publish_changes(self, payloads):
         self.published.append(list(payloads))
-        self.arrived.set()
 
     def listen_for_changes(self, on_change, on_listening, stopped):
         stopped.wait()
-
 
 
 def test_a_lone_change_is_published_at_once():

@@ -1,11 +1,12 @@
 """The process's own threads (the public log's sequencer, the upkeep) take a turn when work wakes them, keep turning
 while work remains, and cost nothing while there is none."""
 
-import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 from server.runtime.sequencer import Sequencer
 from server.runtime.turns import Turns
+from server.runtime.upkeep import Upkeep
 from tests.waiting import until
 
 
@@ -14,14 +15,11 @@ class Counted(Turns):
         super().__init__("test-turns", wait, idle_wait)
         self.turns: list[float] = []
         self.busy_turns = busy_turns
-        self.turned = threading.Event()
 
     def turn(self):
         self.turns.append(time.monotonic())
-        self.turned.set()
         self.busy_turns -= 1
         return self.busy_turns >= 0
-
 
 
 def test_idle_turns_wait_for_work_and_a_wake_brings_one_turn_soon():
@@ -104,3 +102,35 @@ def test_the_sequencer_turns_until_nothing_is_pending_then_waits_to_be_woken():
         until(lambda: public_log.pending == 0)
     finally:
         sequencer.stop()
+
+
+class Chores:
+    """The service's upkeep as a test scripts it: how much each batch did, or an error."""
+
+    def __init__(self, *batches):
+        self.batches = list(batches)
+
+    def upkeep(self):
+        batch = self.batches.pop(0) if self.batches else 0
+        if isinstance(batch, Exception):
+            raise batch
+        return batch
+
+
+def test_the_upkeep_drains_its_batches_in_one_turn_then_rests():
+    chores = Chores(100, 100, 3, 0)
+    assert Upkeep(chores).turn() is False
+    assert chores.batches == []
+
+
+def test_an_upkeep_turn_that_fails_asks_to_be_tried_again():
+    assert Upkeep(Chores(5, RuntimeError("the database went away"))).turn() is True
+    assert Upkeep(Chores(RuntimeError("down"))).run_once() == 0
+
+
+def test_the_upkeep_rests_no_longer_than_the_turn_of_the_day():
+    upkeep = Upkeep(Chores(), idle_wait=10 * 86400)
+    now = datetime.now(UTC)
+    to_midnight = (datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC) - now).total_seconds()
+    assert to_midnight <= upkeep.resting() <= to_midnight + 2
+    assert Upkeep(Chores(), idle_wait=0.5).resting() <= 0.5

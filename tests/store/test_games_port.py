@@ -3,6 +3,7 @@ decided on."""
 
 import threading
 import time
+from dataclasses import replace
 from datetime import timedelta
 from uuid import uuid4
 
@@ -49,6 +50,20 @@ def test_a_write_lands_only_on_the_version_it_was_decided_on(port_store):
     game, now = port_store.load_for_action(record.id)
     assert game == first.game and now.state_text == first.state_text and now.token_hash == secret.token_hash
     assert [event.seq for event in port_store.load_events(record.id, 0, None)] == [1, 2]
+
+
+def test_the_write_that_reveals_the_seeds_stores_the_revealed_deal(port_store):
+    record, _, _ = created(port_store)
+    played = an_action(record)
+    assert port_store.write(played, 1)
+    assert port_store.load_game(record.id).deal == record.deal
+
+    revealed = an_action(played.game)
+    revealed = replace(revealed, game=replace(revealed.game, deal={**record.deal, "server_seed": "00" * 32,
+                                                                   "client_seed": "c"}))
+    assert port_store.write(revealed, 2)
+
+    assert port_store.load_game(record.id) == revealed.game
 
 
 def test_a_write_of_a_game_that_does_not_exist_lands_nowhere(port_store):
