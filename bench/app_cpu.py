@@ -4,8 +4,8 @@ Run: .venv/bin/python bench/app_cpu.py [--requests 1000] [--rounds 5]
 Calls the WSGI apps in this process, one request at a time, and measures this process's CPU time (user
 and system: the driver's socket calls count, PostgreSQL's own work does not). Side by side, in
 alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action and a game read
-through the whole app, the action's service call alone (no HTTP), and the HTTP layer alone (an app
-whose service answers from memory). bench/load.py says how the whole system does under load; this
+through the whole app, the action's use case alone (no HTTP), and the HTTP layer alone (an app
+whose acting use case answers from memory). bench/load.py says how the whole system does under load; this
 says which layer of the game server a change made cheaper. Uses DATABASE_URL if set, else the embedded
 PostgreSQL in var/bench. Prints medians over rounds.
 """
@@ -13,6 +13,7 @@ PostgreSQL in var/bench. Prints medians over rounds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import io
 import json
@@ -35,8 +36,10 @@ from server.api import replies  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.rules import action_from_dict, preset  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402
-from server.service.games import GameService  # noqa: E402
+from server.runtime.composition import compose  # noqa: E402
+from server.service.creating import NewGame  # noqa: E402
 from server.service.outcomes import ActionTaken, Answered  # noqa: E402
+from server.service.use_cases import UseCases  # noqa: E402
 from server.store import PostgresStore, open_pool  # noqa: E402
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
@@ -98,36 +101,34 @@ def over_http(app: Wsgi) -> Callable[[], None]:
     return act
 
 
-def in_service(service: GameService) -> Callable[[], None]:
-    player = Player(lambda: created_in(service))
+def in_service(cases: UseCases) -> Callable[[], None]:
+    player = Player(lambda: created_in(cases))
 
     def act() -> None:
         action = player.next_action()
         game_id = UUID(player.game["id"])
         if action["kind"] == "move":
-            result = service.act(game_id, player.token, action_from_dict(action), None, None)
+            result = cases.acting.act(game_id, player.token, action_from_dict(action))
         else:
-            result = service.draw(game_id, player.token, None, None)
+            result = cases.acting.draw(game_id, player.token)
         assert result.outcome is not None
         player.game = json.loads(result.outcome.game.document)
 
     return act
 
 
-def created_in(service: GameService) -> dict[str, Any]:
-    made = service.create_game(preset("osmosis-draw-one")).outcome
+def created_in(cases: UseCases) -> dict[str, Any]:
+    made = cases.creating.create_game(NewGame(preset("osmosis-draw-one"))).outcome
     assert made is not None
     return {**json.loads(made.game.document), "player_token": made.player_token}
 
 
 class AnswerFromMemory:
-    """A service that answers every action with one real action's outcome: what is left is the HTTP layer
+    """An acting use case that answers every action with one real action's outcome: what is left is the HTTP layer
     (rendering the reply included)."""
 
-    def __init__(self, taken: ActionTaken, store: Any) -> None:
+    def __init__(self, taken: ActionTaken) -> None:
         self._taken = taken
-        self.store = store  # for the app's live hub, which this benchmark never wakes
-        self.changes = None
 
     def move(self, *args: Any, answer: Any = None) -> Answered[ActionTaken]:
         return Answered(replies.action_taken(self._taken), self._taken)
@@ -158,15 +159,18 @@ def main() -> None:
         game_app = create_app(settings)
         ceiling = importlib.import_module("bench.ceiling_app")
         pool = open_pool(url, 1, 2, 5, 5000)
-        service = GameService(PostgresStore(pool, "unused"))
+        store = PostgresStore(pool, "unused")
+        cases = compose(store)
 
         act = over_http(game_app)
         act()
         read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
-        created = created_in(service)
-        drawn = service.draw(UUID(created["id"]), created["player_token"], None, None).outcome
+        created = created_in(cases)
+        drawn = cases.acting.draw(UUID(created["id"]), created["player_token"]).outcome
         assert drawn is not None
-        canned_app = create_app(settings, AnswerFromMemory(drawn, service.store))  # type: ignore[arg-type]
+        canned_app = create_app(settings, store)
+        canned_app.extensions["osmosis.use_cases"] = dataclasses.replace(
+            canned_app.extensions["osmosis.use_cases"], acting=AnswerFromMemory(drawn))
         draw_path = f"/games/{UUID(int=0)}/draw"
 
         def expect(app: Wsgi, method: str, path: str, status: int, token: str | None = None) -> Callable[[], None]:
@@ -178,7 +182,7 @@ def main() -> None:
         phases = {
             "ceiling: INSERT + COMMIT": expect(ceiling.app, "POST", "/insert", 201),
             "game: action, whole app": act,
-            "game: action, service only": in_service(service),
+            "game: action, service only": in_service(cases),
             "game: action, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
             "ceiling: SELECT by key": expect(ceiling.app, "GET", "/select/7", 200),
             "game: read": expect(game_app, "GET", read_path, 200),

@@ -24,15 +24,15 @@ parser.add_argument("--rounds", type=int, default=5)
 args = parser.parse_args()
 sys.path.insert(0, str(args.root.resolve()))
 
+
 from server.config import Settings  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402
-from server.service.games import GameService  # noqa: E402
 from tests.memory_store import MemoryStore  # noqa: E402
 
 
 def client(rate_limit: str) -> Any:
     settings = Settings.from_env({"RATE_LIMIT": rate_limit, "RATE_LIMIT_STORAGE_URI": "memory://"})
-    return create_app(settings, service=GameService(MemoryStore())).test_client()
+    return create_app(settings, MemoryStore()).test_client()
 
 
 def cpu_microseconds(test_client: Any, address: str, requests: int) -> float:

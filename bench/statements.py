@@ -23,7 +23,8 @@ from load import prepare_database  # noqa: E402
 
 from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
-from server.service.games import GameService  # noqa: E402
+from server.runtime.composition import compose  # noqa: E402
+from server.service.creating import NewGame  # noqa: E402
 from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
 from server.store.rows import write_game  # noqa: E402
@@ -48,8 +49,8 @@ def main() -> None:
 def measure(url: str, games_count: int, actions: int) -> None:
     pool = open_pool(url, 1, 2, 5, 5000)
     postgres = PostgresStore(pool, migrate.head_revision())
-    service = GameService(postgres)
-    games = [service.create_game(preset("osmosis-draw-one")).outcome for _ in range(games_count)]
+    cases = compose(postgres)
+    games = [cases.creating.create_game(NewGame(preset("osmosis-draw-one"))).outcome for _ in range(games_count)]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     ceiling: list[float] = []
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:

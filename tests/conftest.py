@@ -21,7 +21,6 @@ from psycopg import sql
 
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.store import PostgresStore, embedded, migrate, open_pool
 from tests.answers import Answers
 from tests.processes import start_gunicorn, stop
@@ -116,7 +115,7 @@ def store(pool) -> PostgresStore:
 
 @pytest.fixture(scope="session")
 def app(store):
-    app = create_app(Settings(rate_limit=""), service=GameService(store))
+    app = create_app(Settings(rate_limit=""), store)
     app.config["TESTING"] = True
     yield app
     app.extensions["osmosis.hub"].stop()

@@ -9,7 +9,9 @@ import psycopg
 from alembic import command
 
 from server.rules import preset
-from server.service.games import GameService
+from server.runtime.composition import compose
+from server.service.creating import NewGame, NumberedDeal
+from server.service.sources import Sources
 from server.store import PostgresStore, open_pool
 from server.store.migrate import alembic_config, head_revision
 from tests.api.helpers import body_of
@@ -29,10 +31,10 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
                              datetime(2026, 3, 1, 12, 0, 1, 250_000, tzinfo=UTC)])
     pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
-        service = GameService(PostgresStore(pool, head_revision()), clock=lambda: next(times))
+        cases = compose(PostgresStore(pool, head_revision()), sources=Sources(clock=lambda: next(times)))
         for number in (1, 2, 3):
-            game = body_of(service.create_game(preset("osmosis-draw-one"), deal_number=number))
-            service.draw(UUID(game["id"]), game["player_token"], None, None)
+            game = body_of(cases.creating.create_game(NewGame(preset("osmosis-draw-one"), NumberedDeal(number))))
+            cases.acting.draw(UUID(game["id"]), game["player_token"])
     finally:
         pool.close()
     rendered = documents(url)
@@ -57,11 +59,11 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     url = migrated_database(embedded_server_url)
     pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
-        service = GameService(PostgresStore(pool, head_revision()))
-        plain = body_of(service.create_game(preset("osmosis"), deal_number=1))
-        hinted = body_of(service.create_game(preset("osmosis"), deal_number=2))
+        cases = compose(PostgresStore(pool, head_revision()))
+        plain = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(1))))
+        hinted = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(2))))
         for _ in range(2):
-            service.hint(UUID(hinted["id"]), hinted["player_token"], None, None)
+            cases.acting.hint(UUID(hinted["id"]), hinted["player_token"])
     finally:
         pool.close()
     rendered = documents(url)

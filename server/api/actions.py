@@ -14,7 +14,7 @@ from ..service.errors import VersionConflict
 from ..service.outcomes import ActionTaken, Answered
 from . import examples, replies
 from .callers import credential
-from .common import etag, game_service, request_idempotency
+from .common import etag, request_idempotency, use_cases
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
@@ -94,7 +94,8 @@ class Actions(MethodView):
         """
         token, idempotency = credential(), request_idempotency()
         action = action_from_dict(args["action"])
-        result = game_service().act(game_id, token, action, expected_versions(args), idempotency, replies.action_taken)
+        result = use_cases().acting.act(game_id, token, action, versions=expected_versions(args), idempotency=idempotency,
+                                        answer=replies.action_taken)
         return action_response(result)
 
 
@@ -112,7 +113,8 @@ class Moves(MethodView):
         """
         token, idempotency = credential(), request_idempotency()
         move = action_from_dict({**args, "kind": "move"})
-        result = game_service().act(game_id, token, move, expected_versions(args), idempotency, replies.action_taken)
+        result = use_cases().acting.act(game_id, token, move, versions=expected_versions(args), idempotency=idempotency,
+                                        answer=replies.action_taken)
         return action_response(result)
 
 
@@ -128,8 +130,8 @@ class Draw(MethodView):
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(game_service().draw(game_id, token, expected_versions(args), idempotency,
-                                                   replies.action_taken))
+        return action_response(use_cases().acting.draw(game_id, token, versions=expected_versions(args),
+                                                      idempotency=idempotency, answer=replies.action_taken))
 
 
 class Resignation(MethodView):
@@ -143,5 +145,5 @@ class Resignation(MethodView):
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(game_service().resign(game_id, token, expected_versions(args), idempotency,
-                                                     replies.action_taken))
+        return action_response(use_cases().acting.resign(game_id, token, versions=expected_versions(args),
+                                                        idempotency=idempotency, answer=replies.action_taken))

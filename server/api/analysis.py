@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from . import examples
 from .callers import readable
-from .common import game_service
+from .common import use_cases
 from .contract import READ_ERRORS, SOLVER_CODES, answers
 from .games import blp
 from .solver_schemas import AnalysisSchema
@@ -31,5 +31,5 @@ class Analysis(MethodView):
         daily game is analysed once its day has closed (409 `day-not-closed`): the analysis would show the deal.
         """
         readable(game_id)
-        text = game_service().analyses.analysis(game_id)
+        text = use_cases().analyses.analysis(game_id)
         return Response(text, mimetype="application/json")

@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from ..rules import PRESETS, InvalidInput
 from . import player_examples
-from .common import Blueprint, game_service
+from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .player_schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
 
@@ -39,7 +39,7 @@ class DailyBoard(MethodView):
         fewest actions, least time from the first action to the last. Each row links the game's export and its
         entries in the public log: `osmosis audit --board` recomputes the board from them.
         """
-        return game_service().boards.daily(day_named(day), args["variant"], args["kind"], args["limit"],
+        return use_cases().boards.daily(day_named(day), args["variant"], args["kind"], args["limit"],
                                            args.get("cursor"))
 
 
@@ -56,4 +56,4 @@ class PresetBoard(MethodView):
         Players with at least 20 finished games of the preset, ranked by the lower bound of their win rate's 95%
         interval: a rate over many games outranks the same rate over few.
         """
-        return game_service().boards.all_time(variant, args["kind"], args["limit"], args.get("cursor"))
+        return use_cases().boards.all_time(variant, args["kind"], args["limit"], args.get("cursor"))

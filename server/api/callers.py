@@ -10,7 +10,7 @@ from ..service.acting import Credential
 from ..service.errors import ServiceError, Unauthorized
 from ..service.players.tokens import PLAY, is_api_token
 from ..service.records import Caller
-from .common import game_service
+from .common import use_cases
 
 
 def bearer() -> str | None:
@@ -35,7 +35,7 @@ def caller() -> Caller:
         token = bearer()
         if token is None or not is_api_token(token):
             raise Unauthorized("this needs your API token: Authorization: Bearer osm_…")
-        g.osmosis_caller = game_service().accounts.authenticate(token)
+        g.osmosis_caller = use_cases().accounts.authenticate(token)
     found: Caller = g.osmosis_caller
     return found
 
@@ -71,4 +71,4 @@ def _live_caller() -> Caller | None:
 
 def readable(game_id: UUID) -> None:
     """Raises GameNotFound unless the request may read the game (service.queries.readable)."""
-    game_service().readable(game_id, reader())
+    use_cases().queries.readable(game_id, reader())

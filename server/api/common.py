@@ -1,4 +1,4 @@
-"""What every blueprint needs: its Blueprint class, the service, and the request's Idempotency-Key."""
+"""What every blueprint needs: its Blueprint class, the use cases, and the request's Idempotency-Key."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from webargs.core import missing
 
 from ..live.hub import Hub
 from ..rules import InvalidInput
-from ..service.games import GameService
 from ..service.idempotency import Idempotency
-from ..service.public_log import PublicLog
+from ..service.use_cases import UseCases
 from .boundary import Parser, json_body
 from .schemas import IDEMPOTENCY_KEY_PATTERN
 
@@ -80,13 +79,9 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def game_service() -> GameService:
-    found: GameService = current_app.extensions["osmosis.service"]
-    return found
-
-
-def public_log() -> PublicLog:
-    found: PublicLog = current_app.extensions["osmosis.public_log"]
+def use_cases() -> UseCases:
+    """The server's use cases, as the composition root built them (server/runtime/composition.py)."""
+    found: UseCases = current_app.extensions["osmosis.use_cases"]
     return found
 
 

@@ -9,7 +9,7 @@ from flask.views import MethodView
 from . import player_examples
 from .boards import day_named
 from .callers import optional_caller
-from .common import Blueprint, game_service
+from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .player_schemas import DailySchema
 
@@ -29,7 +29,7 @@ class Today(MethodView):
         `{"variant": …, "daily": true}` and your API token: one attempt per preset a day. With your token,
         `your_game` names your game of each deal you have begun.
         """
-        return game_service().daily(None, optional_caller())
+        return use_cases().days.page(None, optional_caller())
 
 
 class Day(MethodView):
@@ -45,4 +45,4 @@ class Day(MethodView):
         Check any daily game of that day against its deal: the commitment here is the one its log names, and
         the seed here hashes to it.
         """
-        return game_service().daily(day_named(day), optional_caller())
+        return use_cases().days.page(day_named(day), optional_caller())

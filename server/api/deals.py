@@ -9,7 +9,7 @@ from flask import Response
 from flask.views import MethodView
 
 from . import examples, replies
-from .common import Blueprint, game_service, request_idempotency
+from .common import Blueprint, request_idempotency, use_cases
 from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
 from .replay_schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
@@ -29,7 +29,7 @@ class SealedDeals(MethodView):
         Takes no body (or `{}`). Then create a game with `sealed_deal_id` and a `client_seed` of your
         choosing: the server's seed was fixed before it saw yours. One sealed deal makes one game.
         """
-        result = game_service().create_sealed_deal(request_idempotency(), replies.sealed_deal)
+        result = use_cases().sealing.create_sealed_deal(request_idempotency(), replies.sealed_deal)
         deal_id = result.outcome.deal.id if result.outcome else replies.replied_body(result)["id"]
         return replies.sent(result, {"Location": f"/deals/{deal_id}"})
 
@@ -43,7 +43,7 @@ class SealedDealResource(MethodView):
 
         Its seed stays secret until the game made from it is over; then that game's log reveals it.
         """
-        return game_service().get_sealed_deal(deal_id)
+        return use_cases().sealing.get_sealed_deal(deal_id)
 
 
 class ReplayVerification(MethodView):
@@ -60,4 +60,4 @@ class ReplayVerification(MethodView):
         recomputing hints); what that does not pay for is listed in `unchecked` (`osmosis verify` checks
         everything offline).
         """
-        return game_service().verify_replay(document)
+        return use_cases().verifying.verify_replay(document)

@@ -11,7 +11,7 @@ from ..rules import InvalidInput
 from ..service.errors import GameNotFound
 from ..service.feed import FeedPosition
 from . import examples, streams
-from .common import Blueprint, event_stream, game_service, live_hub
+from .common import Blueprint, event_stream, live_hub, use_cases
 from .contract import READ_ERRORS, answers, ref
 from .reading_schemas import FeedHeadersSchema, FeedQuerySchema
 
@@ -43,7 +43,7 @@ class Feed(MethodView):
 
         One connection for a lobby or a page of spectators, instead of one per game.
         """
-        games = game_service()
+        games = use_cases().queries
         game_ids = args.get("game_id")
         after = _position_of(headers["last_event_id"]) if "last_event_id" in headers else None
         if game_ids is not None:

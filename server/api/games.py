@@ -12,12 +12,13 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from ..rules import InvalidInput, Rules, preset
+from ..service.creating import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
 from ..service.documents import to_json
 from ..service.errors import LogNotStarted
 from ..service.queries import MAX_SEQ
 from . import examples, replies, streams
 from .callers import optional_caller, readable, reader
-from .common import Blueprint, etag, event_stream, game_service, live_hub, public_log, request_idempotency
+from .common import Blueprint, etag, event_stream, live_hub, request_idempotency, use_cases
 from .contract import (
     BODY_ERRORS,
     ETAG_HEADER,
@@ -67,6 +68,16 @@ def _link(next_url: str | None) -> dict[str, str]:
     return {"Link": f'<{next_url}>; rel="next"'} if next_url else {}
 
 
+def _deal_source(args: dict[str, Any]) -> DealSource:
+    if args.get("daily", False):
+        return TodaysDeal()
+    if args.get("sealed_deal_id") is not None:
+        return FromSealedDeal(args["sealed_deal_id"], args.get("client_seed", ""))
+    if args.get("deal_number") is not None:
+        return NumberedDeal(args["deal_number"])
+    return FreshDeal()
+
+
 class Games(MethodView):
     @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
     @blp.arguments(CreateGameSchema(), required=False, examples={
@@ -94,10 +105,8 @@ class Games(MethodView):
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         idempotency = request_idempotency(answer_holds_a_secret=True)
-        result = game_service().create_game(rules, args.get("deal_number"), idempotency,
-                                            args.get("sealed_deal_id"), args.get("client_seed", ""),
-                                            args.get("winnable", False), replies.created_game, optional_caller(),
-                                            args.get("daily", False))
+        new = NewGame(rules, _deal_source(args), winnable=args.get("winnable", False), owner=optional_caller())
+        result = use_cases().creating.create_game(new, idempotency, answer=replies.created_game)
         game_id, version = ((result.outcome.game.id, result.outcome.game.version) if result.outcome else
                             (replies.replied_body(result)["id"], replies.replied_body(result)["version"]))
         return replies.sent(result, {"Location": f"/games/{game_id}", "ETag": etag(version)})
@@ -115,7 +124,7 @@ class Games(MethodView):
         with their API token).
         """
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, reader())
+        games, cursor = use_cases().queries.list_games(args["limit"], args.get("cursor"), status, variant, reader())
         next_url = None
         if cursor:
             next_url = next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
@@ -136,7 +145,7 @@ class Game(MethodView):
         the last event (`head_hash`, a receipt).
         """
         readable(game_id)
-        version, document = game_service().get_game(game_id)
+        version, document = use_cases().queries.get_game(game_id)
         tag = etag(version)
         if tag in {tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=304, headers={"ETag": tag})
@@ -156,7 +165,7 @@ class Events(MethodView):
         without server-sent events.
         """
         readable(game_id)
-        events, next_after = streams.wait_for_events(game_service(), live_hub(), game_id, args["after"], args["limit"],
+        events, next_after = streams.wait_for_events(use_cases().queries, live_hub(), game_id, args["after"], args["limit"],
                                                      args["wait"])
         next_url = None
         if next_after is not None:
@@ -177,7 +186,7 @@ class StateAt(MethodView):
         `seeds_revealed`) are one step: each shows the position after that action.
         """
         readable(game_id)
-        return _json(game_service().state_at(game_id, seq))
+        return _json(use_cases().queries.state_at(game_id, seq))
 
 
 class Replay(MethodView):
@@ -193,9 +202,9 @@ class Replay(MethodView):
         signed checkpoint, which `osmosis verify --log-key` checks.
         """
         readable(game_id)
-        document = game_service().replay(game_id)
+        document = use_cases().queries.replay(game_id)
         try:
-            proofs = public_log().game_proofs(game_id)
+            proofs = use_cases().public_log.game_proofs(game_id)
         except LogNotStarted:
             return document
         return {**document, "transparency": proofs.to_dict()} if proofs.leaves else document
@@ -211,7 +220,7 @@ class Verification(MethodView):
         While the game is on, the seeds are secret and the verdict is `complete: false`.
         """
         readable(game_id)
-        return game_service().verification(game_id)
+        return use_cases().verifying.verification(game_id)
 
 
 STREAM_DESCRIPTION = (
@@ -255,7 +264,7 @@ class EventStream(MethodView):
         after = args["after"]
         if "last_event_id" in headers:
             after = _seq_of(headers["last_event_id"])
-        games, environ = game_service(), request.environ
+        games, environ = use_cases().queries, request.environ
         pusher = current_app.extensions.get("osmosis.pusher")
         if pusher is not None and environ.get(CAN_HAND_OVER):
             return event_stream(iter(pusher.open(environ, game_id, after)))

@@ -11,7 +11,7 @@ from flask.views import MethodView
 from . import examples, replies
 from .actions import ACTION_CODES, action_response, expected_versions, write_doc
 from .callers import credential
-from .common import game_service, request_idempotency
+from .common import request_idempotency, use_cases
 from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
 from .games import blp
 from .schemas import ActionRequestSchema
@@ -37,5 +37,5 @@ class Hint(MethodView):
         searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(game_service().hint(game_id, token, expected_versions(args), idempotency,
-                                                   replies.action_taken))
+        return action_response(use_cases().acting.hint(game_id, token, versions=expected_versions(args),
+                                                      idempotency=idempotency, answer=replies.action_taken))

@@ -7,8 +7,8 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from ..service.games import GameService
-from .common import Blueprint, game_service
+from ..service.queries import variants
+from .common import Blueprint, use_cases
 from .contract import answers
 from .errors import NOT_READY, problem
 from .schemas import HealthSchema, VariantListSchema
@@ -19,14 +19,14 @@ health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes f
 
 class Variants(MethodView):
     @variants_blp.doc(operationId="listVariants", security=[])
-    @variants_blp.response(200, VariantListSchema, example={"variants": GameService.variants()[:2]})
+    @variants_blp.response(200, VariantListSchema, example={"variants": variants()[:2]})
     @answers(422, 429)
     def get(self) -> dict[str, Any]:
         """List the preset variants and their rule parameters
 
         Each preset's name is what `createGame` takes as `variant`; its rules are the parameters it sets.
         """
-        return {"variants": GameService.variants()}
+        return {"variants": variants()}
 
 
 class Health(MethodView):
@@ -50,7 +50,7 @@ class Readiness(MethodView):
 
         For an orchestrator's readiness probe: a 503 `not-ready` says why, with Retry-After.
         """
-        reason = game_service().readiness()
+        reason = use_cases().health.readiness()
         if reason is not None:
             return problem(503, NOT_READY, reason, {"Retry-After": "1"})
         return {"status": "ready"}

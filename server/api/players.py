@@ -13,7 +13,7 @@ from ..service.documents import api_token_view, player_view
 from ..service.errors import ApiTokenNotFound
 from . import examples, player_examples, replies
 from .callers import caller, reader
-from .common import Blueprint, game_service, request_idempotency
+from .common import Blueprint, request_idempotency, use_cases
 from .contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
 from .games import game_list, next_page
 from .player_schemas import (
@@ -52,7 +52,7 @@ class Players(MethodView):
         Names are unique without regard to case or look-alike characters.
         """
         idempotency = request_idempotency(answer_holds_a_secret=True)
-        result = game_service().accounts.sign_up(args["name"], args["kind"], idempotency, replies.player_created)
+        result = use_cases().accounts.sign_up(args["name"], args["kind"], idempotency, replies.player_created)
         name = result.outcome.player.name if result.outcome else replies.replied_body(result)["player"]["name"]
         return replies.sent(result, {"Location": f"/players/{name}"}, secret_field="token")
 
@@ -79,7 +79,7 @@ class ApiTokens(MethodView):
         Needs a token with the `account` scope. The tokens themselves are not shown: the server keeps only
         their hashes.
         """
-        return {"tokens": [api_token_view(token) for token in game_service().accounts.tokens(caller())]}
+        return {"tokens": [api_token_view(token) for token in use_cases().accounts.tokens(caller())]}
 
     @blp.doc(operationId="createApiToken", parameters=[parameter("IdempotencyKey")], security=API_TOKEN)
     @blp.arguments(CreateApiTokenSchema(), examples={
@@ -93,7 +93,7 @@ class ApiTokens(MethodView):
         Needs a token with the `account` scope. The answer carries the new `token` this once. A player has
         at most 20 live tokens.
         """
-        result = game_service().accounts.add_token(caller(), args["label"], args["scopes"], request_idempotency(),
+        result = use_cases().accounts.add_token(caller(), args["label"], args["scopes"], request_idempotency(),
                                                    replies.api_token_created)
         return replies.sent(result, {}, secret_field="token")
 
@@ -108,7 +108,7 @@ class ApiToken(MethodView):
         Needs a token with the `account` scope; it may revoke itself. A token revoked already, or not yours,
         is a 404.
         """
-        if not game_service().accounts.revoke_token(caller(), token_id):
+        if not use_cases().accounts.revoke_token(caller(), token_id):
             raise ApiTokenNotFound(token_id)
         return Response(status=204)
 
@@ -125,7 +125,7 @@ class Player(MethodView):
         `osmosis rebuild-stats` makes again). Names are looked up as they are compared: `Alice`, `ALICE` and
         `a1ice` find the same player.
         """
-        return game_service().profiles.profile(name)
+        return use_cases().profiles.profile(name)
 
 
 class PlayerGames(MethodView):
@@ -139,9 +139,9 @@ class PlayerGames(MethodView):
         Keyset pagination as `listGames`. Their daily games of a day not closed yet are listed to them alone
         (with their API token).
         """
-        player = game_service().accounts.player(name)
+        player = use_cases().accounts.player(name)
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = game_service().list_games(args["limit"], args.get("cursor"), status, variant, reader(),
+        games, cursor = use_cases().queries.list_games(args["limit"], args.get("cursor"), status, variant, reader(),
                                                   player.id)
         path = f"/players/{quote(player.name)}/games"
         next_url = None if cursor is None else next_page(path, {"limit": args["limit"], "status": status,

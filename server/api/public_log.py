@@ -15,7 +15,7 @@ from ..service.public_log import published_note
 from ..transparency.tiles import TilePathError, parse_tile_path
 from . import log_examples
 from .callers import readable
-from .common import Blueprint, public_log
+from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
 
@@ -42,7 +42,7 @@ class LogCheckpoint(MethodView):
         The tree's size and root hash, signed by the log's key (GET /log/key), with the cosignatures of its
         witnesses: a C2SP tlog-checkpoint in a signed note. Cached for a second at most.
         """
-        return _text(published_note(public_log().checkpoint()), "no-cache")
+        return _text(published_note(use_cases().public_log.checkpoint()), "no-cache")
 
 
 class LogKey(MethodView):
@@ -56,7 +56,7 @@ class LogKey(MethodView):
         `<name>+<key id>+<base64 Ed25519 key>`, as Go's sumdb/note reads it. Pin it once, from a source you trust
         (the operator's README), rather than fetching it each time.
         """
-        verifier = public_log().verifier
+        verifier = use_cases().public_log.verifier
         if verifier is None:
             raise TileNotFound("this server has no log key")
         return _text(verifier.vkey + "\n", SHORT_LIVED)
@@ -81,7 +81,7 @@ class LogTile(MethodView):
             address = parse_tile_path(tile_path)
         except TilePathError as error:
             raise TileNotFound(f"no such tile: {error}") from None
-        data = public_log().tile(address)
+        data = use_cases().public_log.tile(address)
         return Response(data, 200, {"Content-Type": "application/octet-stream",
                                     "Cache-Control": IMMUTABLE if address.width is None else SHORT_LIVED})
 
@@ -99,7 +99,7 @@ class LogConsistency(MethodView):
         it; this saves a client the work.
         """
         old, new = args["from_size"], args["to_size"]
-        return {"from_size": old, "to_size": new, "proof": [_b64(h) for h in public_log().consistency(old, new)]}
+        return {"from_size": old, "to_size": new, "proof": [_b64(h) for h in use_cases().public_log.consistency(old, new)]}
 
 
 class GameTransparency(MethodView):
@@ -114,7 +114,7 @@ class GameTransparency(MethodView):
         and an inclusion proof in the latest published checkpoint; entries not yet in it are `pending`.
         """
         readable(game_id)
-        return public_log().game_proofs(game_id).to_dict()
+        return use_cases().public_log.game_proofs(game_id).to_dict()
 
 
 def _b64(value: bytes) -> str:

@@ -30,7 +30,7 @@ import gevent
 
 from ..live.following import GameFollowing
 from ..live.hub import Change, Hub, Subscription
-from ..service.games import GameService
+from ..service.queries import GameQueries
 from . import streams
 from .observability import LIVE_FOLLOWERS
 
@@ -72,8 +72,8 @@ class Follower:
 class Pusher:
     """This process's handed-over event streams, by game."""
 
-    def __init__(self, service: GameService, hub: Hub) -> None:
-        self._service = service
+    def __init__(self, queries: GameQueries, hub: Hub) -> None:
+        self._queries = queries
         self._hub = hub
         self._by_game: dict[str, set[Follower]] = {}
         self._subscriptions: dict[str, Subscription] = {}
@@ -86,8 +86,8 @@ class Pusher:
         response's own body is then empty; a game already over is sent whole, as usual."""
         follower = self.prepare(str(game_id), after)
         try:
-            _, document = self._service.get_game(game_id)
-            events = follower.following.from_log(self._service)
+            _, document = self._queries.get_game(game_id)
+            events = follower.following.from_log(self._queries)
         except Exception:
             self.forget(follower)
             raise
@@ -174,7 +174,7 @@ class Pusher:
 
         def read() -> None:
             try:
-                events = follower.following.from_log(self._service)
+                events = follower.following.from_log(self._queries)
             except Exception:
                 log.warning("a follower could not catch up from the log", exc_info=True)
                 self._end(follower, chunk(streams.FALLEN_BEHIND) + END)
@@ -250,14 +250,14 @@ class Pusher:
             self._end(follower, goodbye)
 
 
-def install(app: Any, service: GameService, hub: Hub) -> Pusher | None:
+def install(app: Any, queries: GameQueries, hub: Hub) -> Pusher | None:
     """Hand streams over when the app runs under gunicorn's gevent workers; None elsewhere."""
     monkey = sys.modules.get("gevent.monkey")
     if monkey is None or not monkey.is_module_patched("socket"):
         return None
     from gunicorn.workers.base_async import ALREADY_HANDLED
 
-    pusher = Pusher(service, hub)
+    pusher = Pusher(queries, hub)
     serve = app.wsgi_app
 
     def hand_over_streams(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:

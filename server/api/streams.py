@@ -17,7 +17,7 @@ from ..live.following import FeedFollowing, GameFollowing
 from ..live.hub import Hub
 from ..service.documents import to_json
 from ..service.feed import FeedEntry, FeedPosition
-from ..service.games import GameService
+from ..service.queries import GameQueries
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"
@@ -49,13 +49,13 @@ def game_message(document: str) -> str:
     return f"event: game\ndata: {document}\n\n"
 
 
-def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> Iterator[str]:
+def game_stream(queries: GameQueries, hub: Hub, game_id: UUID, after: int) -> Iterator[str]:
     """One game: the game as it is now, its events after `after`, then each new event as it commits;
     ends after the game's last event."""
     with hub.subscribe([str(game_id)]) as subscription:
-        _, document = service.get_game(game_id)
+        _, document = queries.get_game(game_id)
         following = GameFollowing(str(game_id), after)
-        yield RETRY + game_message(document) + event_messages(following.from_log(service))
+        yield RETRY + game_message(document) + event_messages(following.from_log(queries))
         if following.ended or is_over(document):
             return
         for changes in _waited(subscription):
@@ -63,23 +63,23 @@ def game_stream(service: GameService, hub: Hub, game_id: UUID, after: int) -> It
                 yield changes
                 continue
             catch_up, subscription.overflowed = subscription.overflowed, False
-            if events := following.follow(service, changes, catch_up):
+            if events := following.follow(queries, changes, catch_up):
                 yield event_messages(events)
             if following.ended:
                 return
 
 
-def feed_stream(service: GameService, hub: Hub, game_ids: list[UUID] | None, variant: str | None,
+def feed_stream(queries: GameQueries, hub: Hub, game_ids: list[UUID] | None, variant: str | None,
                 after: FeedPosition | None) -> Iterator[str]:
     """Many games: every event of every game (of `variant`), or only of `game_ids`, in the feed's order,
     each message's id its position, from `after` on (the Last-Event-ID). Without `after`: from now on, and
     with `game_ids` each game as it is now first. Every event names its game."""
     with hub.follow_feed() as subscription:
-        following = FeedFollowing(service, game_ids, variant, after)
+        following = FeedFollowing(queries, game_ids, variant, after)
         opening = [RETRY]
         if after is None:
             for game_id in game_ids or ():
-                following.shown[str(game_id)], document = service.get_game(game_id)
+                following.shown[str(game_id)], document = queries.get_game(game_id)
                 opening.append(game_message(document))
         yield "".join(opening)
         if after is not None:  # a reconnection: what came since, before anything new
@@ -123,15 +123,15 @@ def _waited(subscription: _Waiting[T]) -> Iterator[list[T] | str]:
             yield KEEP_ALIVE
 
 
-def wait_for_events(service: GameService, hub: Hub, game_id: UUID, after: int, limit: int,
+def wait_for_events(queries: GameQueries, hub: Hub, game_id: UUID, after: int, limit: int,
                     wait: float) -> tuple[list[dict[str, Any]], int | None]:
     """A long poll: the events after `after`, waiting up to `wait` seconds for the first if there is none."""
     if wait <= 0:
-        return service.list_events(game_id, after, limit)
+        return queries.list_events(game_id, after, limit)
     with hub.subscribe([str(game_id)]) as subscription:
-        events, next_after = service.list_events(game_id, after, limit)
+        events, next_after = queries.list_events(game_id, after, limit)
         deadline = time.monotonic() + wait
         while not events and not subscription.stopped and (remaining := deadline - time.monotonic()) > 0:
             if any(change.version > after for change in subscription.wait(remaining)):
-                events, next_after = service.list_events(game_id, after, limit)
+                events, next_after = queries.list_events(game_id, after, limit)
     return events, next_after

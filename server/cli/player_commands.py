@@ -7,7 +7,10 @@ import sys
 from typing import Any
 
 from ..config import Settings
-from ..service.games import GameService
+from ..service.players.profiles import Profiles
+from ..service.ports import at_once
+from ..service.sources import utc_now
+from ..service.verifying import Verifying
 from ..store import PostgresStore, embedded, migrate, open_pool
 
 
@@ -34,7 +37,8 @@ def _rebuild(database_url: str) -> int:
     migrate.upgrade(database_url)
     pool = open_pool(database_url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
     try:
-        counted = GameService(PostgresStore(pool, migrate.head_revision())).profiles.rebuild()
+        store = PostgresStore(pool, migrate.head_revision())
+        counted = Profiles(store, Verifying(store, at_once), utc_now).rebuild()
     finally:
         pool.close()
     print(f"osmosis: statistics rebuilt from the logs of {counted} games")

@@ -1,6 +1,6 @@
-"""The composition root: the WSGI application, assembled from the settings (the one place that knows every
-part). gunicorn runs `server.runtime.app:create_app()`; the tests and benchmarks call it with a service of
-their own."""
+"""The composition root: the WSGI application, assembled from the settings and the stores (the use cases are
+composed in composition.py). gunicorn runs `server.runtime.app:create_app()`; the tests and benchmarks call it
+with a store of their own."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ from ..api import boundary, http_app, observability, pusher
 from ..api.callers import viewer
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
-from ..service.games import GameService
+from ..service.ports import ReadStore, SolverTime, Store, at_once
 from ..service.public_log import PublicLog
+from ..service.sources import Sources
 from ..store import PostgresStore, migrate, open_pool
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, parse_verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
+from .composition import compose
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
@@ -26,16 +28,23 @@ from .upkeep import Upkeep
 from .witnessing import Witnesses
 
 
-def create_app(settings: Settings | None = None, service: GameService | None = None) -> Flask:
-    """The WSGI application. Without a `service`, it connects to settings.database_url, runs the solver in
-    fair turns, the public log's sequencer and the close of the days; a service given is used as it is, and its
-    log is sequenced, and its days closed, only when asked (`app.extensions["osmosis.sequencer"].run_once()`,
-    `app.extensions["osmosis.upkeep"].run_once()`)."""
+def create_app(settings: Settings | None = None, store: Store | None = None, read_store: ReadStore | None = None, *,
+               sources: Sources | None = None) -> Flask:
+    """The WSGI application on `store`, its reads that only answer clients on `read_store` when given (the rule
+    for reading your own writes: service.ports.GameReads).
+
+    Without a `store`, it opens its own on settings.database_url and, owning it, runs what keeps it: the solver in
+    fair turns, the public log's sequencer and the upkeep (daily deals, left games, results, kept replies), each in
+    its thread. A store given is its caller's: the
+    solver runs at once, no key file is made (the log is signed only with settings.log_signing_key), and the
+    sequencer and upkeep take a turn only when asked (`app.extensions["osmosis.sequencer"].run_once()`,
+    `app.extensions["osmosis.upkeep"].run_once()`). `sources`: the clock, seeds, tokens and ids (tests give theirs)."""
     settings = settings or Settings.from_env()
     app = http_app(settings)
     pool_stats = None
-    store: PostgresStore | None = None
-    if service is None:
+    owned = store is None
+    solver_time: SolverTime = at_once
+    if store is None:
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
         pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
@@ -43,30 +52,28 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         pool_stats = pool.get_stats
         app.extensions["osmosis.pool"] = pool
         store = PostgresStore(pool, migrate.head_revision())
-        service = GameService(store, recent_games=settings.recent_games,
-                              solver_time=SolverTurns(_solver_queue(settings)))
+        solver_time = SolverTurns(_solver_queue(settings))
     witnesses = _witnesses(settings)
-    # A service given (the tests') signs only with a key given: it makes no key file of its own.
-    signer = log_signer(settings) if store is not None or settings.log_signing_key is not None else None
-    public_log = PublicLog(service.store, service.store, signer, [w for w, _ in witnesses],
-                           spacing=settings.log_interval_seconds)
+    signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
+    reads = store if read_store is None else read_store
+    public_log = PublicLog(store, reads, signer, [w for w, _ in witnesses], spacing=settings.log_interval_seconds)
+    hub = Hub(store, poll_seconds=settings.live_poll_seconds)
+    use_cases = compose(store, read_store, changes=hub, solver_time=solver_time, sources=sources,
+                        recent_games=settings.recent_games, public_log=public_log)
     sequencer = Sequencer(public_log, settings.log_interval_seconds,
-                          Witnesses(public_log, service.store, witnesses) if witnesses else None)
-    app.extensions["osmosis.public_log"] = public_log
-    app.extensions["osmosis.sequencer"] = sequencer
-    upkeep = Upkeep(service)
-    app.extensions["osmosis.upkeep"] = upkeep
-    if store is not None:
+                          Witnesses(public_log, store, witnesses) if witnesses else None)
+    upkeep = Upkeep(use_cases.chores)
+    if isinstance(store, PostgresStore) and owned:
         store.entries_logged = _waking(sequencer, upkeep)
         sequencer.start()
         upkeep.start()
-    hub = Hub(service.store, poll_seconds=settings.live_poll_seconds)
-    service.changes = hub
-    app.extensions["osmosis.service"] = service
+    app.extensions["osmosis.use_cases"] = use_cases
+    app.extensions["osmosis.sequencer"] = sequencer
+    app.extensions["osmosis.upkeep"] = upkeep
     app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
     boundary.install(app, viewer)
-    app.extensions["osmosis.pusher"] = pusher.install(app, service, hub)
+    app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app
 
 

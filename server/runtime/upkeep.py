@@ -1,4 +1,4 @@
-"""The server's own chores, in each process (service.upkeep): it opens today's daily deals (so that their commitments
+"""The server's own chores, in each process (service.chores): it opens today's daily deals (so that their commitments
 enter the public log as the day begins), closes the games of the days that have ended, and verifies the results of
 players' finished games, which count once verified. Every process may take a turn; what one did is left as it is by
 the others (a game closed or a result verified once).
@@ -13,7 +13,7 @@ import logging
 import os
 from datetime import UTC, datetime, timedelta
 
-from ..service.games import GameService
+from ..service.chores import Chores
 from ..service.ports import requester
 from .turns import Turns
 
@@ -26,9 +26,9 @@ IDLE_SECONDS = 60.0
 
 
 class Upkeep(Turns):
-    def __init__(self, service: GameService, interval: float = TURN_SECONDS, idle_wait: float = IDLE_SECONDS) -> None:
+    def __init__(self, chores: Chores, interval: float = TURN_SECONDS, idle_wait: float = IDLE_SECONDS) -> None:
         super().__init__("osmosis-upkeep", interval, idle_wait)
-        self._service = service
+        self._work = chores
 
     def begin(self) -> None:
         # The solver's time it takes (verifications) is counted as this process's upkeep's, apart from every
@@ -36,7 +36,7 @@ class Upkeep(Turns):
         requester.set(f"upkeep/{os.getpid()}")
 
     def turn(self) -> bool:
-        while (done := self._chores()) and not self.stopped:  # many games, a batch a turn, without waiting
+        while (done := self._batch()) and not self.stopped:  # many games, a batch a turn, without waiting
             pass
         return done is None
 
@@ -47,12 +47,12 @@ class Upkeep(Turns):
 
     def run_once(self) -> int:
         """One turn; how much it did (0 too when it failed)."""
-        return self._chores() or 0
+        return self._batch() or 0
 
-    def _chores(self) -> int | None:
+    def _batch(self) -> int | None:
         """How much one batch of chores did; None when it failed (it is tried again a turn later)."""
         try:
-            return self._service.upkeep()
+            return self._work.turn()
         except Exception:
             log.warning("the upkeep's turn failed (closing days, verifying results); it is tried again", exc_info=True)
             return None

@@ -19,6 +19,7 @@ from ..log import events as ev
 from ..log import public_entries
 from ..rules import Action, Deal, GameState, Redeal, Resign, RulesError, apply, can_redeal, from_text, to_text
 from ..solver import hints
+from .daily import still_private
 from .documents import rendered
 from .errors import (
     DayClosed,
@@ -31,10 +32,9 @@ from .errors import (
 )
 from .idempotency import Idempotency, answer_after_race, first_reply, kept_reply, key_hash, work_of
 from .outcomes import ActionTaken, Answer, Answered
-from .players.daily import still_private
 from .players.stats import ABANDONED_AFTER, result_at_reveal
 from .players.tokens import PLAY, require, token_hash_of
-from .ports import Games, KeptResponses, SolverTime
+from .ports import GameReads, GameWrites, KeptResponses, SolverTime
 from .recent_games import Known, RecentGames
 from .records import Caller, GameKeys, GameRecord, GameSecret, GameWrite, PublicEntry
 
@@ -49,8 +49,9 @@ Credential = str | Caller
 """What opens a game to an action: the game's own player token, or its owner calling with an API token."""
 
 
-class ActingStore(Games, KeptResponses, Protocol):
-    """The ports the acting use cases use: games and their log, and the replies kept by their writes."""
+class ActingStore(GameReads, GameWrites, KeptResponses, Protocol):
+    """The ports the acting use cases use: games and their log, and the replies kept by their writes. Reads too go
+    to the store written to: an action is decided on the game's latest version (ports.GameReads)."""
 
 
 class ChangeSink(Protocol):
@@ -78,21 +79,26 @@ class _Decision:
 
 
 class Acting:
-    """The use cases that act on a game (GameService has them)."""
+    """The use cases that act on a game, the players' and the server's own (closing a day, a game left)."""
 
-    _store: ActingStore
-    _recent: RecentGames
-    _clock: Callable[[], datetime]
-    _solver_time: SolverTime
-    changes: ChangeSink | None
+    def __init__(self, store: ActingStore, recent: RecentGames, changes: ChangeSink | None, solver_time: SolverTime,
+                 clock: Callable[[], datetime]) -> None:
+        """`recent`: the games this process keeps as it last wrote them (shared with Creating); `changes`: told of
+        every action that lands here (the live hub)."""
+        self._store = store
+        self._recent = recent
+        self._changes = changes
+        self._solver_time = solver_time
+        self._clock = clock
 
-    def act(self, game_id: UUID, token: Credential, action: Action, versions: Versions, idempotency: Idempotency | None,
-            answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
-        """Any action, as the game's legal actions name it, or a resignation."""
+    def act(self, game_id: UUID, token: Credential, action: Action, *, versions: Versions = None,
+            idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        """Any action, as the game's legal actions name it, or a resignation. `versions`: those the request allows
+        it on; `answer`: how the client is answered (kept for retries with the same Idempotency-Key)."""
         return self._act(game_id, token, lambda state: action, versions, idempotency, answer)
 
-    def draw(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
-             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def draw(self, game_id: UUID, token: Credential, *, versions: Versions = None,
+             idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """Deal, or redeal when the stock is empty and a redeal is allowed."""
 
         def deal_or_redeal(state: GameState) -> Action:
@@ -100,12 +106,12 @@ class Acting:
 
         return self._act(game_id, token, deal_or_redeal, versions, idempotency, answer)
 
-    def resign(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
-               answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
-        return self.act(game_id, token, Resign(), versions, idempotency, answer)
+    def resign(self, game_id: UUID, token: Credential, *, versions: Versions = None,
+               idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+        return self.act(game_id, token, Resign(), versions=versions, idempotency=idempotency, answer=answer)
 
-    def hint(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
-             answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def hint(self, game_id: UUID, token: Credential, *, versions: Versions = None,
+             idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
         """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
         for _ in range(HINT_ATTEMPTS - 1):
             if (first := self._first_answer(game_id, token, idempotency)) is not None:
@@ -303,15 +309,10 @@ class Acting:
                             "it")
 
     def _keep_recent(self, known: Known) -> None:
-        """Keep the game as this process last wrote it, so that its next action here needs no read; but not a daily
-        game before its day closes: answered from the kept copy, a wrong token on it was refused sooner than a wrong
-        id, which has to be read for, and the difference told that the game exists."""
-        if known.game.daily is None or not still_private(known.game.daily, self._clock()):
-            self._recent.keep(known.game.id, known)
+        keep_recent(self._recent, known, self._clock())
 
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:
-        if self.changes is not None:
-            self.changes.changed(str(game.id), game.version, [event.to_dict() for event in events])
+        tell(self._changes, game, events)
 
     def _first_answer(self, game_id: UUID, token: Credential,
                       idempotency: Idempotency | None) -> Answered[ActionTaken] | None:
@@ -333,6 +334,19 @@ def _check_version(game: GameRecord, versions: Versions) -> None:
 
 def _keys(game: GameRecord, secret: GameSecret) -> GameKeys:
     return GameKeys(secret.token_hash, game.owner.id if game.owner else None, game.daily)
+
+
+def keep_recent(recent: RecentGames, known: Known, now: datetime) -> None:
+    """Keep the game as this process last wrote it, so that its next action here needs no read; but not a daily
+    game before its day closes: answered from the kept copy, a wrong token on it was refused sooner than a wrong
+    id, which has to be read for, and the difference told that the game exists."""
+    if known.game.daily is None or not still_private(known.game.daily, now):
+        recent.keep(known.game.id, known)
+
+
+def tell(changes: ChangeSink | None, game: GameRecord, events: Sequence[ev.Event]) -> None:
+    if changes is not None:
+        changes.changed(str(game.id), game.version, [event.to_dict() for event in events])
 
 
 def creation_entry(game: GameRecord) -> PublicEntry:

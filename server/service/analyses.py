@@ -8,7 +8,6 @@ would tell the player about cards still hidden.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
 from uuid import UUID
 
 from ..log import events as ev
@@ -18,37 +17,35 @@ from ..solver import SOLVER_VERSION
 from ..solver.analysis import ANALYSIS_BUDGET, Step, analyse
 from .documents import to_json
 from .errors import DayNotClosed, GameNotOver
-from .ports import Games, KeptAnalyses, SolverTime
-
-
-class AnalysisStore(Games, KeptAnalyses, Protocol):
-    """The ports the analyses use: games and their log, and the analyses kept."""
+from .ports import GameReads, KeptAnalyses, SolverTime
 
 
 class Analyses:
-    def __init__(self, store: AnalysisStore, solver_time: SolverTime) -> None:
-        self._store = store
+    def __init__(self, games: GameReads, kept: KeptAnalyses, solver_time: SolverTime) -> None:
+        """`games`: where the finished games are read (a read store may serve them); `kept`: the analyses kept."""
+        self._games = games
+        self._kept = kept
         self._solver_time = solver_time
 
     def analysis(self, game_id: UUID) -> str:
         """The analysis of a finished game as JSON text; raises GameNotFound, GameNotOver."""
         # The kept analysis first: only a finished game has one, so a second read is this one query.
-        stored = self._store.load_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET)
+        stored = self._kept.load_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET)
         if stored is not None:
             return stored
-        game, secret = self._store.load_for_action(game_id)
+        game, secret = self._games.load_for_action(game_id)
         if game.status == Status.PLAYING:
             raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
         if game.daily is not None and "server_seed" not in game.deal:
             raise DayNotClosed(f"game {game_id} is a daily deal of {game.daily.isoformat()}: it is analysed once the "
                                "day closes, since the analysis would show the deal to players still at it")
-        events = self._store.load_events(game_id, 0, None)
+        events = self._games.load_events(game_id, 0, None)
         rules = Rules.from_mapping(game.rules)
         start = game_opening(rules, secret.server_seed, secret.client_seed, game.deal)
         steps = list(steps_of(start, events))
         analysis = self._solver_time(lambda: analyse(steps))
         text = to_json({"game_id": str(game_id), **analysis})
-        self._store.save_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET, text)
+        self._kept.save_analysis(game_id, SOLVER_VERSION, ANALYSIS_BUDGET, text)
         return text
 
 

@@ -2,7 +2,8 @@
 
 `server/store/` implements every store port on PostgreSQL (PostgresStore); tests/memory_store.py implements
 them in memory for the use cases' unit tests, and tests/store/ holds each port's contract, run against both.
-A use case names the ports it uses; the composition root (server/runtime/app.py) gives it one Store.
+A use case names the ports it uses; the composition root (server/runtime/composition.py) gives it the store that
+holds them, and the use cases that only read games the read store (GameReads).
 """
 
 from __future__ import annotations
@@ -42,16 +43,16 @@ from .records import (
 )
 
 
-class Games(Protocol):
-    """Games and their log. A game is created, and each action written, whole or not at all; the reply to a
-    request with an Idempotency-Key is kept in the same write (KeptResponses reads it)."""
+class GameReads(Protocol):
+    """What reads games and their log: the seam where a second database can serve reads
+    (`create_app(read_store=...)`, docs/architecture.md).
 
-    def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
-                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
-                    public_entry: PublicEntry | None = None) -> None:
-        """Raises SealedDealUsed if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's
-        key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
-        ...
+    Reading your own writes: a use case that decides a write (acting, creating, closing a day) reads from the store
+    it writes to, never from a read store, so that it decides on the latest version and its version-guarded write
+    cannot be overtaken by a lagging copy. A read store serves the reads that only answer clients (a game, its
+    events, pages of games, time travel, replays, verifications, analyses): it must show every write acknowledged to
+    a client before that acknowledgment (on PostgreSQL, standbys that apply before the primary's commit returns:
+    `synchronous_commit = remote_apply`), or a client could read an older game than the one it was just answered."""
 
     def load_game(self, game_id: UUID) -> GameRecord:
         """Raises GameNotFound, as every read of one game does."""
@@ -61,14 +62,8 @@ class Games(Protocol):
         """The game's version and its document, as written."""
         ...
 
-    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]: ...
-
-    def write(self, write: GameWrite, expected_version: int) -> bool:
-        """Write a game's change in one go if the game is still at `expected_version`; whether it was."""
-        ...
-
-    def locked_game(self, game_id: UUID) -> AbstractContextManager[LockedGame]:
-        """The game read under its lock, to decide on and write while no other write of it lands."""
+    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
+        """The game with what only the server holds of it (its seeds and position)."""
         ...
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
@@ -95,8 +90,28 @@ class Games(Protocol):
         ...
 
 
+class GameWrites(Protocol):
+    """What writes games and their log. A game is created, and each action written, whole or not at all; the reply
+    to a request with an Idempotency-Key is kept in the same write (KeptResponses reads it)."""
+
+    def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
+                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
+                    public_entry: PublicEntry | None = None) -> None:
+        """Raises SealedDealUsed if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's
+        key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
+        ...
+
+    def write(self, write: GameWrite, expected_version: int) -> bool:
+        """Write a game's change in one go if the game is still at `expected_version`; whether it was."""
+        ...
+
+    def locked_game(self, game_id: UUID) -> AbstractContextManager[LockedGame]:
+        """The game read under its lock, to decide on and write while no other write of it lands."""
+        ...
+
+
 class SealedDeals(Protocol):
-    """Sealed deals: kept until one makes a game (Games.create_game claims it), and shown meanwhile."""
+    """Sealed deals: kept until one makes a game (GameWrites.create_game claims it), and shown meanwhile."""
 
     def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
                            public_entry: PublicEntry | None = None) -> None:
@@ -329,8 +344,12 @@ class Readiness(Protocol):
         ...
 
 
-class Store(Games, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore, Players, DailyDeals,
-            Statistics, Readiness, Protocol):
+class ReadStore(GameReads, Readiness, Protocol):
+    """What a second database serving reads alone implements (see GameReads for what it may serve)."""
+
+
+class Store(GameReads, GameWrites, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore,
+            Players, DailyDeals, Statistics, Readiness, Protocol):
     """Every port of the store, as one backend implements them."""
 
 

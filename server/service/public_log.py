@@ -25,7 +25,7 @@ from ..transparency.tiles import (
     tile_subtrees,
 )
 from .errors import LogNotStarted, TileNotFound
-from .ports import Games, PublicLogStore
+from .ports import GameReads, PublicLogStore
 from .records import LogGrowth, PendingEntry, SignedCheckpoint
 
 SEQUENCE_BATCH = 4096
@@ -75,7 +75,7 @@ def published_note(checkpoint: SignedCheckpoint) -> str:
 
 
 class PublicLog:
-    def __init__(self, store: PublicLogStore, games: Games, signer: Signer | None,
+    def __init__(self, store: PublicLogStore, games: GameReads, signer: Signer | None,
                  witnesses: Sequence[Verifier] = (), spacing: float = 1.0) -> None:
         """`signer`: the log's key (None: this process serves the log but does not sequence). `witnesses`: whose
         cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints."""

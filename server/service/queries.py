@@ -1,57 +1,49 @@
-"""The use cases that only read: a game, pages of games and events, time travel, replays and audits.
-
-GameService (games.py) adds the ones that write; the HTTP layer sees both as one service.
-"""
+"""The use cases that only read: a game, pages of games and events, time travel, replays, and the feed of every
+game's events. Games are read from the read store (ports.GameReads: a replica's may serve them); the feed from the
+store written to, whose notices and snapshots the live hub follows."""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 from uuid import UUID
 
 from ..log import events as ev
-from ..log.audit import Audit, verify_log
 from ..log.deal_record import game_opening
-from ..log.replay import export, verify
-from ..rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text, to_text
-from .analyses import Analyses, AnalysisStore
+from ..log.replay import export
+from ..rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text
 from .cursors import decode_cursor, encode_cursor
-from .documents import game_document, game_view, position_after
+from .daily import day_of, still_private
+from .documents import game_view, position_after
 from .errors import EventNotFound, GameNotFound
 from .feed import FeedEntry, FeedPosition, FeedStart
-from .players.daily import day_of, still_private
-from .ports import Feed, Readiness, SolverTime, at_once
+from .ports import Feed, GameReads
 from .records import Audience
 
 MAX_SEQ = 2**31 - 1
 """The largest seq a log can hold."""
-VERIFICATION_BUDGET = 300_000
-"""Solver positions one verification request may search (re-deriving a winnable deal, recomputing hints):
-under two seconds of one core, and more than the server's own exports with a winnable deal and a few
-hints need. Beyond it the verdict says what was left unchecked (docs/security.md)."""
-
-
-
-
-class QueryStore(AnalysisStore, Feed, Readiness, Protocol):
-    """The ports the reading use cases use: games and their log, the analyses kept, the feed, readiness."""
 
 
 PUBLIC_GAMES_KEPT = 65_536
 """Games this process knows anyone may read, kept so that their reads need no check of who reads."""
 
 
-class GameQueries:
-    _clock: Callable[[], datetime]
+def variants() -> list[dict[str, Any]]:
+    """The presets, as GET /variants lists them."""
+    return [
+        {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_dict()}
+        for name, rules in PRESETS.items()
+    ]
 
-    def __init__(self, store: QueryStore, solver_time: SolverTime = at_once) -> None:
-        self._store = store
-        self._solver_time = solver_time
-        self.analyses = Analyses(store, solver_time)
+
+class GameQueries:
+    def __init__(self, games: GameReads, feed: Feed, clock: Callable[[], datetime]) -> None:
+        self._games = games
+        self._feed = feed
+        self._clock = clock
         self._public: OrderedDict[UUID, None] = OrderedDict()
         self._public_lock = threading.Lock()
 
@@ -63,7 +55,7 @@ class GameQueries:
             if game_id in self._public:
                 self._public.move_to_end(game_id)
                 return
-        daily, owner = self._store.load_audience(game_id)
+        daily, owner = self._games.load_audience(game_id)
         if still_private(daily, self._clock()):
             if owner is None or owner != viewer:
                 raise GameNotFound(game_id)
@@ -73,20 +65,9 @@ class GameQueries:
             if len(self._public) > PUBLIC_GAMES_KEPT:
                 self._public.popitem(last=False)
 
-    def readiness(self) -> str | None:
-        """None when the database is reachable and migrated to head; otherwise why not."""
-        return self._store.readiness()
-
-    @staticmethod
-    def variants() -> list[dict[str, Any]]:
-        return [
-            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_dict()}
-            for name, rules in PRESETS.items()
-        ]
-
     def versions(self, game_ids: Collection[UUID]) -> dict[str, int]:
         """The version of each of these games that exists and anyone may read, by id."""
-        found = self._store.read_versions([str(game_id) for game_id in game_ids])
+        found = self._feed.read_versions([str(game_id) for game_id in game_ids])
         return {game_id: version for game_id, version in found.items() if self._anyones(UUID(game_id))}
 
     def _anyones(self, game_id: UUID) -> bool:
@@ -98,7 +79,7 @@ class GameQueries:
 
     def get_game(self, game_id: UUID) -> tuple[int, str]:
         """The game's version, and the game as JSON text, as stored when it last changed."""
-        return self._store.load_document(game_id)
+        return self._games.load_document(game_id)
 
     def list_games(self, limit: int, cursor: str | None, status: str | None = None,
                    variant: str | None = None, viewer: UUID | None = None,
@@ -107,22 +88,22 @@ class GameQueries:
         the second value is the cursor of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
         audience = Audience(day_of(self._clock()), viewer)
-        records = self._store.list_games(limit + 1, before, status, variant, audience, player_id)
+        records = self._games.list_games(limit + 1, before, status, variant, audience, player_id)
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
 
     def feed_head(self) -> FeedStart:
         """Where the feed of every game's events stands now."""
-        return self._store.feed_head()
+        return self._feed.feed_head()
 
     def read_feed(self, after: FeedPosition, limit: int) -> list[FeedEntry]:
         """The feed's events after `after`, in its order, as far as it shows them now."""
-        return self._store.read_feed(after, limit)[0]
+        return self._feed.read_feed(after, limit)[0]
 
     def list_events(self, game_id: UUID, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
         """Events with seq > `after`; the second value is the `after` of the next page, if any."""
-        events = self._store.load_events(game_id, after, limit + 1)
+        events = self._games.load_events(game_id, after, limit + 1)
         page = events[:limit]
         return [event.to_dict() for event in page], page[-1].seq if len(events) > limit else None
 
@@ -133,7 +114,7 @@ class GameQueries:
         Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
         long the game.
         """
-        travel = self._store.load_time_travel(game_id, seq) if 1 <= seq <= MAX_SEQ else None
+        travel = self._games.load_time_travel(game_id, seq) if 1 <= seq <= MAX_SEQ else None
         event = next((event for event in travel.events if event.seq == seq), None) if travel else None
         if travel is None or event is None:
             raise EventNotFound(f"game {game_id} has no event {seq}")
@@ -151,31 +132,5 @@ class GameQueries:
 
     def replay(self, game_id: UUID) -> dict[str, Any]:
         """The game's `osmosis-replay/1` export (the seeds in it only once the game is over)."""
-        game = self._store.load_game(game_id)
-        return export(game_view(game), self._store.load_events(game_id, 0, None, upto=game.version))
-
-    def verification(self, game_id: UUID) -> dict[str, Any]:
-        """Re-check a game from its stored log with the server's own seeds, and its projection and snapshots
-        against it."""
-        game, secret = self._store.load_for_action(game_id)
-        events = self._store.load_events(game_id, 0, None)
-        snapshots = self._store.load_snapshots(game_id)
-        audit, final = self._solver_time(lambda: verify_log(
-            Rules.from_mapping(game.rules), game.commitment, events, seeds=(secret.server_seed, secret.client_seed),
-            game_id=str(game.id), snapshots=snapshots, budget=VERIFICATION_BUDGET))
-        if audit.valid and final is not None and (
-            game.version != events[-1].seq
-            or game.head_hash != events[-1].hash
-            or game.status != final.status.value
-            or game.score != final.cards_on_foundations
-            or secret.state_text != to_text(final)
-            or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
-            or json.loads(game.document) != game_document(game, final)
-        ):
-            audit = Audit(False, audit.complete, len(events), None,
-                          f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
-        return audit.to_dict()
-
-    def verify_replay(self, document: dict[str, Any]) -> dict[str, Any]:
-        """The verdict on an uploaded export, worked out in the solver's time within VERIFICATION_BUDGET."""
-        return self._solver_time(lambda: verify(document, VERIFICATION_BUDGET)).to_dict()
+        game = self._games.load_game(game_id)
+        return export(game_view(game), self._games.load_events(game_id, 0, None, upto=game.version))

@@ -49,7 +49,7 @@ class GameRecord:
     owner: Owner | None = None
     """The player who created the game with their API token; None for a game made with no player's token."""
     daily: date | None = None
-    """The UTC day of a daily game: private to its player until the day closes (service/players/daily.py)."""
+    """The UTC day of a daily game: private to its player until the day closes (service/daily.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from server.cli.main import main
 from server.config import Settings
 from server.monitor.audit import MonitorState, audit
 from server.runtime.app import create_app
-from server.service.games import GameService
+from server.service.sources import Sources
 from server.transparency.notes import parse_verifier
 from tests.api.helpers import LOG_SIGNER, play_first_legal
 from tests.memory_store import MemoryStore
@@ -34,7 +34,7 @@ class Server:
     def __init__(self):
         self.clock = Clock(DAY)
         self.app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                              service=GameService(MemoryStore(), clock=self.clock))
+                              MemoryStore(), sources=Sources(clock=self.clock))
         self.client = self.app.test_client()
         self.lie = None
 

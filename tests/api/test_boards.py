@@ -11,9 +11,9 @@ import pytest
 from server.config import Settings
 from server.rules import action_to_dict, from_text
 from server.runtime.app import create_app
-from server.service.games import GameService
-from server.service.players.boards import MIN_GAMES
+from server.service.boards import MIN_GAMES
 from server.service.players.stats import wilson_interval
+from server.service.sources import Sources
 from server.solver import solve
 from tests.api.helpers import LOG_SIGNER, create, play_first_legal
 
@@ -46,7 +46,7 @@ def clock(day):
 @pytest.fixture
 def board_app(store, clock):
     app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                     service=GameService(store, clock=clock))
+                     store, sources=Sources(clock=clock))
     yield app
     app.extensions["osmosis.hub"].stop()
 

@@ -11,8 +11,8 @@ import pytest
 from server.log.events import Event, chain_hash, fold
 from server.rules import layout, opening, parse_rules, public_view, shuffled_deck, to_text
 from server.runtime.app import create_app
+from server.runtime.composition import compose
 from server.service.errors import VersionConflict
-from server.service.games import GameService
 from server.store import PostgresStore, migrate, open_pool
 from tests.api.helpers import create, play, run_together
 
@@ -91,7 +91,7 @@ def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands
     bearer = token["Authorization"].removeprefix("Bearer ")
     raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
 
-    result = GameService(raced).draw(UUID(game["id"]), bearer, None, None)
+    result = compose(raced).acting.draw(UUID(game["id"]), bearer)
 
     assert raced.decided_at == [1, 2]
     assert result.outcome.game.version == 3
@@ -109,7 +109,7 @@ def test_an_action_that_loses_the_race_with_its_version_stated_is_refused_and_wr
     raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
 
     with pytest.raises(VersionConflict, match="at version 2, not 1"):
-        GameService(raced).draw(UUID(game["id"]), bearer, frozenset({1}), None)
+        compose(raced).acting.draw(UUID(game["id"]), bearer, versions=frozenset({1}))
 
     assert raced.decided_at == [1, 2]
     seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
@@ -205,7 +205,7 @@ def test_a_game_goes_on_after_the_server_restarts(database_url, client):
 
     pool = open_pool(database_url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
-        restarted = create_app(service=GameService(PostgresStore(pool, migrate.head_revision()))).test_client()
+        restarted = create_app(store=PostgresStore(pool, migrate.head_revision())).test_client()
         assert restarted.get(f"/games/{game['id']}").get_json() == game
         after = play(restarted, game, token, random.Random(22), steps=15)
     finally:

@@ -12,7 +12,7 @@ from server.cli.main import main
 from server.config import Settings
 from server.rules import PRESETS
 from server.runtime.app import create_app
-from server.service.games import GameService
+from server.service.sources import Sources
 from tests.api.helpers import LOG_SIGNER, play_first_legal, run_together
 
 PROBLEM = "application/problem+json"
@@ -40,7 +40,7 @@ def clock(day):
 @pytest.fixture
 def daily_app(store, clock):
     app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                     service=GameService(store, clock=clock))
+                     store, sources=Sources(clock=clock))
     app.config["TESTING"] = True
     yield app
     app.extensions["osmosis.hub"].stop()

@@ -9,7 +9,7 @@ import pytest
 from server.config import Settings
 from server.rules import commitment, deal_number_seed
 from server.runtime.app import create_app
-from server.service.games import GameService
+from server.runtime.composition import compose
 from server.store import migrate
 from tests.api.helpers import body_of, create
 
@@ -165,7 +165,7 @@ def test_a_read_sends_the_game_byte_for_byte_as_the_response_that_last_changed_i
 def test_a_game_lists_its_rules_and_deal_alike_whichever_process_rendered_it(client, store):
     created = client.post("/games", json={"variant": "osmosis-draw-one", "deal_number": 4}).get_json()
 
-    elsewhere = body_of(GameService(store).draw(UUID(created["id"]), created["player_token"], None, None))["game"]
+    elsewhere = body_of(compose(store).acting.draw(UUID(created["id"]), created["player_token"]))["game"]
 
     assert list(elsewhere["rules"]) == list(created["rules"]) == sorted(created["rules"])
     assert list(elsewhere["deal"]) == list(created["deal"]) == sorted(created["deal"])
@@ -507,6 +507,6 @@ def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 
-    assert_problem(response, 503, "service-unavailable")
+    assert_problem(response, 503, "cases-unavailable")
     assert response.headers["Retry-After"] == "1"
     assert_problem(ready, 503, "not-ready")

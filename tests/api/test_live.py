@@ -15,14 +15,15 @@ from server.live import hub as live
 from server.live.hub import Hub
 from server.rules import preset
 from server.runtime.app import create_app
-from server.service.games import GameService
+from server.runtime.composition import compose
+from server.service.creating import NewGame, NumberedDeal
 from tests.api.helpers import body_of, create, sse_messages
 
 
 @pytest.fixture
 def cors_client(store):
     settings = Settings(cors_origins=("https://cards.example",), rate_limit="")
-    return create_app(settings, service=GameService(store)).test_client()
+    return create_app(settings, store).test_client()
 
 
 def test_a_preflight_from_an_allowed_origin_allows_the_headers_clients_send(cors_client):
@@ -277,14 +278,14 @@ class SilentFeed:
 
 
 def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
-    service = GameService(store)  # tells no hub of its actions
+    cases = compose(store)  # tells no hub of its actions
     hub = Hub(SilentFeed(store), poll_seconds=0.2)
-    body = body_of(service.create_game(preset("osmosis"), deal_number=0))
+    body = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(0))))
     game_id = UUID(body["id"])
     try:
-        stream = streams.game_stream(service, hub, game_id, after=1)
+        stream = streams.game_stream(cases, hub, game_id, after=1)
         next(stream)  # the game as it is, and nothing after seq 1
-        later(0.3, lambda: service.draw(game_id, body["player_token"], None, None)).join()
+        later(0.3, lambda: cases.acting.draw(game_id, body["player_token"])).join()
 
         message = next(message for message in sse_messages(stream) if "data" in message)
     finally:
@@ -296,7 +297,7 @@ def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
 def test_a_stream_whose_reader_falls_far_behind_catches_up_from_the_log(app, client, monkeypatch):
     monkeypatch.setattr(live, "PENDING_LIMIT", 3)
     game, token = create(client, variant="osmosis-draw-one", deal_number=4)
-    stream = streams.game_stream(app.extensions["osmosis.service"], app.extensions["osmosis.hub"],
+    stream = streams.game_stream(app.extensions["osmosis.use_cases"].queries, app.extensions["osmosis.hub"],
                                  UUID(game["id"]), after=1)
     next(stream)
     for _ in range(20):  # far more changes than a subscription keeps unread

@@ -8,7 +8,6 @@ import pytest
 from server.config import Settings
 from server.monitor.audit import MonitorState, audit
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.transparency.notes import COSIGNATURE_V1, Checkpoint, generate_signer, open_checkpoint, sign_note
 from tests.api.helpers import LOG_SIGNER, create
 from tests.memory_store import MemoryStore
@@ -19,7 +18,7 @@ class Server:
 
     def __init__(self):
         self.app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                              service=GameService(MemoryStore()))
+                              MemoryStore())
         self.client = self.app.test_client()
         self.rewrite = {}
 

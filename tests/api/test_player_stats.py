@@ -10,8 +10,8 @@ import pytest
 from server.cli.main import main
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.service.players.stats import ACTION_KINDS, wilson_interval
+from server.service.sources import Sources
 from tests.api.helpers import create, play_first_legal
 
 WON_BY_FIRST_LEGAL = (3, 14, 15)
@@ -93,7 +93,7 @@ def test_daily_streaks_count_consecutive_days_and_the_rebuild_agrees(
         store, db, database_url, monkeypatch, capsys):
     start = date(2150, 1, 1) + timedelta(days=secrets.randbelow(200_000))
     clock = Clock(datetime.combine(start, time(12), UTC))
-    app = create_app(Settings(rate_limit=""), service=GameService(store, clock=clock))
+    app = create_app(Settings(rate_limit=""), store, sources=Sources(clock=clock))
     client = app.test_client()
     name, token = sign_up(client)
     try:
@@ -169,7 +169,7 @@ def test_a_game_left_without_an_action_is_ended_by_the_upkeep_and_counts_as_aban
     from server.service.players.stats import ABANDONED_AFTER
 
     clock = Clock(datetime(2160, 3, 1, 12, tzinfo=UTC) + timedelta(days=secrets.randbelow(100_000)))
-    app = create_app(Settings(rate_limit=""), service=GameService(store, clock=clock))
+    app = create_app(Settings(rate_limit=""), store, sources=Sources(clock=clock))
     client = app.test_client()
     name, token = sign_up(client)
     try:

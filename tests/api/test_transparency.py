@@ -10,7 +10,6 @@ import pytest
 from server.config import Settings
 from server.log import public_entries
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.transparency.merkle import leaf_hash, tree_hash, verify_consistency, verify_inclusion
 from server.transparency.notes import open_checkpoint, parse_verifier
 from server.transparency.tiles import bundle_entries, tile_subtrees
@@ -23,7 +22,7 @@ SIGNER = LOG_SIGNER
 @pytest.fixture(scope="module")
 def log_app(store):
     app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0),
-                     service=GameService(store))
+                     store)
     yield app
     app.extensions["osmosis.hub"].stop()
 
@@ -169,7 +168,7 @@ def test_a_tile_past_the_tree_or_full_while_partial_is_404(log_app, log_client):
 
 def test_before_the_first_checkpoint_the_log_says_so():
     store = MemoryStore()
-    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey), service=GameService(store))
+    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey), store)
     client = app.test_client()
     game, _ = create(client, variant="osmosis")
     for path in ["/log/checkpoint", f"/games/{game['id']}/transparency", "/log/consistency?from=1&to=1"]:

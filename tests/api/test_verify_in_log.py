@@ -10,7 +10,6 @@ import pytest
 from server.cli.main import main
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.transparency.notes import generate_signer
 from tests.api.helpers import LOG_SIGNER, create, rehash
 
@@ -20,7 +19,7 @@ OTHER = generate_signer("osmosis.test/verify-log")
 
 def logged_export(store, as_player=False):
     app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0),
-                     service=GameService(store))
+                     store)
     client = app.test_client()
     headers = {}
     if as_player:

@@ -11,7 +11,6 @@ import pytest
 
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.service.records import SignedCheckpoint
 from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, open_checkpoint, parse_note
 from server.witness.http import WitnessServer
@@ -48,7 +47,10 @@ def witness(tmp_path):
 def log_app(*witnesses, store=None, interval=0.0):
     settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=interval,
                         log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses))
-    return create_app(settings, service=GameService(store or MemoryStore()))
+    store = store or MemoryStore()
+    app = create_app(settings, store)
+    app.extensions["osmosis.store"] = store  # the tests' own key: the app hands its store to no one
+    return app
 
 
 def grow(app, games=1):
@@ -81,13 +83,13 @@ def sign_only(app, games):
     client = app.test_client()
     for _ in range(games):
         create(client, variant="osmosis")
-    store = app.extensions["osmosis.service"].store
-    return store.sequence(100, 0.0, app.extensions["osmosis.public_log"]._integrate).checkpoint
+    store = app.extensions["osmosis.store"]
+    return store.sequence(100, 0.0, app.extensions["osmosis.use_cases"].public_log._integrate).checkpoint
 
 
 def test_a_witness_ahead_is_left_alone_and_one_holding_the_checkpoint_cosigns_it_again(witness, caplog):
     app = log_app((WITNESS, witness.url))
-    store = app.extensions["osmosis.service"].store
+    store = app.extensions["osmosis.store"]
     older, newer = sign_only(app, 1), sign_only(app, 2)
     # The witness cosigned the newer one, but its answer never reached the log.
     assert witness.protocol.add_checkpoint(f"old 0\n\n{newer.note}".encode()).status == 200
@@ -125,7 +127,7 @@ def test_a_cosignature_of_another_key_is_not_believed(caplog):
         app = log_app((WITNESS, liar.url))
         signed = grow(app)
         assert signed is not None
-        store = app.extensions["osmosis.service"].store
+        store = app.extensions["osmosis.store"]
         assert store.cosigned_size(WITNESS.name) == 0
         assert "carries no cosignature of its key" in caplog.text
         assert cosigners(published(app)) == []  # the log's first checkpoint, served while none is cosigned
@@ -202,7 +204,7 @@ def test_a_witness_that_trickles_its_answer_costs_its_cosignature_never_the_log(
     server.daemon_threads = True
     trickler = Served(server)
     app = log_app((WITNESS, trickler.url), interval=0.1)
-    public_log, sequencer = app.extensions["osmosis.public_log"], app.extensions["osmosis.sequencer"]
+    public_log, sequencer = app.extensions["osmosis.use_cases"].public_log, app.extensions["osmosis.sequencer"]
     sequencer.start()
     try:
         client = app.test_client()
@@ -214,7 +216,7 @@ def test_a_witness_that_trickles_its_answer_costs_its_cosignature_never_the_log(
                 time.sleep(0.02)
         time.sleep(1.5)
         assert "within 1 seconds" in caplog.text, "the trickling call was never cut off"
-        assert app.extensions["osmosis.service"].store.cosigned_size(WITNESS.name) == 0
+        assert app.extensions["osmosis.store"].cosigned_size(WITNESS.name) == 0
     finally:
         sequencer.stop()
         trickler.stop()

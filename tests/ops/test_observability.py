@@ -11,7 +11,6 @@ import redis
 from server.config import Settings
 from server.runtime.app import create_app
 from server.runtime.json_logs import JsonFormatter
-from server.service.games import GameService
 from tests.api.helpers import create
 
 
@@ -77,7 +76,7 @@ def test_metrics_count_requests_actions_conflicts_and_replays(client):
 def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(store, redis_url):
     redis.Redis.from_url(redis_url).flushdb()  # the counts of this test's run under the other backend
     settings = Settings(rate_limit="5 per minute", rate_limit_storage_uri=redis_url)
-    workers = [create_app(settings, service=GameService(store)).test_client() for _ in range(2)]
+    workers = [create_app(settings, store).test_client() for _ in range(2)]
 
     statuses = [workers[i % 2].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code
                 for i in range(6)]
@@ -94,7 +93,7 @@ def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(st
 def test_a_players_requests_are_counted_together_from_every_address_as_well_as_by_address(store, redis_url):
     redis.Redis.from_url(redis_url).flushdb()
     client = create_app(Settings(rate_limit="4 per minute", rate_limit_storage_uri=redis_url),
-                        service=GameService(store)).test_client()
+                        store).test_client()
     made = client.post("/players", json={"name": f"limited{uuid.uuid4().hex[:8]}"},
                        environ_base={"REMOTE_ADDR": "10.3.0.99"}).get_json()
     token = {"Authorization": f"Bearer {made['token']}"}
@@ -112,7 +111,7 @@ def test_a_players_requests_are_counted_together_from_every_address_as_well_as_b
 
 def test_probes_are_never_rate_limited(store, redis_url):
     client = create_app(Settings(rate_limit="1 per minute", rate_limit_storage_uri=redis_url),
-                        service=GameService(store)).test_client()
+                        store).test_client()
 
     assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 200]
 

@@ -18,7 +18,6 @@ import psycopg
 
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.games import GameService
 from server.service.public_log import PublicLog
 from server.store import embedded, migrate
 from server.store.connections import open_pool
@@ -149,7 +148,7 @@ def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice
     url = migrated_database(embedded_server_url)
     pool = open_pool(url, 1, 4, 10, 10000)
     store = PostgresStore(pool, migrate.head_revision())
-    app = create_app(Settings(rate_limit=""), service=GameService(store))  # no key: it never sequences
+    app = create_app(Settings(rate_limit=""), store)  # no key: it never sequences
     client = app.test_client()
     public_log = PublicLog(store, store, KEY, spacing=0)
 

@@ -70,11 +70,10 @@ def test_a_burst_on_four_workers_gets_exactly_the_limit_it_is_told(embedded_serv
 def _app(env):
     from server.config import Settings
     from server.runtime.app import create_app
-    from server.service.games import GameService
     from tests.memory_store import MemoryStore
 
     settings = Settings.from_env({"RATE_LIMIT_STORAGE_URI": "memory://", **env})
-    return create_app(settings, service=GameService(MemoryStore())).test_client()
+    return create_app(settings, MemoryStore()).test_client()
 
 
 def _statuses(client, count, address, headers=None):

@@ -1,9 +1,10 @@
-"""The use cases' unit tier: GameService on the store's ports kept in memory (tests/memory_store.py, held to
+"""The use cases' unit tier: the use cases composed on the store's ports kept in memory (tests/memory_store.py, held to
 PostgreSQL's behaviour by tests/store/), with no database and no HTTP."""
 
 import pytest
 
-from server.service.games import GameService
+from server.runtime.composition import compose
+from server.service.use_cases import UseCases
 from tests.memory_store import MemoryStore
 
 
@@ -13,5 +14,5 @@ def store() -> MemoryStore:
 
 
 @pytest.fixture
-def service(store: MemoryStore) -> GameService:
-    return GameService(store)
+def cases(store: MemoryStore) -> UseCases:
+    return compose(store)

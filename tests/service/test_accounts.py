@@ -2,9 +2,11 @@
 
 import pytest
 
+from server.runtime.composition import compose
 from server.service.errors import Forbidden, NameTaken, Unauthorized
 from server.service.players import names, tokens
 from server.service.players.names import NameReserved
+from server.service.sources import Sources
 
 
 @pytest.mark.parametrize(("one", "other"), [
@@ -35,37 +37,36 @@ def test_tokens_have_their_form_and_a_checksum_that_catches_a_typo():
     assert len({tokens.new_token() for _ in range(1000)}) == 1000
 
 
-def test_a_token_is_found_by_its_hash_and_opens_only_what_its_scopes_allow(service, store):
-    made = service.accounts.sign_up("carol", "human", None).outcome
-    caller = service.accounts.authenticate(made.secret)
+def test_a_token_is_found_by_its_hash_and_opens_only_what_its_scopes_allow(cases, store):
+    made = cases.accounts.sign_up("carol", "human", None).outcome
+    caller = cases.accounts.authenticate(made.secret)
     assert caller.player == made.player
     assert all(made.secret not in repr(token) for token in store.list_tokens(made.player.id))
 
-    play_only = service.accounts.add_token(caller, "bot", ["play"], None).outcome
-    bot = service.accounts.authenticate(play_only.secret)
+    play_only = cases.accounts.add_token(caller, "bot", ["play"], None).outcome
+    bot = cases.accounts.authenticate(play_only.secret)
     with pytest.raises(Forbidden):
-        service.accounts.tokens(bot)
-    assert service.accounts.revoke_token(caller, play_only.token.id)
+        cases.accounts.tokens(bot)
+    assert cases.accounts.revoke_token(caller, play_only.token.id)
     with pytest.raises(Unauthorized):
-        service.accounts.authenticate(play_only.secret)
+        cases.accounts.authenticate(play_only.secret)
 
 
-def test_a_malformed_token_is_refused_before_any_lookup(service, store, monkeypatch):
+def test_a_malformed_token_is_refused_before_any_lookup(cases, store, monkeypatch):
     monkeypatch.setattr(store, "authenticate", lambda *_: pytest.fail("looked up"))
     with pytest.raises(Unauthorized):
-        service.accounts.authenticate("osm_" + "A" * 36)
+        cases.accounts.authenticate("osm_" + "A" * 36)
 
 
-def test_a_name_is_one_players_only(service):
-    service.accounts.sign_up("dave", "human", None)
+def test_a_name_is_one_players_only(cases):
+    cases.accounts.sign_up("dave", "human", None)
     with pytest.raises(NameTaken):
-        service.accounts.sign_up("DAVE", "bot", None)
+        cases.accounts.sign_up("DAVE", "bot", None)
 
 
 def test_a_reply_kept_for_retries_is_forgotten_by_the_upkeep_a_day_later(store):
     from datetime import UTC, datetime, timedelta
 
-    from server.service.games import GameService
     from server.service.idempotency import KEPT_FOR, Idempotency
     from server.service.outcomes import Reply
 
@@ -76,15 +77,15 @@ def test_a_reply_kept_for_retries_is_forgotten_by_the_upkeep_a_day_later(store):
             return self.now
 
     clock = Clock()
-    service = GameService(store, clock=clock)
+    cases = compose(store, sources=Sources(clock=clock))
     key = Idempotency("a key", "its request")
 
-    first = service.accounts.sign_up("erin", "human", key, lambda made: Reply(201, '{"made": 1}'))
-    assert service.accounts.sign_up("erin", "human", key).reply == first.reply
+    first = cases.accounts.sign_up("erin", "human", key, lambda made: Reply(201, '{"made": 1}'))
+    assert cases.accounts.sign_up("erin", "human", key).reply == first.reply
     clock.now += KEPT_FOR - timedelta(minutes=1)
-    service.upkeep()
-    assert service.accounts.sign_up("erin", "human", key).reply == first.reply
+    cases.chores.turn()
+    assert cases.accounts.sign_up("erin", "human", key).reply == first.reply
     clock.now += timedelta(minutes=2)
-    assert service.upkeep() >= 1
+    assert cases.chores.turn() >= 1
     with pytest.raises(NameTaken):
-        service.accounts.sign_up("erin", "human", key, lambda made: Reply(201, "{}"))
+        cases.accounts.sign_up("erin", "human", key, lambda made: Reply(201, "{}"))

@@ -7,8 +7,9 @@ import pytest
 
 from server.log.replay import verify
 from server.rules import commitment, deal_number_seed, preset
+from server.runtime.composition import compose
+from server.service.creating import FromSealedDeal, NewGame, NumberedDeal
 from server.service.errors import IdempotencyKeyReused, SealedDealNotFound, SealedDealUsed
-from server.service.games import GameService
 from server.service.idempotency import Idempotency
 from server.service.outcomes import Reply
 
@@ -23,10 +24,10 @@ def opening_of(made) -> dict:
     return json.loads(made.game.document)["state"]
 
 
-def test_a_game_from_a_deal_number_is_that_numbers_deal_for_everyone(service):
-    one = service.create_game(RULES, deal_number=7).outcome
-    other = service.create_game(RULES, deal_number=7).outcome
-    eighth = service.create_game(RULES, deal_number=8).outcome
+def test_a_game_from_a_deal_number_is_that_numbers_deal_for_everyone(cases):
+    one = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
+    other = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
+    eighth = cases.creating.create_game(NewGame(RULES, NumberedDeal(8))).outcome
 
     assert opening_of(one) == opening_of(other) != opening_of(eighth)
     assert one.game.commitment == commitment(deal_number_seed(7))
@@ -34,8 +35,8 @@ def test_a_game_from_a_deal_number_is_that_numbers_deal_for_everyone(service):
     assert one.player_token != other.player_token
 
 
-def test_a_random_deal_commits_to_a_seed_it_does_not_show(service, store):
-    made = service.create_game(RULES).outcome
+def test_a_random_deal_commits_to_a_seed_it_does_not_show(cases, store):
+    made = cases.creating.create_game(NewGame(RULES)).outcome
     secret = store.load_for_action(made.game.id)[1]
 
     assert made.game.commitment == commitment(secret.server_seed)
@@ -43,43 +44,43 @@ def test_a_random_deal_commits_to_a_seed_it_does_not_show(service, store):
     assert made.player_token not in made.game.document and secret.token_hash != made.player_token
 
 
-def test_a_retried_creation_gets_the_first_reply_and_its_token_and_makes_no_second_game(service, store):
+def test_a_retried_creation_gets_the_first_reply_and_its_token_and_makes_no_second_game(cases, store):
     key = Idempotency("key-1", "fingerprint")
-    first = service.create_game(RULES, idempotency=key, answer=answer)
-    retry = service.create_game(RULES, idempotency=key, answer=answer)
+    first = cases.creating.create_game(NewGame(RULES), key, answer=answer)
+    retry = cases.creating.create_game(NewGame(RULES), key, answer=answer)
 
     assert retry.outcome is None and retry.reply == first.reply
     assert retry.player_token == first.player_token == first.outcome.player_token
     assert len(store.list_games(10, None)) == 1
 
 
-def test_a_key_used_for_another_request_is_refused(service):
-    service.create_game(RULES, idempotency=Idempotency("key-1", "one request"), answer=answer)
+def test_a_key_used_for_another_request_is_refused(cases):
+    cases.creating.create_game(NewGame(RULES), Idempotency("key-1", "one request"), answer=answer)
 
     with pytest.raises(IdempotencyKeyReused):
-        service.create_game(RULES, idempotency=Idempotency("key-1", "another request"), answer=answer)
+        cases.creating.create_game(NewGame(RULES), Idempotency("key-1", "another request"), answer=answer)
 
 
-def test_a_sealed_deal_makes_one_game_whose_log_reveals_the_sealed_seed_at_its_end(service, store):
-    sealed = service.create_sealed_deal(None).outcome.deal
-    made = service.create_game(RULES, sealed_deal_id=sealed.id, client_seed="mine").outcome
+def test_a_sealed_deal_makes_one_game_whose_log_reveals_the_sealed_seed_at_its_end(cases, store):
+    sealed = cases.sealing.create_sealed_deal(None).outcome.deal
+    made = cases.creating.create_game(NewGame(RULES, FromSealedDeal(sealed.id, "mine"))).outcome
 
     with pytest.raises(SealedDealUsed):
-        service.create_game(RULES, sealed_deal_id=sealed.id)
+        cases.creating.create_game(NewGame(RULES, FromSealedDeal(sealed.id)))
     assert made.game.commitment == sealed.commitment
-    assert service.get_sealed_deal(sealed.id)["game_id"] == str(made.game.id)
-    assert "server_seed" not in service.get_sealed_deal(sealed.id)
+    assert cases.sealing.get_sealed_deal(sealed.id)["game_id"] == str(made.game.id)
+    assert "server_seed" not in cases.sealing.get_sealed_deal(sealed.id)
 
-    service.resign(made.game.id, made.player_token, None, None)
+    cases.acting.resign(made.game.id, made.player_token)
 
     revealed = store.load_events(made.game.id, 0, None)[-1].data
     assert revealed == {"server_seed": sealed.server_seed.hex(), "client_seed": "mine"}
-    assert verify(service.replay(made.game.id)).valid
+    assert verify(cases.queries.replay(made.game.id)).valid
 
 
-def test_a_game_from_a_sealed_deal_that_does_not_exist_is_refused(service):
+def test_a_game_from_a_sealed_deal_that_does_not_exist_is_refused(cases):
     with pytest.raises(SealedDealNotFound):
-        service.create_game(RULES, sealed_deal_id=uuid4())
+        cases.creating.create_game(NewGame(RULES, FromSealedDeal(uuid4())))
 
 
 def test_a_new_game_is_told_to_whoever_follows_changes(store):
@@ -89,8 +90,7 @@ def test_a_new_game_is_told_to_whoever_follows_changes(store):
         def changed(self, game_id, version, events):
             told.append((game_id, version, [event["kind"] for event in events]))
 
-    service = GameService(store)
-    service.changes = Sink()
-    made = service.create_game(RULES).outcome
+    cases = compose(store, changes=Sink())
+    made = cases.creating.create_game(NewGame(RULES)).outcome
 
     assert told == [(str(made.game.id), 1, ["game_created"])]

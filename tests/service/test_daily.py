@@ -7,8 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from server.rules import Move, apply, commitment, layout, legal_actions, opening, preset, shuffled_deck
+from server.runtime.composition import compose
 from server.service.acting import SNAPSHOT_EVERY
-from server.service.games import GameService
+from server.service.creating import NewGame, TodaysDeal
+from server.service.sources import Sources
 from tests.memory_store import MemoryStore
 
 RULES = preset("osmosis-draw-one")
@@ -40,22 +42,22 @@ def ends_with_a_snapshot(seed):
 def test_a_daily_game_whose_end_kept_a_snapshot_verifies_after_the_close():
     seed = next(s for s in (hashlib.sha256(bytes([n])).digest() for n in range(256)) if ends_with_a_snapshot(s))
     clock = Clock(datetime(2026, 3, 1, 12, tzinfo=UTC))
-    service = GameService(MemoryStore(), clock=clock, new_server_seed=lambda: seed)
-    made = service.accounts.sign_up("closer", "human", None).outcome
-    me = service.accounts.authenticate(made.secret)
-    game = service.create_game(RULES, owner=me, daily=True).outcome.game
+    cases = compose(MemoryStore(), sources=Sources(clock=clock, new_server_seed=lambda: seed))
+    made = cases.accounts.sign_up("closer", "human", None).outcome
+    me = cases.accounts.authenticate(made.secret)
+    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=me)).outcome.game
     assert game.commitment == commitment(seed)
     state = opening(RULES, layout(shuffled_deck(seed), RULES))
     while not state.is_over:
         action = first_legal(state)
         state = apply(state, action)
-        service.act(game.id, me, action, None, None)
+        cases.acting.act(game.id, me, action)
 
     clock.now += timedelta(days=1)
-    while service.upkeep():
+    while cases.chores.turn():
         pass
 
-    verdict = service.verification(game.id)
+    verdict = cases.verifying.verification(game.id)
     assert (verdict["valid"], verdict["complete"]) == (True, True), verdict
 
 
@@ -87,14 +89,14 @@ def test_a_wrong_token_on_a_hidden_daily_game_costs_what_a_wrong_id_costs():
     from server.service.errors import GameNotFound
 
     store = Counting()
-    service = GameService(store, clock=Clock(datetime(2026, 3, 1, 12, tzinfo=UTC)))
-    owner = service.accounts.authenticate(service.accounts.sign_up("dana", "human", None).outcome.secret)
-    game = service.create_game(RULES, owner=owner, daily=True).outcome.game
+    cases = compose(store, sources=Sources(clock=Clock(datetime(2026, 3, 1, 12, tzinfo=UTC))))
+    owner = cases.accounts.authenticate(cases.accounts.sign_up("dana", "human", None).outcome.secret)
+    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=owner)).outcome.game
     costs = []
     for game_id in (game.id, uuid4()):
         store.calls.clear()
         with pytest.raises(GameNotFound):
-            service.draw(game_id, "not-its-token", None, None)
+            cases.acting.draw(game_id, "not-its-token")
         costs.append(list(store.calls))
     assert costs[0] == costs[1] and costs[0]
 
@@ -104,13 +106,13 @@ def test_the_close_ends_the_games_of_players_made_before_the_day_first_however_m
     """12,000 daily games on fresh accounts held the close for a minute past midnight: the day's boards (which rank
     only the players who joined before the day's deal opened) now wait for the games of those players alone."""
     clock, store = Clock(datetime(2026, 3, 1, 12, tzinfo=UTC)), MemoryStore()
-    service = GameService(store, clock=clock)
+    cases = compose(store, sources=Sources(clock=clock))
 
     def signed_up(name):
-        return service.accounts.authenticate(service.accounts.sign_up(name, "human", None).outcome.secret)
+        return cases.accounts.authenticate(cases.accounts.sign_up(name, "human", None).outcome.secret)
 
     def daily_game(caller):
-        return service.create_game(RULES, owner=caller, daily=True).outcome.game.id
+        return cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=caller)).outcome.game.id
 
     clock.now -= timedelta(days=1)
     honest = [signed_up(f"honest{n}") for n in range(5)]
@@ -119,6 +121,6 @@ def test_the_close_ends_the_games_of_players_made_before_the_day_first_however_m
     honest_games = [daily_game(caller) for caller in honest]
     clock.now += timedelta(days=1)
 
-    assert service.close_days(batch=5) == 5
+    assert cases.chores.close_days(batch=5) == 5
     revealed = {game_id for game_id in honest_games + flood if "server_seed" in store.load_game(game_id).deal}
     assert revealed == set(honest_games)

@@ -1,4 +1,4 @@
-"""The Games port: games and their log, each change written whole or not at all, from the version it was
+"""The game ports (GameReads, GameWrites): games and their log, each change written whole or not at all, from the version it was
 decided on."""
 
 import threading

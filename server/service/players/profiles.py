@@ -9,27 +9,28 @@ from datetime import date, datetime
 from typing import Any, Protocol
 from uuid import UUID
 
+from ..daily import day_of
 from ..documents import player_view
 from ..errors import SolverBusy, SolverSaturated
-from ..ports import Games, Players, Statistics
+from ..ports import GameReads, Players, Statistics
 from ..records import PlayerRecord, PlayerResult, PlayerStats
+from ..verifying import Verifying
 from . import names
-from .daily import day_of
 from .stats import daily_streaks, result_from_log, wilson_interval
 
 REBUILD_PAGE = 500
 
 
-class ProfileStore(Players, Statistics, Games, Protocol):
+class ProfileStore(Players, Statistics, GameReads, Protocol):
     """The ports a player's page and the rebuild use."""
 
 
 class Profiles:
-    def __init__(self, store: ProfileStore, clock: Callable[[], datetime], valid: Callable[[UUID], bool]) -> None:
-        """`valid`: whether a game's verification is VALID (and complete)."""
+    def __init__(self, store: ProfileStore, verifying: Verifying, clock: Callable[[], datetime]) -> None:
+        """`verifying`: what tells whether a game's result may count (its verification is valid and complete)."""
         self._store = store
+        self._verifying = verifying
         self._clock = clock
-        self._valid = valid
 
     def profile(self, name: str) -> dict[str, Any]:
         """The player and their statistics per preset; raises PlayerNotFound."""
@@ -45,7 +46,7 @@ class Profiles:
         verified = 0
         for game_id in self._store.unverified_results(batch):
             try:
-                valid = self._valid(game_id)
+                valid = self._verifying.valid(game_id)
             except (SolverBusy, SolverSaturated):
                 break
             self._store.mark_verified(game_id, valid)
@@ -62,7 +63,7 @@ class Profiles:
                 game = self._store.load_game(game_id)
                 result = result_from_log(game, self._store.load_events(game_id, 0, None))
                 if result is not None:
-                    results.append(replace(result, verified=self._valid(game_id)))
+                    results.append(replace(result, verified=self._verifying.valid(game_id)))
             after = page[-1]
         self._store.replace_statistics(results)
         return sum(bool(result.verified) for result in results)

@@ -12,11 +12,11 @@ from datetime import date, datetime
 from typing import Any, Protocol
 from uuid import UUID
 
-from ..errors import DayNotClosed, InvalidCursor
-from ..ports import Statistics
-from ..records import AllTimeRow, DailyBoardRow
 from .daily import closes_at, day_of
-from .stats import wilson_interval
+from .errors import DayNotClosed, InvalidCursor
+from .players.stats import wilson_interval
+from .ports import Statistics
+from .records import AllTimeRow, DailyBoardRow
 
 MIN_GAMES = 20
 """Games of a preset a player needs to be on its all-time board: fewer say little about a win rate."""

@@ -12,13 +12,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
-from ...log import public_entries
-from ...rules import PRESETS, commitment
-from ..errors import DayNotOpened
-from ..ports import DailyDeals
-from ..records import DailyDeal, PublicEntry
+from ..log import public_entries
+from ..rules import PRESETS, commitment
+from .documents import daily_view
+from .errors import DayNotOpened
+from .ports import DailyDeals
+from .records import Caller, DailyDeal, PublicEntry
 
 
 class DailyStore(DailyDeals, Protocol):
@@ -67,6 +68,14 @@ class Days:
                 if variant not in found:
                     found[variant] = self._open(day, variant)
         return [found[variant] for variant in PRESETS if variant in found]
+
+    def page(self, day: date | None, viewer: Caller | None) -> dict[str, Any]:
+        """The deals of `day` (today when None) as GET /daily shows them: commitments, the seeds once the day
+        has closed, and the viewer's own games of them."""
+        deals = self.deals(day)
+        day = day or self.today()
+        mine = {} if viewer is None else self._store.daily_games_of(viewer.player.id, day)
+        return daily_view(day, closes_at(day), self.closed(day), deals, mine)
 
     def deal(self, variant: str) -> DailyDeal:
         """Today's deal of a preset, opened now if it was not yet."""

@@ -1,0 +1,37 @@
+"""Every use case of the server, as the composition root built them (server/runtime/composition.py): what the HTTP
+layer reaches them through, one accessor for all (api/common.py: use_cases())."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .acting import Acting
+from .analyses import Analyses
+from .boards import Boards
+from .chores import Chores
+from .creating import Creating
+from .daily import Days
+from .health import Health
+from .players.accounts import Accounts
+from .players.profiles import Profiles
+from .public_log import PublicLog
+from .queries import GameQueries
+from .sealing import Sealing
+from .verifying import Verifying
+
+
+@dataclass(frozen=True, slots=True)
+class UseCases:
+    creating: Creating
+    sealing: Sealing
+    acting: Acting
+    queries: GameQueries
+    verifying: Verifying
+    analyses: Analyses
+    accounts: Accounts
+    days: Days
+    boards: Boards
+    profiles: Profiles
+    chores: Chores
+    public_log: PublicLog
+    health: Health

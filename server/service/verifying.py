@@ -1,0 +1,57 @@
+"""Verifying games: a stored game re-checked from its log with the server's own seeds, and an uploaded export
+checked as an auditor would check it offline; both in the solver's time, within VERIFICATION_BUDGET."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from ..log import events as ev
+from ..log.audit import Audit, verify_log
+from ..log.replay import verify
+from ..rules import Rules, to_text
+from .documents import game_document
+from .ports import GameReads, SolverTime
+
+VERIFICATION_BUDGET = 300_000
+"""Solver positions one verification request may search (re-deriving a winnable deal, recomputing hints):
+under two seconds of one core, and more than the server's own exports with a winnable deal and a few
+hints need. Beyond it the verdict says what was left unchecked (docs/security.md)."""
+
+
+class Verifying:
+    def __init__(self, games: GameReads, solver_time: SolverTime) -> None:
+        self._games = games
+        self._solver_time = solver_time
+
+    def verification(self, game_id: UUID) -> dict[str, Any]:
+        """Re-check a game from its stored log with the server's own seeds, and its projection and snapshots
+        against it."""
+        game, secret = self._games.load_for_action(game_id)
+        events = self._games.load_events(game_id, 0, None)
+        snapshots = self._games.load_snapshots(game_id)
+        audit, final = self._solver_time(lambda: verify_log(
+            Rules.from_mapping(game.rules), game.commitment, events, seeds=(secret.server_seed, secret.client_seed),
+            game_id=str(game.id), snapshots=snapshots, budget=VERIFICATION_BUDGET))
+        if audit.valid and final is not None and (
+            game.version != events[-1].seq
+            or game.head_hash != events[-1].hash
+            or game.status != final.status.value
+            or game.score != final.cards_on_foundations
+            or secret.state_text != to_text(final)
+            or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
+            or json.loads(game.document) != game_document(game, final)
+        ):
+            audit = Audit(False, audit.complete, len(events), None,
+                          f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
+        return audit.to_dict()
+
+    def verify_replay(self, document: dict[str, Any]) -> dict[str, Any]:
+        """The verdict on an uploaded export, worked out in the solver's time within VERIFICATION_BUDGET."""
+        return self._solver_time(lambda: verify(document, VERIFICATION_BUDGET)).to_dict()
+
+    def valid(self, game_id: UUID) -> bool:
+        """Whether the game verifies, completely: what lets a player's result count (players/profiles.py)."""
+        verdict = self.verification(game_id)
+        return bool(verdict["valid"] and verdict["complete"])
