@@ -130,10 +130,10 @@ class AnswerFromMemory:
     def __init__(self, taken: ActionTaken) -> None:
         self._taken = taken
 
-    def move(self, *args: Any, answer: Any = None) -> Answered[ActionTaken]:
+    def act(self, *args: Any, **kwargs: Any) -> Answered[ActionTaken]:
         return Answered(replies.action_taken(self._taken), self._taken)
 
-    def draw(self, *args: Any, answer: Any = None) -> Answered[ActionTaken]:
+    def draw(self, *args: Any, **kwargs: Any) -> Answered[ActionTaken]:
         return Answered(replies.action_taken(self._taken), self._taken)
 
 

@@ -159,3 +159,67 @@ def test_the_rules_are_reached_by_their_public_names_only():
     bypasses = [f"{path.relative_to(project)} imports {name}" for path in callers
                 for name in imported_modules(path) if name.startswith("server.rules.")]
     assert bypasses == []
+
+
+def _module_of(name: str) -> Path | None:
+    """The server's module file that an imported name is, or is in (a package's is its __init__.py)."""
+    parts = name.split(".")
+    while parts and parts[0] == "server":
+        path = SERVER.parent.joinpath(*parts)
+        if path.with_suffix(".py").is_file():
+            return path.with_suffix(".py")
+        if (path / "__init__.py").is_file():
+            return path / "__init__.py"
+        parts = parts[:-1]
+    return None
+
+
+def _import_cycles() -> list[list[str]]:
+    """Every cycle of the server's modules importing each other, function-local and TYPE_CHECKING imports too."""
+    graph = {path: {found for name in imported_modules(path) if (found := _module_of(name)) not in (None, path)}
+             for path in SERVER.rglob("*.py")}
+    # Tarjan's strongly connected components, iteratively.
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    stack: list[Path] = []
+    on_stack: set[Path] = set()
+    cycles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(str(member.relative_to(SERVER)))
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_module_imports_itself_back_through_others():
+    """A circle of imports works only in the order its modules happen to load, and hides which one depends on which:
+    there is none, not even through an import inside a function."""
+    assert _import_cycles() == []

@@ -36,11 +36,3 @@ def test_the_readme_examples_leave_no_files_in_the_checkout():
 
     assert "curl" in commands
     assert re.search(r"\btee\b|>\s*[\w.-]+\.json|-o\s+[\w.-]+", commands) is None, commands
-
-
-def test_the_api_guide_explains_every_problem_code_the_server_answers():
-    from server.api.errors import every_code
-
-    guide = (DOCS / "api.md").read_text()
-
-    assert [code for code in every_code() if f"`{code}`" not in guide] == []

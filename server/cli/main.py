@@ -32,7 +32,6 @@ from ..rules import (
 from ..runtime.log_key import log_signer
 from ..service.players.stats import wilson_interval
 from ..solver.players import play_greedy, play_random
-from ..store import embedded, migrate
 from ..transparency.notes import NoteError, parse_verifier
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
@@ -182,6 +181,8 @@ def _simulate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL. The public
     log's key is made here on first start, before any worker looks for it."""
+    from ..store import embedded  # the database's commands alone load psycopg: `osmosis deal` starts without it
+
     settings = Settings.from_env()
     print(f"osmosis: the public log's verifier key is {log_signer(settings).verifier.vkey}", flush=True)
     if settings.database_url is not None:
@@ -196,6 +197,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run_gunicorn(args: argparse.Namespace, database_url: str) -> int:
+    from ..store import migrate
+
     migrate.upgrade(database_url)
     command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG), "--bind", f"{args.host}:{args.port}"]
     if args.workers is not None:
@@ -250,6 +253,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
+    from ..store import migrate
+
     settings = Settings.from_env()
     if settings.database_url is None:
         print("osmosis: DATABASE_URL is not set", file=sys.stderr)

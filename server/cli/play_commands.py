@@ -52,8 +52,9 @@ def add_commands(commands: Any) -> None:
 
 def _play(args: argparse.Namespace) -> int:
     try:  # here, so that the other commands do not load Textual, and serving does not need it
-        from ..terminal.app import Opening, TableApp
+        from ..terminal.app import TableApp
         from ..terminal.saved import SavedGames, SavedGamesError, default_path
+        from ..terminal.seat import Opening
     except ImportError as error:
         print(f"osmosis play: the terminal table needs the 'play' extra ({error}): "
               "pip install 'osmosis-server[play]', or run `make play`", file=sys.stderr)

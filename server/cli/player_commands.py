@@ -11,7 +11,6 @@ from ..service.players.profiles import Profiles
 from ..service.ports import at_once
 from ..service.sources import utc_now
 from ..service.verifying import Verifying
-from ..store import PostgresStore, embedded, migrate, open_pool
 
 
 def add_commands(commands: Any) -> None:
@@ -22,6 +21,8 @@ def add_commands(commands: Any) -> None:
 
 
 def _rebuild_stats(args: argparse.Namespace) -> int:
+    from ..store import embedded  # the database's commands alone load psycopg: `osmosis deal` starts without it
+
     settings = Settings.from_env()
     if settings.database_url is not None:
         return _rebuild(settings.database_url)
@@ -34,6 +35,8 @@ def _rebuild_stats(args: argparse.Namespace) -> int:
 
 
 def _rebuild(database_url: str) -> int:
+    from ..store import PostgresStore, migrate, open_pool
+
     migrate.upgrade(database_url)
     pool = open_pool(database_url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
     try:

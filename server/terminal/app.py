@@ -5,7 +5,6 @@ playing.py, watching.py and resuming.py."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from textual.app import App
@@ -14,19 +13,9 @@ from ..client import Api
 from .playing import PlayScreen
 from .resuming import ResumeScreen
 from .saved import SavedGames
+from .seat import Opening
 from .table import Faces
 from .watching import FollowScreen, ReplayScreen
-
-
-@dataclass(frozen=True)
-class Opening:
-    """What the table opens on: a new game (with the body of POST /games), or a game by its id."""
-
-    new_game: Mapping[str, Any] = field(default_factory=dict)
-    resume: str | None = None
-    """A game id, or "" for the list of your games in progress."""
-    replay: str | None = None
-    follow: str | None = None
 
 
 class TableApp(App[None]):
@@ -42,21 +31,21 @@ class TableApp(App[None]):
     def on_mount(self) -> None:
         opening = self.opening
         if opening.replay is not None:
-            self.push_screen(ReplayScreen(opening.replay))
+            self.push_screen(ReplayScreen(self, opening.replay))
         elif opening.follow is not None:
-            self.push_screen(FollowScreen(opening.follow))
+            self.push_screen(FollowScreen(self, opening.follow))
         elif opening.resume == "":
-            self.push_screen(ResumeScreen())
+            self.push_screen(ResumeScreen(self))
         elif opening.resume is not None:
-            self.push_screen(PlayScreen(game_id=opening.resume))
+            self.push_screen(PlayScreen(self, game_id=opening.resume))
         else:
-            self.push_screen(PlayScreen(new_game=opening.new_game))
+            self.push_screen(PlayScreen(self, new_game=opening.new_game))
 
     def replay(self, game_id: str) -> None:
-        self._switch(ReplayScreen(game_id))
+        self._switch(ReplayScreen(self, game_id))
 
     def resume(self, game_id: str) -> None:
-        self._switch(PlayScreen(game_id=game_id))
+        self._switch(PlayScreen(self, game_id=game_id))
 
     def play_next(self, game: Mapping[str, Any]) -> None:
         """A new game like the one just ended: the next deal number after a numbered deal, else a new secret deal."""
@@ -68,7 +57,7 @@ class TableApp(App[None]):
         self.new_game(body)
 
     def new_game(self, body: Mapping[str, Any]) -> None:
-        self._switch(PlayScreen(new_game=body))
+        self._switch(PlayScreen(self, new_game=body))
 
     def _switch(self, screen: PlayScreen | ReplayScreen | ResumeScreen) -> None:
         while len(self.screen_stack) > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from rich.text import Text
 from textual import events
@@ -15,11 +15,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..client import Api, ApiError, Unreachable
+from .seat import Seat
 from .table import Faces, Lit, draw_table
 from .words import headline
-
-if TYPE_CHECKING:
-    from .app import TableApp
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -52,20 +50,17 @@ class BoardScreen(Screen[None]):
         yield Static(self.KEYS, id="keys")
         yield Static(id="too-small")
 
-    @property
-    def table_app(self) -> TableApp:
-        from .app import TableApp
-
-        assert isinstance(self.app, TableApp)
-        return self.app
+    def __init__(self, seat: Seat) -> None:
+        super().__init__()
+        self.seat = seat
 
     @property
     def api(self) -> Api:
-        return self.table_app.api
+        return self.seat.api
 
     @property
     def faces(self) -> Faces:
-        return self.table_app.faces
+        return self.seat.faces
 
     def on_mount(self) -> None:
         self._fit(self.app.size.width, self.app.size.height)

@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from ..client import ApiError
 from .board import BoardScreen, ask
 from .saved import SavedGame
+from .seat import Seat
 from .table import Lit, lit_cards, stock_action
 from .words import action_text, ending, hint_text, verdict
 
@@ -28,8 +29,8 @@ CARD = re.compile(r"^\s*(?P<card>(10|[2-9TJQKA])[SHDC])\s*(?:(?:to\s+)?(?P<to>F[
 class PlayScreen(BoardScreen):
     KEYS = "1-9 play a lit card  d deal  m name a card  h hint  u undo  r resign  q quit"
 
-    def __init__(self, game_id: str | None = None, new_game: Mapping[str, Any] | None = None) -> None:
-        super().__init__()
+    def __init__(self, seat: Seat, game_id: str | None = None, new_game: Mapping[str, Any] | None = None) -> None:
+        super().__init__(seat)
         self.game_id, self.new_game = game_id, new_game
         self.game: dict[str, Any] | None = None
         self.token = ""
@@ -49,16 +50,16 @@ class PlayScreen(BoardScreen):
         self.run_worker(self._open(), exclusive=True, group="server")
 
     async def _open(self) -> None:
-        saved = self.table_app.saved
+        saved = self.seat.saved
         if self.game_id is None:
             game, refusal = await ask(self.api.post, "/games", dict(self.new_game or {}))
             if game is not None:
                 self.token = game.pop("player_token")
-                saved.add(SavedGame(self.table_app.server_name, game["id"], self.token, game["variant"],
+                saved.add(SavedGame(self.seat.server_name, game["id"], self.token, game["variant"],
                                     game["created_at"]))
         else:
             # A game of yours begun elsewhere (today's deal on another device): your API token acts on it too.
-            self.token = saved.token_of(self.table_app.server_name, self.game_id) or self.api.bearer or ""
+            self.token = saved.token_of(self.seat.server_name, self.game_id) or self.api.bearer or ""
             game, refusal = await ask(self.api.get, f"/games/{self.game_id}")
         if game is None:
             self.say(f"{refusal} (Enter: try again, q: leave)", refused=True)
@@ -73,7 +74,7 @@ class PlayScreen(BoardScreen):
         self.ask(self._moves_line())
         self.show(game, lit=self.lit)
         if game["status"] != "playing":
-            self.app.push_screen(EndPanel(game))
+            self.app.push_screen(EndPanel(self.seat, game))
 
     def _moves_line(self) -> str:
         game = self.game
@@ -101,7 +102,7 @@ class PlayScreen(BoardScreen):
             self.say("Waiting for the server...")
         elif self.game["status"] != "playing":
             if key == "enter":
-                self.app.push_screen(EndPanel(self.game))
+                self.app.push_screen(EndPanel(self.seat, self.game))
         elif not self.token:
             self.say("This game is not yours to play: its token is not saved here.", refused=True)
         elif self.resigning:
@@ -251,8 +252,9 @@ class EndPanel(ModalScreen[None]):
     EndPanel #verdict { margin: 1 0; }
     """
 
-    def __init__(self, game: Mapping[str, Any]) -> None:
+    def __init__(self, seat: Seat, game: Mapping[str, Any]) -> None:
         super().__init__()
+        self.seat = seat
         self.game = game
 
     def compose(self) -> ComposeResult:
@@ -265,30 +267,21 @@ class EndPanel(ModalScreen[None]):
                          "p replay it  n a new game  Esc look at the table  q quit", id="end-keys")
 
     def on_mount(self) -> None:
-        from .app import TableApp
-
-        self.set_class(isinstance(self.app, TableApp) and self.app.faces.ascii, "-ascii")
+        self.set_class(self.seat.faces.ascii, "-ascii")
         self.run_worker(self._analyse(), exclusive=True)
 
     async def _analyse(self) -> None:
-        from .app import TableApp
-
-        assert isinstance(self.app, TableApp)
-        analysis, refusal = await ask(self.app.api.get, f"/games/{self.game['id']}/analysis")
+        analysis, refusal = await ask(self.seat.api.get, f"/games/{self.game['id']}/analysis")
         self.query_one("#verdict", Static).update(
             verdict(analysis) if analysis is not None else f"No verdict from the solver just now: {refusal}")
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
-        from .app import TableApp
-
-        app = self.app
-        assert isinstance(app, TableApp)
         if event.key == "q":
-            app.exit()
+            self.app.exit()
         elif event.key == "escape":
             self.dismiss()
         elif event.key == "p":
-            app.replay(str(self.game["id"]))
+            self.seat.replay(str(self.game["id"]))
         elif event.key == "n":
-            app.play_next(self.game)
+            self.seat.play_next(self.game)

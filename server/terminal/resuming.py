@@ -9,6 +9,7 @@ from textual import events
 
 from ..client import ApiError
 from .board import BoardScreen
+from .seat import Seat
 from .words import headline
 
 SHOWN = 9
@@ -19,8 +20,8 @@ LOOKED_AT = 50
 class ResumeScreen(BoardScreen):
     KEYS = "1-9 play on  n a new game  q quit"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, seat: Seat) -> None:
+        super().__init__(seat)
         self.games: list[dict[str, Any]] = []
 
     def on_mount(self) -> None:
@@ -29,7 +30,7 @@ class ResumeScreen(BoardScreen):
         self.run_worker(self._list(), exclusive=True, group="server")
 
     async def _list(self) -> None:
-        saved = self.table_app.saved.on(self.table_app.server_name)[:LOOKED_AT]
+        saved = self.seat.saved.on(self.seat.server_name)[:LOOKED_AT]
         games = await self.call(self._in_progress, [game.id for game in saved])
         if games is None:
             return
@@ -62,6 +63,6 @@ class ResumeScreen(BoardScreen):
         if event.key == "q":
             self.app.exit()
         elif event.key == "n":
-            self.table_app.new_game(self.table_app.opening.new_game)
+            self.seat.new_game(self.seat.opening.new_game)
         elif event.key.isdigit() and 1 <= int(event.key) <= len(self.games):
-            self.table_app.resume(str(self.games[int(event.key) - 1]["id"]))
+            self.seat.resume(str(self.games[int(event.key) - 1]["id"]))

@@ -14,6 +14,7 @@ from textual import events, work
 
 from ..client import ApiError, Stream, Unreachable, messages
 from .board import BoardScreen
+from .seat import Seat
 from .words import ending, event_text
 
 FOLLOWS_STEP = frozenset({"game_won", "game_lost", "seeds_revealed"})
@@ -35,8 +36,8 @@ def steps_of(events_: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any
 class ReplayScreen(BoardScreen):
     KEYS = "Right or space: next step  Left: back  Home: first  End: last  q quit"
 
-    def __init__(self, game_id: str) -> None:
-        super().__init__()
+    def __init__(self, seat: Seat, game_id: str) -> None:
+        super().__init__(seat)
         self.game_id = game_id
         self.game: dict[str, Any] | None = None
         self.steps: list[list[Mapping[str, Any]]] = []
@@ -93,8 +94,8 @@ class ReplayScreen(BoardScreen):
 class FollowScreen(BoardScreen):
     KEYS = "following live: each event shows as it happens  q quit"
 
-    def __init__(self, game_id: str) -> None:
-        super().__init__()
+    def __init__(self, seat: Seat, game_id: str) -> None:
+        super().__init__(seat)
         self.game_id = game_id
         self.game: dict[str, Any] | None = None
         self._stop = threading.Event()

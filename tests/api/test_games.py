@@ -507,6 +507,6 @@ def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 
-    assert_problem(response, 503, "cases-unavailable")
+    assert_problem(response, 503, "service-unavailable")
     assert response.headers["Retry-After"] == "1"
     assert_problem(ready, 503, "not-ready")

@@ -283,7 +283,7 @@ def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
     body = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(0))))
     game_id = UUID(body["id"])
     try:
-        stream = streams.game_stream(cases, hub, game_id, after=1)
+        stream = streams.game_stream(cases.queries, hub, game_id, after=1)
         next(stream)  # the game as it is, and nothing after seq 1
         later(0.3, lambda: cases.acting.draw(game_id, body["player_token"])).join()
 

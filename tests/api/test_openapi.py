@@ -1,10 +1,13 @@
 """The committed OpenAPI document is the contract: it matches the app, validates, and is well formed."""
 
+from pathlib import Path
+
 import pytest
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
 from server.api import openapi_document
+from server.api.errors import every_code
 from tests.api.helpers import committed_document, operations, resolve
 
 
@@ -105,3 +108,9 @@ def test_no_enum_lists_null_but_the_null_branch_of_a_nullable_reference(document
                 walk(value)
 
     walk(document)
+
+
+def test_the_api_guide_explains_every_problem_code_the_server_answers():
+    guide = (Path(__file__).parents[2] / "docs" / "api.md").read_text()
+
+    assert [code for code in every_code() if f"`{code}`" not in guide] == []

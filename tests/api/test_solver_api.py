@@ -173,8 +173,8 @@ def test_a_kept_analysis_is_read_back_with_one_query(client, store):
     game, token = create(client, deal_number=3)
     client.post(f"/games/{game['id']}/resign", headers=token)
     recording = CallRecordingStore(store)
-    first = Analyses(recording, at_once).analysis(UUID(game["id"]))
+    first = Analyses(recording, recording, at_once).analysis(UUID(game["id"]))
     assert "save_analysis" in recording.calls
     recording.calls.clear()
-    assert json.loads(Analyses(recording, at_once).analysis(UUID(game["id"]))) == json.loads(first)
+    assert json.loads(Analyses(recording, recording, at_once).analysis(UUID(game["id"]))) == json.loads(first)
     assert recording.calls == ["load_analysis"]

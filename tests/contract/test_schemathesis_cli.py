@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.processes import call, start_gunicorn, stop
 
 HERE = Path(__file__).parent

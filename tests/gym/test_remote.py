@@ -19,7 +19,7 @@ from server.gym.remote import ServerError
 from server.gym.spaces import DEAL, RESIGN
 from tests.browser.table import get
 from tests.client.scripted import Answer, ScriptedServer
-from tests.conftest import gunicorn_on_a_new_database
+from tests.apps import gunicorn_on_a_new_database
 
 
 def test_remote_episodes_are_the_in_process_ones_and_verify(live_server):

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import drop_database, empty_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, empty_database, migrated_database
 from tests.processes import start_gunicorn, stop
 
 DEPLOY = Path(__file__).parents[2] / "deploy"

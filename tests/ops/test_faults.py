@@ -14,7 +14,7 @@ import psutil
 import psycopg
 
 from server.store import embedded
-from tests.conftest import free_port
+from tests.apps import free_port
 from tests.processes import ClientThreads, call, start_gunicorn, stop
 
 CLIENTS = 4

@@ -9,7 +9,8 @@ import time
 
 from server.service.feed import FeedPosition
 from server.store import embedded
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.processes import ClientThreads, call, start_gunicorn, stop
 
 

@@ -13,7 +13,8 @@ import psycopg
 import pytest
 
 from tests.api.helpers import sse_messages
-from tests.conftest import free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn, stop
 
 OLD_THREADS = 32

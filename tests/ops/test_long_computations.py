@@ -5,7 +5,8 @@ import statistics
 import threading
 import time
 
-from tests.conftest import drop_database, free_port, gunicorn_on_a_new_database, migrated_database
+from tests.apps import free_port, gunicorn_on_a_new_database
+from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
 
 

@@ -25,7 +25,8 @@ from server.store.postgres import PostgresStore
 from server.transparency.merkle import subtrees_of, tree_hash
 from server.transparency.notes import COSIGNATURE_V1, generate_signer, open_checkpoint
 from tests.api.helpers import create
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.processes import PROJECT, ClientThreads, call, start_gunicorn, stop, wait_until_sequenced
 from tests.witness.helpers import OSMOSIS, WitnessProcess
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import drop_database, free_port, gunicorn_on_a_new_database, migrated_database
+from tests.apps import free_port, gunicorn_on_a_new_database
+from tests.databases import drop_database, migrated_database
 from tests.processes import start_gunicorn, stop, wait_for_workers
 
 PROJECT = Path(__file__).parents[2]

@@ -5,7 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.conftest import gunicorn_on_a_new_database
+from tests.apps import gunicorn_on_a_new_database
 
 PROJECT = Path(__file__).resolve().parents[2]
 

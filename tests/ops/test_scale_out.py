@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 
 from tests.api.helpers import sse_messages
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.ops.test_deploy import nginx_config_for
 from tests.processes import call, start_gunicorn, stop, wait_until_ready
 

@@ -4,7 +4,8 @@ import threading
 import time
 import urllib.request
 
-from tests.conftest import free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn
 
 

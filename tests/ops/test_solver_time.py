@@ -13,7 +13,8 @@ import pytest
 from server.config import DEFAULT_RATE_LIMIT
 from server.rules import Rules
 from tests.api.helpers import crafted_export
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
 
 ATTACKER, VICTIM = "10.0.0.1", "10.0.0.2"

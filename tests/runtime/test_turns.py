@@ -110,7 +110,7 @@ class Chores:
     def __init__(self, *batches):
         self.batches = list(batches)
 
-    def upkeep(self):
+    def turn(self):
         batch = self.batches.pop(0) if self.batches else 0
         if isinstance(batch, Exception):
             raise batch

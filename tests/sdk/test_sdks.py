@@ -11,7 +11,7 @@ import pytest
 
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
-from tests.conftest import gunicorn_on_a_new_database
+from tests.apps import gunicorn_on_a_new_database
 
 PROJECT = Path(__file__).parents[2]
 OPENAPI = PROJECT / "openapi" / "openapi.json"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from server.store import PostgresStore, migrate, open_pool
-from tests.conftest import BACKENDS, drop_database, migrated_database
+from tests.databases import BACKENDS, drop_database, migrated_database
 from tests.memory_store import MemoryStore
 
 

@@ -8,8 +8,9 @@ import urllib.error
 import urllib.request
 
 from server.client import Api
-from server.terminal.app import Opening, TableApp
+from server.terminal.app import TableApp
 from server.terminal.saved import SavedGame, SavedGames
+from server.terminal.seat import Opening
 
 SIZE = (80, 24)
 

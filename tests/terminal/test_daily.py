@@ -9,8 +9,8 @@ import pytest
 
 from server.cli.play_commands import DailyRefused, _todays_game
 from server.client import Api
-from server.terminal.app import Opening
 from server.terminal.saved import SavedGames
+from server.terminal.seat import Opening
 
 from .pilot import call, run, table, words
 

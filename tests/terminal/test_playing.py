@@ -11,10 +11,10 @@ from server.rules import (
     numbered_opening,
     preset,
 )
-from server.terminal.app import Opening
 from server.terminal.playing import NO_UNDO, EndPanel, PlayScreen
 from server.terminal.resuming import ResumeScreen
 from server.terminal.saved import SavedGames
+from server.terminal.seat import Opening
 from server.terminal.table import Faces
 
 from .pilot import call, new_game, press, run, saved, screen, settle, table, until, words

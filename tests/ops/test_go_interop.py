@@ -13,7 +13,8 @@ import psycopg
 import pytest
 
 from server.transparency.notes import generate_signer
-from tests.conftest import drop_database, free_port, migrated_database
+from tests.apps import free_port
+from tests.databases import drop_database, migrated_database
 from tests.processes import call, start_gunicorn, stop, wait_until_sequenced
 
 CHECKER = Path(__file__).parent / "interop" / "tlogcheck.go"

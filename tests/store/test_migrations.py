@@ -15,7 +15,7 @@ from server.service.sources import Sources
 from server.store import PostgresStore, open_pool
 from server.store.migrate import alembic_config, head_revision
 from tests.api.helpers import body_of
-from tests.conftest import drop_database, migrated_database
+from tests.databases import drop_database, migrated_database
 
 
 def documents(url):

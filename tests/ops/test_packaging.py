@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from server.store import migrate
-from tests.conftest import drop_database, empty_database
+from tests.databases import drop_database, empty_database
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from server.cli.win_rates import read_per_deal
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def run_bench(script: str, *args: str, database_url: str | None = None) -> str:
