@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve play test system-packages bench clean
+.PHONY: serve play test check system-packages bench clean
 
 # Serving needs the project alone; the test tools (pytest, linters, browser drivers, SDK generators) come
 # with the first `make test`.
@@ -41,10 +41,24 @@ play: $(VENV)/.play
 system-packages:
 	scripts/install-system-packages
 
+LINTED := server tests bench examples
+
 test: $(VENV)/.test-tools $(VENV)/.solver-accelerator system-packages
-	$(BIN)/ruff check server tests bench examples
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+# The fast tier, after every change: lint, layout, types, and the tests that need neither PostgreSQL nor Flask nor a
+# browser, the slow ones left out (pytest -m slow: the solver's long checks). Under a minute. Its folders are every
+# one but these; tests/conftest.py fails the run if one of its tests imports Flask, psycopg or Playwright.
+NEEDS_SERVERS := tests/api tests/ops tests/store tests/browser tests/sdk tests/terminal tests/gym tests/contract
+
+check: $(VENV)/.test-tools $(VENV)/.solver-accelerator
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/mypy
+	OSMOSIS_FAST_TIER=1 $(BIN)/pytest -q -m "not slow" tests $(addprefix --ignore=,$(NEEDS_SERVERS))
 
 bench: $(BIN)/osmosis
 	$(BIN)/python bench/engine.py

@@ -48,11 +48,22 @@ Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
 def call(app: Wsgi, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, bytes]:
     data = b"" if body is None else json.dumps(body).encode()
     environ = {
-        "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1",
-        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(data),
-        "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
-        "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(data)),
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(data),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(data)),
     }
     if token:
         environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
@@ -91,8 +102,9 @@ def over_http(app: Wsgi) -> Callable[[], None]:
         action = player.next_action()
         game_id = player.game["id"]
         if action["kind"] == "move":
-            status, content = call(app, "POST", f"/games/{game_id}/moves",
-                                   {"card": action["card"], "to": action["to"]}, player.token)
+            status, content = call(
+                app, "POST", f"/games/{game_id}/moves", {"card": action["card"], "to": action["to"]}, player.token
+            )
         else:
             status, content = call(app, "POST", f"/games/{game_id}/draw", {}, player.token)
         assert status == 200, content
@@ -170,13 +182,15 @@ def main() -> None:
         assert drawn is not None
         canned_app = create_app(settings, store)
         canned_app.extensions["osmosis.use_cases"] = dataclasses.replace(
-            canned_app.extensions["osmosis.use_cases"], acting=AnswerFromMemory(drawn))
+            canned_app.extensions["osmosis.use_cases"], acting=AnswerFromMemory(drawn)
+        )
         draw_path = f"/games/{UUID(int=0)}/draw"
 
         def expect(app: Wsgi, method: str, path: str, status: int, token: str | None = None) -> Callable[[], None]:
             def work() -> None:
                 got, content = call(app, method, path, {} if method == "POST" else None, token)
                 assert got == status, content
+
             return work
 
         phases = {
@@ -193,14 +207,18 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, work in phases.items():
                 spent[name].append(cpu_microseconds(work, args.requests))
-        print(f"{args.requests} requests a phase, {args.rounds} rounds; CPU µs a request, median (min to max): of the"
-              " process, of the requests' thread, of the other threads")
+        print(
+            f"{args.requests} requests a phase, {args.rounds} rounds; CPU µs a request, median (min to max): of the"
+            " process, of the requests' thread, of the other threads"
+        )
         for name, values in spent.items():
             process = [whole for whole, _ in values]
             thread = [own for _, own in values]
             others = [whole - own for whole, own in values]
-            print(f"{name:<32} {statistics.median(process):6.0f}   ({min(process):.0f} to {max(process):.0f})"
-                  f"   requests {statistics.median(thread):6.0f}   others {statistics.median(others):6.0f}")
+            print(
+                f"{name:<32} {statistics.median(process):6.0f}   ({min(process):.0f} to {max(process):.0f})"
+                f"   requests {statistics.median(thread):6.0f}   others {statistics.median(others):6.0f}"
+            )
         pool.close()
 
 

@@ -58,14 +58,18 @@ def populate(url: str, players: int, games: int) -> None:
     regular = max(1, round((games / players - 4.6) / 0.9))  # 1 in 10 plays 46 days, the rest `regular`
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("""
+        conn.execute(
+            """
             INSERT INTO players (id, name, name_key, kind, created_at)
             SELECT md5('p' || n)::uuid, 'pl' || lpad(n::text, 7, '0'),
                    'pl' || translate(lpad(n::text, 7, '0'), '01', 'ol'),
                    CASE WHEN n %% 10 = 5 THEN 'bot' ELSE 'human' END, now()
             FROM generate_series(1, %(players)s) AS n
-        """, {"players": players})
-        conn.execute("""
+        """,
+            {"players": players},
+        )
+        conn.execute(
+            """
             INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
                                head_hash, hints, document, player_id, daily)
             SELECT md5('g' || n || '/' || d)::uuid, day, day, '{}', 'osmosis',
@@ -74,7 +78,9 @@ def populate(url: str, players: int, games: int) -> None:
             FROM generate_series(1, %(players)s) AS n,
                  LATERAL generate_series(0, CASE WHEN n %% 10 = 0 THEN 45 ELSE %(regular)s - 1 END) AS d,
                  LATERAL (SELECT %(day0)s::date + d AS day) AS days
-        """, {"players": players, "regular": regular, "day0": DAY0})
+        """,
+            {"players": players, "regular": regular, "day0": DAY0},
+        )
         conn.execute("""
             INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions,
                                         started_at, ended_at, first_action_at, last_action_at, verified)
@@ -95,13 +101,35 @@ def populate(url: str, players: int, games: int) -> None:
 def plans(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         for name, query, parameters in (
-            ("day's board", player_sql.DAILY_BOARD, {
-                "day": DAY0, "variant": "osmosis", "kind": "human", "lost": False, "minus_score": -53, "hints": 0,
-                "actions": 0, "duration": "-1 second", "game_id": "00000000-0000-0000-0000-000000000000",
-                "limit": 21}),
-            ("all-time board", player_sql.ALL_TIME_BOARD, {
-                "variant": "osmosis", "kind": "human", "min_games": 20, "minus_bound": -2.0, "minus_games": 0,
-                "player_id": "00000000-0000-0000-0000-000000000000", "limit": 21}),
+            (
+                "day's board",
+                player_sql.DAILY_BOARD,
+                {
+                    "day": DAY0,
+                    "variant": "osmosis",
+                    "kind": "human",
+                    "lost": False,
+                    "minus_score": -53,
+                    "hints": 0,
+                    "actions": 0,
+                    "duration": "-1 second",
+                    "game_id": "00000000-0000-0000-0000-000000000000",
+                    "limit": 21,
+                },
+            ),
+            (
+                "all-time board",
+                player_sql.ALL_TIME_BOARD,
+                {
+                    "variant": "osmosis",
+                    "kind": "human",
+                    "min_games": 20,
+                    "minus_bound": -2.0,
+                    "minus_games": 0,
+                    "player_id": "00000000-0000-0000-0000-000000000000",
+                    "limit": 21,
+                },
+            ),
         ):
             rows = conn.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) " + query, parameters)
             lines = [row[0] for row in rows.fetchall()]
@@ -141,8 +169,10 @@ def reads(port: int, count: int) -> None:
     for name, path in cases:
         latencies = [timed(lambda path=path: client.call("GET", path))[0] for _ in range(count)]
         latencies.sort()
-        print(f"{name:<28} p50 {statistics.median(latencies) * 1000:6.2f} ms   "
-              f"p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:6.2f} ms   n={count}")
+        print(
+            f"{name:<28} p50 {statistics.median(latencies) * 1000:6.2f} ms   "
+            f"p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:6.2f} ms   n={count}"
+        )
 
 
 def play_work(port: int, as_players: bool) -> Callable[[int], Callable[[], float | None]]:
@@ -192,14 +222,19 @@ def recording(url: str, clients: int, seconds: float, rounds: int) -> None:
             ratios.append(rates[True] / rates[False])
         anonymous.report()
         players.report()
-        print(f"actions a game: {len(anonymous.latencies) / max(1, GAMES_BEGUN[False]):.0f} anonymous, "
-              f"{len(players.latencies) / max(1, GAMES_BEGUN[True]):.0f} as players")
-        print(f"players' / anonymous actions a second: median of {rounds} rounds {statistics.median(ratios):.3f} "
-              f"(rounds: {', '.join(f'{r:.3f}' for r in ratios)}; overall {players.rate / anonymous.rate:.3f})")
+        print(
+            f"actions a game: {len(anonymous.latencies) / max(1, GAMES_BEGUN[False]):.0f} anonymous, "
+            f"{len(players.latencies) / max(1, GAMES_BEGUN[True]):.0f} as players"
+        )
+        print(
+            f"players' / anonymous actions a second: median of {rounds} rounds {statistics.median(ratios):.3f} "
+            f"(rounds: {', '.join(f'{r:.3f}' for r in ratios)}; overall {players.rate / anonymous.rate:.3f})"
+        )
         with psycopg.connect(url, autocommit=True) as conn:
             waiting, counted = conn.execute(
                 "SELECT count(*) FILTER (WHERE verified IS NULL), count(*) FILTER (WHERE verified) "
-                "FROM player_results WHERE daily IS NULL").fetchone() or (0, 0)
+                "FROM player_results WHERE daily IS NULL"
+            ).fetchone() or (0, 0)
         print(f"results of the players' games: {counted} verified and counted, {waiting} waiting at the end")
     finally:
         stop_servers(servers)

@@ -42,20 +42,30 @@ def main() -> None:
     args = parser.parse_args()
 
     with postgres_server() as url, psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE TEMPORARY TABLE whole_bundles (index bigint PRIMARY KEY, width smallint, "
-                     "entries bytea)")
+        conn.execute("CREATE TEMPORARY TABLE whole_bundles (index bigint PRIMARY KEY, width smallint, entries bytea)")
         conn.execute("CREATE TEMPORARY TABLE bundle_rows (index bigint PRIMARY KEY, entry bytea)")
         for width in (32, 128, 224):
             bundle = ENTRY * (width + args.new)
-            rewrite = median_ms(lambda n, b=bundle, w=width: conn.execute(
-                "INSERT INTO whole_bundles VALUES (%s, %s, %s) ON CONFLICT (index) DO UPDATE "
-                "SET width = EXCLUDED.width, entries = EXCLUDED.entries", (n % 4, w + args.new, b)), args.repeat)
+            rewrite = median_ms(
+                lambda n, b=bundle, w=width: conn.execute(
+                    "INSERT INTO whole_bundles VALUES (%s, %s, %s) ON CONFLICT (index) DO UPDATE "
+                    "SET width = EXCLUDED.width, entries = EXCLUDED.entries",
+                    (n % 4, w + args.new, b),
+                ),
+                args.repeat,
+            )
             conn.execute("TRUNCATE bundle_rows")
-            append = median_ms(lambda n: conn.execute(
-                "INSERT INTO bundle_rows SELECT * FROM unnest(%s::bigint[], %s::bytea[])",
-                ([n * 1000 + k for k in range(args.new)], [ENTRY] * args.new)), args.repeat)
-            print(f"partial bundle of {width:3d} + {args.new} entries   rewritten {rewrite:6.2f} ms   "
-                  f"new rows {append:6.2f} ms   ({len(bundle):,} bytes)")
+            append = median_ms(
+                lambda n: conn.execute(
+                    "INSERT INTO bundle_rows SELECT * FROM unnest(%s::bigint[], %s::bytea[])",
+                    ([n * 1000 + k for k in range(args.new)], [ENTRY] * args.new),
+                ),
+                args.repeat,
+            )
+            print(
+                f"partial bundle of {width:3d} + {args.new} entries   rewritten {rewrite:6.2f} ms   "
+                f"new rows {append:6.2f} ms   ({len(bundle):,} bytes)"
+            )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,13 @@ from server.store import open_pool
 settings = Settings.from_env()
 assert settings.database_url, "DATABASE_URL is set by bench/load.py"
 app = Flask(__name__)
-pool: ConnectionPool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
-                                 settings.pool_timeout, settings.statement_timeout_ms)
+pool: ConnectionPool = open_pool(
+    settings.database_url,
+    settings.pool_min_size,
+    settings.pool_max_size,
+    settings.pool_timeout,
+    settings.statement_timeout_ms,
+)
 app.extensions["osmosis.pool"] = pool  # closed by deploy/gunicorn.conf.py when the worker exits
 ROWS = int(os.environ.get("CEILING_ROWS", "1000"))
 

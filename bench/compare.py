@@ -39,7 +39,7 @@ def figures(output: str) -> dict[str, float]:
     name = ""
     for line in output.splitlines():
         if line.strip().startswith(CPU_LINE) and name:  # bench/load.py's CPU of each party, under its phase
-            for party, value in CPU_PART.findall(line.strip()[len(CPU_LINE):]):
+            for party, value in CPU_PART.findall(line.strip()[len(CPU_LINE) :]):
                 found[f"{name} [CPU ms: {party.strip()}]"] = float(value)
             continue
         match = FIGURE.match(line)
@@ -47,7 +47,7 @@ def figures(output: str) -> dict[str, float]:
             continue
         name = match.group(1).strip()
         found[name] = float(match.group(2).replace(",", ""))
-        for part, value in PART.findall(line[match.end():]):
+        for part, value in PART.findall(line[match.end() :]):
             found[f"{name} [{part}]"] = float(value.replace(",", ""))
     return found
 
@@ -62,8 +62,7 @@ def export(revision: str, into: Path) -> Path:
 
 
 def unpack(revision: str, tree: Path, *paths: str) -> None:
-    archive = subprocess.run(["git", "-C", str(PROJECT), "archive", revision, *paths], check=True,
-                             capture_output=True)
+    archive = subprocess.run(["git", "-C", str(PROJECT), "archive", revision, *paths], check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
 
 
@@ -80,23 +79,28 @@ def run(tree: Path, bench: str, url: str, extra: list[str]) -> str:
     script = tree / "bench" / f"{bench}.py"
     if not script.exists():
         raise SystemExit(f"{tree} has no bench/{bench}.py")
-    done = subprocess.run([sys.executable, str(script), *extra], cwd=tree, capture_output=True, text=True,
-                          env={**os.environ, "DATABASE_URL": url})
+    done = subprocess.run(
+        [sys.executable, str(script), *extra],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DATABASE_URL": url},
+    )
     if done.returncode:
         raise SystemExit(f"bench/{bench}.py failed in {tree}:\n{done.stdout}\n{done.stderr}")
     return done.stdout
 
 
 def table(revisions: list[str], results: dict[str, list[dict[str, float]]]) -> list[str]:
-    names = [name for name in results[revisions[0]][0] if all(name in run for rev in revisions
-                                                               for run in results[rev])]
+    names = [name for name in results[revisions[0]][0] if all(name in run for rev in revisions for run in results[rev])]
     first, last = revisions[0], revisions[-1]
-    lines = ["| figure | " + " | ".join(revisions) + f" | {last} / {first} |",
-             "|---" * (len(revisions) + 2) + "|"]
+    lines = ["| figure | " + " | ".join(revisions) + f" | {last} / {first} |", "|---" * (len(revisions) + 2) + "|"]
     for name in names:
         medians = {rev: statistics.median(run[name] for run in results[rev]) for rev in revisions}
-        cells = [", ".join(f"{run[name] + 0.0:g}" for run in results[rev]) + f" (**{medians[rev] + 0.0:g}**)"
-                 for rev in revisions]
+        cells = [
+            ", ".join(f"{run[name] + 0.0:g}" for run in results[rev]) + f" (**{medians[rev] + 0.0:g}**)"
+            for rev in revisions
+        ]
         ratio = f"{medians[last] / medians[first] + 0.0:.2f}" if medians[first] else "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio} |")
     return lines
@@ -116,13 +120,16 @@ def main() -> None:
     if argv[:1] == ["--table-from"] and len(argv) == 2:
         rerun_table(Path(argv[1]))
         return
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revisions", nargs="+", help="two or more revisions; '.' is this checkout as it stands")
     parser.add_argument("--bench", default="app_cpu", help="bench/<name>.py to run (default: app_cpu)")
     parser.add_argument("--runs", type=int, default=3, help="runs of each revision (default: 3)")
-    parser.add_argument("--bench-from", metavar="REV",
-                        help="run this revision's bench/ in every tree (to split older revisions' figures alike)")
+    parser.add_argument(
+        "--bench-from",
+        metavar="REV",
+        help="run this revision's bench/ in every tree (to split older revisions' figures alike)",
+    )
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     if len(args.revisions) < 2:
         parser.error("name at least two revisions")

@@ -57,8 +57,10 @@ def main() -> None:
     print(f"{'preset':<22} {'actions/s':>10} {'actions/game':>13} {'greedy games/s':>15}")
     for name in PRESETS:
         actions, seconds = random_actions_per_second(name, args.games)
-        print(f"{name:<22} {actions / seconds:>10,.0f} {actions / args.games:>13.0f} "
-              f"{greedy_games_per_second(name, args.games):>15,.0f}")
+        print(
+            f"{name:<22} {actions / seconds:>10,.0f} {actions / args.games:>13.0f} "
+            f"{greedy_games_per_second(name, args.games):>15,.0f}"
+        )
     print(f"deals (shuffle) per second: {deals_per_second(2000):,.0f}")
 
 

@@ -44,8 +44,10 @@ def main() -> None:
             rate, played = steps_per_second(preset, args.steps, round_number * 1_000_000)
             rates.append(rate)
             episodes += played
-        print(f"{preset:<22} {statistics.median(rates):>9,.0f} steps/s   ({args.rounds} rounds of {args.steps:,} "
-              f"steps, {episodes:,} episodes)   (goal >= 20,000)")
+        print(
+            f"{preset:<22} {statistics.median(rates):>9,.0f} steps/s   ({args.rounds} rounds of {args.steps:,} "
+            f"steps, {episodes:,} episodes)   (goal >= 20,000)"
+        )
 
 
 if __name__ == "__main__":

@@ -57,9 +57,16 @@ def play(task: tuple[str, int]) -> dict[str, object]:
                 fallbacks += 1
         state = apply(state, action)
         actions += 1
-    return {"variant": name, "deal": number, "won": state.status == "won", "actions": actions, "hints": hints,
-            "fallbacks": fallbacks, "unfinished": state.outcome is None,
-            "seconds": round(time.perf_counter() - started, 3)}
+    return {
+        "variant": name,
+        "deal": number,
+        "won": state.status == "won",
+        "actions": actions,
+        "hints": hints,
+        "fallbacks": fallbacks,
+        "unfinished": state.outcome is None,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
 
 
 def comparison(task: tuple[str, int]) -> tuple[bool, str]:
@@ -72,10 +79,11 @@ def known_rates(path: Path) -> dict[tuple[str, int], tuple[bool, str]]:
     """(greedy won, verdict) per deal from the per-deal results of `osmosis win-rates --per-deal`."""
     results = read_per_deal(path.read_text(encoding="utf-8"))
     verdicts = {letter: verdict.value for verdict, letter in VERDICT_LETTERS.items()}
-    return {(name, deal): (greedy == "1", verdicts[verdict])
-            for name in {name for name, _ in results}
-            for deal, (verdict, greedy) in enumerate(zip(results[(name, "solver")], results[(name, "greedy")],
-                                                        strict=True))}
+    return {
+        (name, deal): (greedy == "1", verdicts[verdict])
+        for name in {name for name, _ in results}
+        for deal, (verdict, greedy) in enumerate(zip(results[(name, "solver")], results[(name, "greedy")], strict=True))
+    }
 
 
 def rate(wins: int, games: int) -> str:
@@ -89,8 +97,12 @@ def main() -> None:
     parser.add_argument("--variant", action="append", choices=list(PRESETS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--record", type=Path)
-    parser.add_argument("--rates", type=Path, default=PER_DEAL_RESULTS,
-                        help="the per-deal results of `osmosis win-rates --per-deal` (default: %(default)s)")
+    parser.add_argument(
+        "--rates",
+        type=Path,
+        default=PER_DEAL_RESULTS,
+        help="the per-deal results of `osmosis win-rates --per-deal` (default: %(default)s)",
+    )
     args = parser.parse_args()
     names = args.variant or list(PRESETS)
     games: dict[tuple[str, int], dict[str, object]] = {}
@@ -100,8 +112,11 @@ def main() -> None:
                 game = json.loads(line)
                 games[(game["variant"], game["deal"])] = game
     todo = [(name, number) for name in names for number in range(args.deals) if (name, number) not in games]
-    print(f"deals 0..{args.deals - 1} per preset; {len(todo):,} games to play; search: {search_engine()}",
-          file=sys.stderr, flush=True)
+    print(
+        f"deals 0..{args.deals - 1} per preset; {len(todo):,} games to play; search: {search_engine()}",
+        file=sys.stderr,
+        flush=True,
+    )
     known = known_rates(args.rates)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for game in pool.map(play, todo, chunksize=1):
@@ -112,8 +127,10 @@ def main() -> None:
         missing = [(name, number) for name in names for number in range(args.deals) if (name, number) not in known]
         for task, found in zip(missing, pool.map(comparison, missing, chunksize=8), strict=True):
             known[task] = found
-    print("| preset | deals | hint player | greedy player | every card known (bound) | hints per game | "
-          "fallbacks | unfinished |")
+    print(
+        "| preset | deals | hint player | greedy player | every card known (bound) | hints per game | "
+        "fallbacks | unfinished |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         played = [games[(name, number)] for number in range(args.deals)]
@@ -121,11 +138,13 @@ def main() -> None:
         winnable = sum(verdict == "winnable" for _, verdict in compared)
         unknown = sum(verdict == "unknown" for _, verdict in compared)
         bound = rate(winnable, args.deals) + (f" (+{unknown} unknown)" if unknown else "")
-        print(f"| {name} | {args.deals:,} | {rate(sum(bool(game['won']) for game in played), args.deals)} | "
-              f"{rate(sum(greedy for greedy, _ in compared), args.deals)} | {bound} | "
-              f"{sum(int(str(game['hints'])) for game in played) / args.deals:.0f} | "
-              f"{sum(int(str(game['fallbacks'])) for game in played)} | "
-              f"{sum(bool(game.get('unfinished')) for game in played)} |")
+        print(
+            f"| {name} | {args.deals:,} | {rate(sum(bool(game['won']) for game in played), args.deals)} | "
+            f"{rate(sum(greedy for greedy, _ in compared), args.deals)} | {bound} | "
+            f"{sum(int(str(game['hints'])) for game in played) / args.deals:.0f} | "
+            f"{sum(int(str(game['fallbacks'])) for game in played)} | "
+            f"{sum(bool(game.get('unfinished')) for game in played)} |"
+        )
 
 
 if __name__ == "__main__":

@@ -63,13 +63,18 @@ def main() -> None:
     parser.add_argument("--pure", action="store_true", help="run the pure modules, not the compiled search")
     args = parser.parse_args()
     engine = use_compiled_search(not args.pure)
-    print(f"deals 0..{args.deals - 1} per preset, two positions each, budget {HINT_BUDGET:,} positions per hint; "
-          f"search: {engine}")
+    print(
+        f"deals 0..{args.deals - 1} per preset, two positions each, budget {HINT_BUDGET:,} positions per hint; "
+        f"search: {engine}"
+    )
     print(f"{'preset':<22}{'hints':>6}{'median ms':>10}{'p95 ms':>8}{'max ms':>8}{'samples':>9}{'exact':>7}")
     for name in args.variant or list(PRESETS):
         f = measure(name, args.deals)
-        print(f"{name:<22}{f['hints']:>6}{f['median_ms']:>10.0f}{f['p95_ms']:>8.0f}{f['max_ms']:>8.0f}"
-              f"{f['median_samples']:>9.0f}{f['exact']:>7.0%}", flush=True)
+        print(
+            f"{name:<22}{f['hints']:>6}{f['median_ms']:>10.0f}{f['p95_ms']:>8.0f}{f['max_ms']:>8.0f}"
+            f"{f['median_samples']:>9.0f}{f['exact']:>7.0%}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

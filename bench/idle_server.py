@@ -43,8 +43,10 @@ def main() -> None:
                 second = conn.execute(COUNT).fetchone()
             assert first is not None and second is not None
             counted = second[0] - first[0] - 1  # less the first count's own
-            print(f"idle server, transactions           {counted:6d}   in {args.seconds:g} s "
-                  f"({counted / args.seconds:.1f} a second, {os.environ.get('WEB_CONCURRENCY', '4')} workers)")
+            print(
+                f"idle server, transactions           {counted:6d}   in {args.seconds:g} s "
+                f"({counted / args.seconds:.1f} a second, {os.environ.get('WEB_CONCURRENCY', '4')} workers)"
+            )
         finally:
             stop_servers({"game server": server})
 

@@ -113,8 +113,11 @@ async def act(port: int, games: Games, mine: list[str], until: float, seed: int)
             mine.remove(game_id)
             continue
         action = rng.choice(game["legal_actions"])
-        path, body = ((f"/games/{game_id}/moves", {"card": action["card"], "to": action["to"]})
-                      if action["kind"] == "move" else (f"/games/{game_id}/draw", {}))
+        path, body = (
+            (f"/games/{game_id}/moves", {"card": action["card"], "to": action["to"]})
+            if action["kind"] == "move"
+            else (f"/games/{game_id}/draw", {})
+        )
         status, text = await connection.call("POST", path, body, games.tokens[game_id])
         answered = time.monotonic()
         if status == 200:
@@ -143,8 +146,9 @@ async def load(port: int, games: Games, actors: int, seconds: float) -> tuple[fl
     ids = list(games.bodies)
     until = time.monotonic() + seconds
     health: list[float] = []
-    results = await asyncio.gather(probe(port, until, health),
-                                   *(act(port, games, ids[i::actors], until, seed=i) for i in range(actors)))
+    results = await asyncio.gather(
+        probe(port, until, health), *(act(port, games, ids[i::actors], until, seed=i) for i in range(actors))
+    )
     return sum(results[1:]) / seconds, health
 
 
@@ -158,8 +162,9 @@ class Follower:
 
     async def run(self, port: int) -> None:
         reader, writer = await asyncio.open_connection(HOST, port)
-        writer.write(f"GET /games/{self.game_id}/events/stream?after={self.after} HTTP/1.1\r\nHost: bench\r\n\r\n"
-                     .encode())
+        writer.write(
+            f"GET /games/{self.game_id}/events/stream?after={self.after} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+        )
         try:
             while await reader.readline() != b"\r\n":  # the head; the body comes chunked
                 pass
@@ -172,7 +177,7 @@ class Follower:
                     if message.startswith(b"event: game"):
                         self.ready.set()
                     elif message.startswith(b"id: "):
-                        seq = int(message[4:message.index(b"\n")])
+                        seq = int(message[4 : message.index(b"\n")])
                         self.received[self.game_id, seq].append(arrived)
         finally:
             writer.close()
@@ -261,6 +266,7 @@ class Cores:
 async def run(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes]) -> None:
     pid = server.pid
     cores = Cores(CpuMeter({"server": server}))
+
     async def fresh_games() -> Games:
         """Every phase plays on new games, so that none plays on games another left further on."""
         games = Games()
@@ -285,10 +291,12 @@ async def run(args: argparse.Namespace, port: int, server: subprocess.Popen[byte
         received: dict[tuple[str, int], list[float]] = defaultdict(list)
         rss_before = server_rss_kb(pid)
         # Spectators who join now: from each game's current version on, as EventSource resumes.
-        followers = [Follower(ids[i % len(ids)], games.bodies[ids[i % len(ids)]]["version"], received)
-                     for i in range(args.followers)]
+        followers = [
+            Follower(ids[i % len(ids)], games.bodies[ids[i % len(ids)]]["version"], received)
+            for i in range(args.followers)
+        ]
         for start in range(0, len(followers), args.join_batch):  # spectators join over time, not all at once
-            batch = followers[start:start + args.join_batch]
+            batch = followers[start : start + args.join_batch]
             for follower in batch:
                 follower.task = asyncio.create_task(follower.run(port))
             await asyncio.wait_for(asyncio.gather(*(follower.ready.wait() for follower in batch)), timeout=120)
@@ -325,19 +333,29 @@ async def run(args: argparse.Namespace, port: int, server: subprocess.Popen[byte
         slow.join()
 
     base = statistics.mean(alone)
-    print(f"{args.followers} followers over {args.games} games, {args.slow_clients} slow clients, "
-          f"{args.actors} actors, {args.rounds} rounds of {args.seconds:g} s")
+    print(
+        f"{args.followers} followers over {args.games} games, {args.slow_clients} slow clients, "
+        f"{args.actors} actors, {args.rounds} rounds of {args.seconds:g} s"
+    )
     print(f"actions alone                      {base:8.0f}/s  (runs: {', '.join(f'{r:.0f}' for r in alone)})")
-    print(f"actions with followers             {statistics.mean(followed):8.0f}/s  ratio "
-          f"{statistics.mean(followed) / base:.2f}   (goal >= 0.85)  "
-          f"(rounds: {', '.join(f'{f / a:.2f}' for f, a in zip(followed, alone, strict=True))})")
-    print(f"actions with slow clients          {statistics.mean(slowed):8.0f}/s  ratio "
-          f"{statistics.mean(slowed) / base:.2f}   (goal >= 0.90)  "
-          f"(rounds: {', '.join(f'{s / a:.2f}' for s, a in zip(slowed, alone, strict=True))})")
-    print(f"delivery, answer to follower       p50 {percentile(latencies, 0.5) * 1000:6.1f} ms  "
-          f"p99 {percentile(latencies, 0.99) * 1000:6.1f} ms  n={len(latencies)}   (goals <= 50, <= 250)")
-    print(f"  (negative: the follower had it before the acting client had its answer; min "
-          f"{min(latencies, default=0) * 1000:.1f} ms)")
+    print(
+        f"actions with followers             {statistics.mean(followed):8.0f}/s  ratio "
+        f"{statistics.mean(followed) / base:.2f}   (goal >= 0.85)  "
+        f"(rounds: {', '.join(f'{f / a:.2f}' for f, a in zip(followed, alone, strict=True))})"
+    )
+    print(
+        f"actions with slow clients          {statistics.mean(slowed):8.0f}/s  ratio "
+        f"{statistics.mean(slowed) / base:.2f}   (goal >= 0.90)  "
+        f"(rounds: {', '.join(f'{s / a:.2f}' for s, a in zip(slowed, alone, strict=True))})"
+    )
+    print(
+        f"delivery, answer to follower       p50 {percentile(latencies, 0.5) * 1000:6.1f} ms  "
+        f"p99 {percentile(latencies, 0.99) * 1000:6.1f} ms  n={len(latencies)}   (goals <= 50, <= 250)"
+    )
+    print(
+        f"  (negative: the follower had it before the acting client had its answer; min "
+        f"{min(latencies, default=0) * 1000:.1f} ms)"
+    )
     for name, values in health.items():
         print(f"/healthz p99 {name:<22}{percentile(values, 0.99) * 1000:8.1f} ms  n={len(values)}   (goal <= 100)")
     print(f"server memory per follower         {statistics.mean(memory_per_follower):8.1f} kB   (goal < 20)")

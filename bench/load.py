@@ -61,14 +61,30 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_gunicorn(app: str, database_url: str, port: int, worker_class: str | None, root: Path = PROJECT,
-                   **env: str) -> subprocess.Popen[bytes]:
+def start_gunicorn(
+    app: str, database_url: str, port: int, worker_class: str | None, root: Path = PROJECT, **env: str
+) -> subprocess.Popen[bytes]:
     """gunicorn with `root`'s deploy/gunicorn.conf.py, running `root`'s code (another checkout's, to compare)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(root / "deploy" / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}", *(["--worker-class", worker_class] if worker_class else []), app],
-        env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warning", "RATE_LIMIT": "",
-             "PYTHONPATH": str(root), **env},
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            str(root / "deploy" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            *(["--worker-class", worker_class] if worker_class else []),
+            app,
+        ],
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "LOG_LEVEL": "warning",
+            "RATE_LIMIT": "",
+            "PYTHONPATH": str(root),
+            **env,
+        },
         cwd=root,
     )
     deadline = time.monotonic() + 30
@@ -155,8 +171,10 @@ class CpuMeter:
 
     def read(self) -> dict[str, float]:
         processes = _processes()
-        usage = {name: _cpu_seconds(pid) + sum(_cpu_seconds(child) for child, parent, _ in processes if parent == pid)
-                 for name, pid in self._servers.items()}
+        usage = {
+            name: _cpu_seconds(pid) + sum(_cpu_seconds(child) for child, parent, _ in processes if parent == pid)
+            for name, pid in self._servers.items()
+        }
         usage["postgres"] = sum(_cpu_seconds(pid) for pid, _, name in processes if name == "postgres")
         own = os.times()
         usage["load generator"] = own.user + own.system + sum(_cpu_seconds(pid) for pid in self.extra)
@@ -194,15 +212,22 @@ class Measurement:
 
     def report(self) -> None:
         count = len(self.latencies)
-        print(f"{self.name:<28} {self.rate:>9,.0f}/s   p50 {self.p50 * 1000:7.2f} ms   "
-              f"p99 {self.p99 * 1000:7.2f} ms   n={count}")
+        print(
+            f"{self.name:<28} {self.rate:>9,.0f}/s   p50 {self.p50 * 1000:7.2f} ms   "
+            f"p99 {self.p99 * 1000:7.2f} ms   n={count}"
+        )
         per_request = {party: used / count * 1000 for party, used in self.cpu.items()}
         spent = "  ".join(f"{party} {ms:.2f}" for party, ms in per_request.items() if ms >= 0.005)
         print(f"{'':<28} CPU ms a request: {spent}")
 
 
-def alternate(meter: CpuMeter, clients: int, seconds: float, rounds: int,
-              phases: list[tuple[Measurement, Callable[[int], Callable[[], float | None]]]]) -> None:
+def alternate(
+    meter: CpuMeter,
+    clients: int,
+    seconds: float,
+    rounds: int,
+    phases: list[tuple[Measurement, Callable[[int], Callable[[], float | None]]]],
+) -> None:
     """Run the phases one after another, `rounds` times over."""
     for _ in range(rounds):
         for measurement, make_work in phases:
@@ -318,28 +343,45 @@ def main() -> None:
     server_url = os.environ.get("DATABASE_URL") or embedded.start(data_dir)
     url = prepare_database(server_url)
     game_port, ceiling_port = free_port(), free_port()
-    servers = {"game server": start_gunicorn("server.runtime.app:create_app()", url, game_port, args.worker_class),
-               "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port, args.worker_class)}
+    servers = {
+        "game server": start_gunicorn("server.runtime.app:create_app()", url, game_port, args.worker_class),
+        "ceiling app": start_gunicorn("bench.ceiling_app:app", url, ceiling_port, args.worker_class),
+    }
     meter = CpuMeter(servers)
     try:
         c, t, r = args.clients, args.seconds, args.rounds
         # Every worker opens its pool and loads its code with its first requests: not part of any figure.
         run_phase(c, 1.0, ceiling_work(ceiling_port, "POST", "/insert", 201))
         run_phase(c, 1.0, actions_work(game_port))
-        print(f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
-              f"{args.worker_class or 'gevent'} workers, "
-              f"pool max {os.environ.get('POOL_MAX_SIZE', '10')}")
+        print(
+            f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
+            f"{args.worker_class or 'gevent'} workers, "
+            f"pool max {os.environ.get('POOL_MAX_SIZE', '10')}"
+        )
         insert, actions = Measurement("ceiling: INSERT + COMMIT"), Measurement("game: random actions")
-        alternate(meter, c, t, r, [(insert, ceiling_work(ceiling_port, "POST", "/insert", 201)),
-                                   (actions, actions_work(game_port))])
+        alternate(
+            meter,
+            c,
+            t,
+            r,
+            [(insert, ceiling_work(ceiling_port, "POST", "/insert", 201)), (actions, actions_work(game_port))],
+        )
         fresh = [f"/games/{long_game(game_port, 1)}" for _ in range(8)]
         long_id = long_game(game_port, 300)
         select, new_reads = Measurement("ceiling: SELECT by key"), Measurement("game: read a new game")
         long_reads, travel = Measurement("game: read a 300-event game"), Measurement("game: state at seq 300")
-        alternate(meter, c, t, r, [(select, ceiling_work(ceiling_port, "GET", "/select/", 200)),
-                                   (new_reads, reads_work(game_port, fresh)),
-                                   (long_reads, reads_work(game_port, [f"/games/{long_id}"])),
-                                   (travel, reads_work(game_port, [f"/games/{long_id}/states/300"]))])
+        alternate(
+            meter,
+            c,
+            t,
+            r,
+            [
+                (select, ceiling_work(ceiling_port, "GET", "/select/", 200)),
+                (new_reads, reads_work(game_port, fresh)),
+                (long_reads, reads_work(game_port, [f"/games/{long_id}"])),
+                (travel, reads_work(game_port, [f"/games/{long_id}/states/300"])),
+            ],
+        )
         for measurement in (insert, actions, select, new_reads, long_reads, travel):
             measurement.report()
         print()

@@ -76,8 +76,13 @@ def database(server_url: str, name: str) -> str:
 
 def baseline_tree(revision: str) -> Path:
     """The tree of `revision`, extracted once under var/ (no worktree: the repository is left as it is)."""
-    commit = subprocess.run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=PROJECT, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{revision}^{{commit}}"],
+        cwd=PROJECT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     root = PROJECT / "var" / f"bench-baseline-{commit[:12]}"
     if not (root / "server").is_dir():
         archive = subprocess.run(["git", "archive", commit], cwd=PROJECT, check=True, capture_output=True).stdout
@@ -87,8 +92,12 @@ def baseline_tree(revision: str) -> Path:
 
 
 def migrate_with(root: Path, url: str) -> None:
-    subprocess.run([sys.executable, "-c", "import sys; from server.store import migrate; migrate.upgrade(sys.argv[1])",
-                    url], cwd=root, check=True, env={**os.environ, "PYTHONPATH": str(root)})
+    subprocess.run(
+        [sys.executable, "-c", "import sys; from server.store import migrate; migrate.upgrade(sys.argv[1])", url],
+        cwd=root,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
 
 
 def play_work(port: int) -> Callable[[int], Callable[[], float | None]]:
@@ -173,13 +182,15 @@ def percentile(values: list[float], q: int) -> float:
 def fill_log(url: str, entries: int) -> tuple[float, int]:
     """`entries` pending entries, sequenced here: (entries a second, batches)."""
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("""
+        conn.execute(
+            """
             INSERT INTO log_pending (subject, kind, entry)
             SELECT id, 'game_created', convert_to(
                 '{"commitment":"' || md5(id::text) || md5(id::text) || '","deal":{"deal_number":' || n ||
                 '},"game_id":"' || id || '","kind":"game_created","rules":{},"variant":"osmosis"}', 'UTF8')
             FROM (SELECT gen_random_uuid() AS id, n FROM generate_series(1, %s) AS n) AS made ORDER BY n""",
-                     (entries,))
+            (entries,),
+        )
     pool = open_pool(url, 1, 2, 30, 600_000)
     store = PostgresStore(pool, migrate.head_revision())
     public_log = PublicLog(store, store, KEY, spacing=0)
@@ -203,10 +214,14 @@ def proof_sizes(url: str, port: int, size: int) -> None:
     for old in sorted({1, size // 3, size // 2, size - 1, max(1, size - TILE_WIDTH)}):
         _, body = timed(lambda old=old: client.call("GET", f"/log/consistency?from={old}&to={size}"))
         consistency.append(len(body["proof"]))
-    print(f"inclusion proof, 20 random leaves    {min(inclusion)} to {max(inclusion)} hashes "
-          f"({32 * max(inclusion)} bytes)   log2 n = {math.log2(size):.1f}")
-    print(f"consistency proof, 5 older sizes     {min(consistency)} to {max(consistency)} hashes "
-          f"({32 * max(consistency)} bytes)")
+    print(
+        f"inclusion proof, 20 random leaves    {min(inclusion)} to {max(inclusion)} hashes "
+        f"({32 * max(inclusion)} bytes)   log2 n = {math.log2(size):.1f}"
+    )
+    print(
+        f"consistency proof, 5 older sizes     {min(consistency)} to {max(consistency)} hashes "
+        f"({32 * max(consistency)} bytes)"
+    )
 
 
 def main() -> None:
@@ -226,15 +241,19 @@ def main() -> None:
     migrate.upgrade(with_log)
     migrate_with(root, without_log)
     on_port, off_port = free_port(), free_port()
-    servers = {"log on": start_gunicorn(APP, with_log, on_port, None, LOG_SIGNING_KEY=KEY.skey),
-               "log off": start_gunicorn(APP, without_log, off_port, None, root=root)}
+    servers = {
+        "log on": start_gunicorn(APP, with_log, on_port, None, LOG_SIGNING_KEY=KEY.skey),
+        "log off": start_gunicorn(APP, without_log, off_port, None, root=root),
+    }
     try:
         c, t, r = args.clients, args.seconds, args.rounds
         meter = CpuMeter(servers)
         for port in (on_port, off_port):  # pools opened, code loaded: not part of any figure
             run_phase(c, 1.0, play_work(port))
-        print(f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
-              f"workers; baseline {args.baseline} served from {root.relative_to(PROJECT)}")
+        print(
+            f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
+            f"workers; baseline {args.baseline} served from {root.relative_to(PROJECT)}"
+        )
         on, off = Measurement("play, log on"), Measurement("play, log off (baseline)")
         ratios = []
         for turn in range(r):  # each round a pair, in alternating order: the machine's drift falls on both
@@ -244,18 +263,24 @@ def main() -> None:
             ratios.append((len(on.latencies) - before[0]) / (len(off.latencies) - before[1]))
         for measurement in (off, on):
             measurement.report()
-        print(f"log on / log off                     {on.rate / off.rate:.3f} overall, median of {r} paired rounds "
-              f"{statistics.median(ratios):.3f} (from {min(ratios):.3f} to {max(ratios):.3f})   (goal >= 0.97)")
+        print(
+            f"log on / log off                     {on.rate / off.rate:.3f} overall, median of {r} paired rounds "
+            f"{statistics.median(ratios):.3f} (from {min(ratios):.3f} to {max(ratios):.3f})   (goal >= 0.97)"
+        )
         print()
         delays = creation_to_checkpoint(on_port, t * r, c)
-        print(f"creation to signed checkpoint        p50 {percentile(delays, 50) * 1000:.0f} ms   "
-              f"p99 {percentile(delays, 99) * 1000:.0f} ms   max {max(delays) * 1000:.0f} ms   n={len(delays)}   "
-              f"(goal p99 <= 2000 ms)")
+        print(
+            f"creation to signed checkpoint        p50 {percentile(delays, 50) * 1000:.0f} ms   "
+            f"p99 {percentile(delays, 99) * 1000:.0f} ms   max {max(delays) * 1000:.0f} ms   n={len(delays)}   "
+            f"(goal p99 <= 2000 ms)"
+        )
         _, game = timed(lambda: Http(on_port).call("POST", "/games", {"variant": "osmosis"}), 201)
         time.sleep(2.5)
         _, proofs = timed(lambda: Http(on_port).call("GET", f"/games/{game['id']}/transparency"))
-        print(f"a game's proofs (/transparency)      {len(json.dumps(proofs)):,} bytes, "
-              f"{len(proofs['leaves'][0]['inclusion_proof'])} hashes in a log of {proofs['tree_size']:,}")
+        print(
+            f"a game's proofs (/transparency)      {len(json.dumps(proofs)):,} bytes, "
+            f"{len(proofs['leaves'][0]['inclusion_proof'])} hashes in a log of {proofs['tree_size']:,}"
+        )
     finally:
         stop_servers(servers)
 
@@ -271,8 +296,10 @@ def main() -> None:
     print()
     print(f"integration of {args.entries:,} entries       {rate:,.0f} entries/s   ({batches} batches)")
     tile_port, ceiling_port = free_port(), free_port()
-    servers = {"log": start_gunicorn(APP, large, tile_port, None, LOG_SIGNING_KEY=KEY.skey),
-               "ceiling app": start_gunicorn("bench.ceiling_app:app", large, ceiling_port, None)}
+    servers = {
+        "log": start_gunicorn(APP, large, tile_port, None, LOG_SIGNING_KEY=KEY.skey),
+        "ceiling app": start_gunicorn("bench.ceiling_app:app", large, ceiling_port, None),
+    }
     try:
         meter = CpuMeter(servers)
         full = args.entries // TILE_WIDTH
@@ -281,12 +308,25 @@ def main() -> None:
         level1 = [f"/log/{tile_path(1, n)}" for n in range(full // TILE_WIDTH)] or level0[:1]
         run_phase(args.clients, 1.0, bytes_work(tile_port, level0))
         select = Measurement("ceiling: SELECT by key")
-        tiles, upper, entries, checkpoint = (Measurement("level-0 tiles (8 KiB)"), Measurement("level-1 tiles"),
-                                             Measurement("entry bundles"), Measurement("checkpoint"))
-        alternate(meter, args.clients, args.seconds, args.rounds, [
-            (select, ceiling_work(ceiling_port, "GET", "/select/", 200)), (tiles, bytes_work(tile_port, level0)),
-            (upper, bytes_work(tile_port, level1)), (entries, bytes_work(tile_port, bundles)),
-            (checkpoint, bytes_work(tile_port, ["/log/checkpoint"]))])
+        tiles, upper, entries, checkpoint = (
+            Measurement("level-0 tiles (8 KiB)"),
+            Measurement("level-1 tiles"),
+            Measurement("entry bundles"),
+            Measurement("checkpoint"),
+        )
+        alternate(
+            meter,
+            args.clients,
+            args.seconds,
+            args.rounds,
+            [
+                (select, ceiling_work(ceiling_port, "GET", "/select/", 200)),
+                (tiles, bytes_work(tile_port, level0)),
+                (upper, bytes_work(tile_port, level1)),
+                (entries, bytes_work(tile_port, bundles)),
+                (checkpoint, bytes_work(tile_port, ["/log/checkpoint"])),
+            ],
+        )
         for measurement in (select, tiles, upper, entries, checkpoint):
             measurement.report()
         print(f"level-0 tiles / SELECT ceiling       {tiles.rate / select.rate:.2f}")

@@ -44,16 +44,21 @@ def cpu_microseconds(test_client: Any, address: str, requests: int) -> float:
 
 def main() -> None:
     limited, unlimited = client("100000 per second"), client("")
-    phases = {"rate limiting off": (unlimited, "203.0.113.7"), "counted (203.0.113.7)": (limited, "203.0.113.7"),
-              "this machine's own (127.0.0.1)": (limited, "127.0.0.1")}
+    phases = {
+        "rate limiting off": (unlimited, "203.0.113.7"),
+        "counted (203.0.113.7)": (limited, "203.0.113.7"),
+        "this machine's own (127.0.0.1)": (limited, "127.0.0.1"),
+    }
     for test_client, address in phases.values():
         cpu_microseconds(test_client, address, 100)
     spent: dict[str, list[float]] = {name: [] for name in phases}
     for _ in range(args.rounds):
         for name, (test_client, address) in phases.items():
             spent[name].append(cpu_microseconds(test_client, address, args.requests))
-    print(f"{args.root}: GET /variants, {args.requests} requests a phase, {args.rounds} rounds; CPU µs a request, "
-          "median (min to max)")
+    print(
+        f"{args.root}: GET /variants, {args.requests} requests a phase, {args.rounds} rounds; CPU µs a request, "
+        "median (min to max)"
+    )
     for name, values in spent.items():
         print(f"{name:<32} {statistics.median(values):6.0f}   ({min(values):.0f} to {max(values):.0f})")
 

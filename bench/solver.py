@@ -54,14 +54,19 @@ def main() -> None:
     args = parser.parse_args()
     engine = use_compiled_search(not args.pure)
     print(f"deals 0..{args.deals - 1} per preset, budget {args.budget:,} positions; {args.solver}; search: {engine}")
-    print(f"{'preset':<22}{'median ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'pos/s':>10}{'decided':>9}{'<=2 s':>8}"
-          f"{'winnable':>10}{'unwinnable':>11}")
+    print(
+        f"{'preset':<22}{'median ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'pos/s':>10}{'decided':>9}{'<=2 s':>8}"
+        f"{'winnable':>10}{'unwinnable':>11}"
+    )
     for name in args.variant or list(PRESETS):
         figures = measure(name, args.deals, args.budget, args.solver)
-        print(f"{name:<22}{figures['median_ms']:>10.1f}{figures['p95_ms']:>10.0f}{figures['p99_ms']:>10.0f}"
-              f"{figures['nodes_per_second']:>10,.0f}"
-              f"{figures['decided']:>9.1%}{figures['decided_within_2s']:>8.1%}{figures['winnable']:>10.1%}"
-              f"{figures['unwinnable']:>11.1%}", flush=True)
+        print(
+            f"{name:<22}{figures['median_ms']:>10.1f}{figures['p95_ms']:>10.0f}{figures['p99_ms']:>10.0f}"
+            f"{figures['nodes_per_second']:>10,.0f}"
+            f"{figures['decided']:>9.1%}{figures['decided_within_2s']:>8.1%}{figures['winnable']:>10.1%}"
+            f"{figures['unwinnable']:>11.1%}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

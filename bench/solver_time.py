@@ -37,8 +37,14 @@ from server.store import embedded  # noqa: E402
 ATTACKER, VICTIM = "10.0.0.1", "10.0.0.2"
 
 
-def call(method: str, url: str, body: object = None, token: str | None = None, timeout: float = 30,
-         headers: dict[str, str] | None = None) -> tuple[int, dict, dict]:
+def call(
+    method: str,
+    url: str,
+    body: object = None,
+    token: str | None = None,
+    timeout: float = 30,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict, dict]:
     headers = {"Content-Type": "application/json", **(headers or {})}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -59,20 +65,51 @@ def costly_export() -> dict:
     deal = {"kind": "random", "winnable": {"candidate": 99, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}}
     start, game_id, commit = candidate_opening(rules, server_seed, "", 99), uuid.uuid4(), commitment(server_seed)
     resigned = apply(start, Resign())
-    events = chain(commit, 1, [game_created(game_id, rules, deal, commit, start),
-                               *events_for(start, Resign(), resigned), seeds_revealed(server_seed, "")])
-    return export({"id": str(game_id), "variant": None, "rules": rules.to_dict(), "commitment": commit,
-                   "deal": {**deal, "server_seed": server_seed.hex(), "client_seed": ""}, "status": "resigned",
-                   "head_hash": events[-1].hash}, events)
+    events = chain(
+        commit,
+        1,
+        [
+            game_created(game_id, rules, deal, commit, start),
+            *events_for(start, Resign(), resigned),
+            seeds_revealed(server_seed, ""),
+        ],
+    )
+    return export(
+        {
+            "id": str(game_id),
+            "variant": None,
+            "rules": rules.to_dict(),
+            "commitment": commit,
+            "deal": {**deal, "server_seed": server_seed.hex(), "client_seed": ""},
+            "status": "resigned",
+            "head_hash": events[-1].hash,
+        },
+        events,
+    )
 
 
 def start_server(database_url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}"],
-        env={**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "error", "RATE_LIMIT": DEFAULT_RATE_LIMIT,
-             "PROXY_COUNT": "1", "WEB_CONCURRENCY": str(workers), "PYTHONPATH": str(PROJECT)},
-        cwd=PROJECT)
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            str(PROJECT / "deploy" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "LOG_LEVEL": "error",
+            "RATE_LIMIT": DEFAULT_RATE_LIMIT,
+            "PROXY_COUNT": "1",
+            "WEB_CONCURRENCY": str(workers),
+            "PYTHONPATH": str(PROJECT),
+        },
+        cwd=PROJECT,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -90,11 +127,13 @@ def as_client(address: str) -> dict[str, str]:
 
 
 def hint_seconds(base: str, address: str) -> float:
-    _, game, _ = call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": 3},
-                      headers=as_client(address))
+    _, game, _ = call(
+        "POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": 3}, headers=as_client(address)
+    )
     started = time.monotonic()
-    status, body, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"], timeout=300,
-                           headers=as_client(address))
+    status, body, _ = call(
+        "POST", f"{base}/games/{game['id']}/hint", token=game["player_token"], timeout=300, headers=as_client(address)
+    )
     if status != 200:
         raise SystemExit(f"the victim's hint got {status}: {body}")
     return time.monotonic() - started
@@ -102,13 +141,20 @@ def hint_seconds(base: str, address: str) -> float:
 
 def flood(base: str, size: int, stopped: threading.Event, statuses: list[int]) -> list[threading.Thread]:
     """`size` hint requests of one client kept in flight (a refusal retried after 0.2 s)."""
-    games = [call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": n},
-                  headers=as_client(ATTACKER))[1] for n in range(size)]
+    games = [
+        call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": n}, headers=as_client(ATTACKER))[1]
+        for n in range(size)
+    ]
 
     def keep_asking(game: dict) -> None:
         while not stopped.is_set():
-            status, _, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"], timeout=300,
-                                headers=as_client(ATTACKER))
+            status, _, _ = call(
+                "POST",
+                f"{base}/games/{game['id']}/hint",
+                token=game["player_token"],
+                timeout=300,
+                headers=as_client(ATTACKER),
+            )
             statuses.append(status)
             if status != 200:
                 time.sleep(0.2)
@@ -127,8 +173,11 @@ def healthz_during_uploads(base: str, uploaders: int) -> tuple[list[float], list
     def upload(index: int) -> None:
         for _ in range(3):
             started = time.monotonic()
-            statuses.append(call("POST", f"{base}/replays/verification", costly, timeout=300,
-                                 headers=as_client(f"10.0.1.{index}"))[0])
+            statuses.append(
+                call("POST", f"{base}/replays/verification", costly, timeout=300, headers=as_client(f"10.0.1.{index}"))[
+                    0
+                ]
+            )
             answered.append(time.monotonic() - started)
 
     threads = [threading.Thread(target=upload, args=(index,)) for index in range(uploaders)]
@@ -174,18 +223,26 @@ def main() -> None:
 
     print(f"gunicorn {args.workers} gevent workers, rate limit {DEFAULT_RATE_LIMIT!r}, clients by X-Forwarded-For")
     print(f"victim's hint, idle              median {statistics.median(idle):6.2f} s   max {max(idle):6.2f} s")
-    print(f"victim's hint, {args.flood} in flight by one  median {statistics.median(attacked):6.2f} s   "
-          f"max {max(attacked):6.2f} s   ratio {statistics.median(attacked) / statistics.median(idle):.2f}")
+    print(
+        f"victim's hint, {args.flood} in flight by one  median {statistics.median(attacked):6.2f} s   "
+        f"max {max(attacked):6.2f} s   ratio {statistics.median(attacked) / statistics.median(idle):.2f}"
+    )
     print(f"attacker's answers               {statuses.count(200)} hints, {statuses.count(429)} refused (429)")
     delays.sort()
-    print(f"/healthz during {args.uploaders * 3} uploads    p50 {statistics.median(delays) * 1000:6.1f} ms   "
-          f"p99 {delays[int(len(delays) * 0.99)] * 1000:6.1f} ms   max {delays[-1] * 1000:6.1f} ms   n={len(delays)}")
-    print(f"costly upload answered in        median {statistics.median(answered) * 1000:6.1f} ms   "
-          f"max {max(answered) * 1000:6.1f} ms   statuses {sorted(set(upload_statuses))}")
+    print(
+        f"/healthz during {args.uploaders * 3} uploads    p50 {statistics.median(delays) * 1000:6.1f} ms   "
+        f"p99 {delays[int(len(delays) * 0.99)] * 1000:6.1f} ms   max {delays[-1] * 1000:6.1f} ms   n={len(delays)}"
+    )
+    print(
+        f"costly upload answered in        median {statistics.median(answered) * 1000:6.1f} ms   "
+        f"max {max(answered) * 1000:6.1f} ms   statuses {sorted(set(upload_statuses))}"
+    )
     started = time.monotonic()
     verdict = verify(costly_export())
-    print(f"the same upload checked offline  {time.monotonic() - started:6.2f} s of one core (osmosis verify: "
-          f"{verdict.summary[:60]}...)")
+    print(
+        f"the same upload checked offline  {time.monotonic() - started:6.2f} s of one core (osmosis verify: "
+        f"{verdict.summary[:60]}...)"
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,9 @@ def measure(url: str, games_count: int, actions: int) -> None:
                 read = time.perf_counter()
                 version = row["version"]
                 record = replace(record, version=version + 1)
-                change = GameWrite(record, [Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)],
-                                row["state"], None)
+                change = GameWrite(
+                    record, [Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)], row["state"], None
+                )
                 assert write_game(conn, change, version)
                 written = time.perf_counter()
                 times["read game + secret"].append(read - started)

@@ -69,7 +69,7 @@ def win_rate(agent_type: type, preset_name: str, deals: list[int], envs: int) ->
     won = []
     vector = gym.make_vec(f"server.gym:{env_id(preset_name)}", num_envs=envs, vectorization_mode="sync")
     for start in range(0, len(deals), envs):
-        batch = deals[start:start + envs]
+        batch = deals[start : start + envs]
         seeds = batch + [batch[-1]] * (envs - len(batch))  # a short last batch: the spare envs repeat a deal
         observations, infos = vector.reset(seed=seeds)
         agents = [agent_type(deal) for deal in seeds]
@@ -112,9 +112,11 @@ def main() -> None:
     for name, agent_type in (("random", RandomAgent), ("greedy", GreedyAgent)):
         won = win_rate(agent_type, args.preset, deals, args.envs)
         reference = simulated(args.preset, deals, name)
-        print(f"{name:<7} agent  {len(won)}/{len(deals)} won ({len(won) / len(deals):.1%});   "
-              f"osmosis simulate --policy {name}: {len(reference)}/{len(deals)}"
-              f"{'   the same deals' if won == reference else '   DIFFERENT deals'}")
+        print(
+            f"{name:<7} agent  {len(won)}/{len(deals)} won ({len(won) / len(deals):.1%});   "
+            f"osmosis simulate --policy {name}: {len(reference)}/{len(deals)}"
+            f"{'   the same deals' if won == reference else '   DIFFERENT deals'}"
+        )
 
 
 if __name__ == "__main__":

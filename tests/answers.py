@@ -50,8 +50,9 @@ def _validator(path: str, method: str, status: str, media_type: str) -> OAS30Val
 @functools.cache
 def declared_query(path: str, method: str) -> frozenset[str]:
     item = document()["paths"][path]
-    parameters = [_resolved(parameter) for parameter in [*item.get("parameters", []),
-                                                         *item[method].get("parameters", [])]]
+    parameters = [
+        _resolved(parameter) for parameter in [*item.get("parameters", []), *item[method].get("parameters", [])]
+    ]
     return frozenset(parameter["name"] for parameter in parameters if parameter["in"] == "query")
 
 
@@ -62,8 +63,7 @@ class Answers:
     breaches: list[str] = field(default_factory=list)
     """What broke the contract, each with the test that saw it."""
 
-    def record(self, rule: str, method: str, status: int, mimetype: str, body: bytes | None,
-               query: list[str]) -> None:
+    def record(self, rule: str, method: str, status: int, mimetype: str, body: bytes | None, query: list[str]) -> None:
         path, method = openapi_path(rule), method.lower()
         self.statuses.add((path, method, status))
         operation = document()["paths"].get(path, {}).get(method)
@@ -92,5 +92,8 @@ class Answers:
 def undeclared_statuses(answered: set[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
     """The statuses answered that the OpenAPI document does not declare for their operation."""
     paths = document()["paths"]
-    return sorted((path, method, status) for path, method, status in answered
-                  if method in paths.get(path, {}) and str(status) not in paths[path][method]["responses"])
+    return sorted(
+        (path, method, status)
+        for path, method, status in answered
+        if method in paths.get(path, {}) and str(status) not in paths[path][method]["responses"]
+    )

@@ -1,6 +1,6 @@
 """The app and live servers, for the tests that call the API: built on tests/databases.py's PostgreSQL, every
-answer held to the OpenAPI document (tests/answers.py; the root conftest.py fails the run on a breach). Loaded as a plugin
-by the root conftest.py, except in `make check`'s runs."""
+answer held to the OpenAPI document (tests/answers.py; the root conftest.py fails the run on a breach). Loaded as a
+plugin by the root conftest.py, except in `make check`'s runs."""
 
 import contextlib
 import socket
@@ -25,8 +25,9 @@ ANSWERED = Answers()
 def _record_answer(sender, response, **extra):
     if request.url_rule is not None:
         body = None if response.is_streamed or request.method == "HEAD" else response.get_data()
-        ANSWERED.record(request.url_rule.rule, request.method, response.status_code, response.mimetype, body,
-                        list(request.args))
+        ANSWERED.record(
+            request.url_rule.rule, request.method, response.status_code, response.mimetype, body, list(request.args)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -42,15 +43,16 @@ def client(app):
     return app.test_client()
 
 
-
 @pytest.fixture(scope="session")
 def redis_url():
     """A redis-server of the test's own, on a free loopback port, keeping nothing on disk."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 10
     while True:
         try:

@@ -102,14 +102,21 @@ class MemoryStore:
 
     # Games and their log
 
-    def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
-                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
-                    public_entry: PublicEntry | None = None) -> None:
+    def create_game(
+        self,
+        game: GameRecord,
+        secret: GameSecret,
+        events: Sequence[Event],
+        response: StoredResponse | None,
+        sealed_deal_id: UUID | None = None,
+        public_entry: PublicEntry | None = None,
+    ) -> None:
         with self._lock:
             self._refuse_kept(response)
             if game.daily is not None and any(
-                    (s.record.owner, s.record.daily, s.record.variant) == (game.owner, game.daily, game.variant)
-                    for s in self._games.values()):
+                (s.record.owner, s.record.daily, s.record.variant) == (game.owner, game.daily, game.variant)
+                for s in self._games.values()
+            ):
                 raise DailyDealPlayed("you have played this deal today already: one attempt a day")
             if sealed_deal_id is not None:
                 sealed = self._sealed.get(sealed_deal_id)
@@ -186,18 +193,31 @@ class MemoryStore:
         stored = self._games.get(game_id)
         return {} if stored is None else dict(stored.snapshots)
 
-    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None,
-                   player_id: UUID | None = None) -> list[GameRecord]:
+    def list_games(
+        self,
+        limit: int,
+        before: tuple[datetime, UUID] | None,
+        status: str | None = None,
+        variant: str | None = None,
+        audience: Audience | None = None,
+        player_id: UUID | None = None,
+    ) -> list[GameRecord]:
         with self._lock:
             records = [stored.record for stored in self._games.values()]
-        chosen = [record for record in records
-                  if (player_id is None or (record.owner is not None and record.owner.id == player_id))
-                  and (audience is None or record.daily is None or record.daily < audience.closed_before
-                      or (record.owner is not None and record.owner.id == audience.viewer))
-                  and (before is None or (record.created_at, record.id) < before)
-                  and (status is None or record.status == status)
-                  and (variant is None or record.variant == variant)]
+        chosen = [
+            record
+            for record in records
+            if (player_id is None or (record.owner is not None and record.owner.id == player_id))
+            and (
+                audience is None
+                or record.daily is None
+                or record.daily < audience.closed_before
+                or (record.owner is not None and record.owner.id == audience.viewer)
+            )
+            and (before is None or (record.created_at, record.id) < before)
+            and (status is None or record.status == status)
+            and (variant is None or record.variant == variant)
+        ]
         chosen.sort(key=lambda record: (record.created_at, record.id), reverse=True)
         return chosen[:limit]
 
@@ -210,13 +230,17 @@ class MemoryStore:
 
     def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
         with self._lock:
-            return {str(game_id): stored.record.version for game_id, stored in self._games.items()
-                    if str(game_id) in game_ids}
+            return {
+                str(game_id): stored.record.version
+                for game_id, stored in self._games.items()
+                if str(game_id) in game_ids
+            }
 
     # Sealed deals
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
-                           public_entry: PublicEntry | None = None) -> None:
+    def create_sealed_deal(
+        self, deal: SealedDeal, response: StoredResponse | None, public_entry: PublicEntry | None = None
+    ) -> None:
         with self._lock:
             self._refuse_kept(response)
             self._sealed[deal.id] = deal
@@ -250,7 +274,7 @@ class MemoryStore:
                 self._bundles.update(growth.bundles)
                 self._leaves += [entry for _, entry in growth.leaves]
                 self._checkpoints.append(growth.checkpoint)
-                del self._pending[:len(pending)]
+                del self._pending[: len(pending)]
                 self._signed_at = time.monotonic()
             return growth
         finally:
@@ -312,8 +336,9 @@ class MemoryStore:
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         return self._responses.get((scope, key_hash))
 
-    def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
+    def find_token_and_response(
+        self, game_id: UUID, scope: str, key_hash: str
+    ) -> tuple[GameKeys, StoredResponse | None]:
         with self._lock:
             stored = self._stored(game_id)
             owner = stored.record.owner
@@ -345,44 +370,67 @@ class MemoryStore:
 
     def daily_games_of(self, player_id: UUID, day: date) -> dict[str, UUID]:
         with self._lock:
-            return {stored.record.variant or "": stored.record.id for stored in self._games.values()
-                    if stored.record.daily == day and stored.record.owner and stored.record.owner.id == player_id}
+            return {
+                stored.record.variant or "": stored.record.id
+                for stored in self._games.values()
+                if stored.record.daily == day and stored.record.owner and stored.record.owner.id == player_id
+            }
 
     def unrevealed_daily_games(self, closed_before: date, limit: int) -> list[UUID]:
         with self._lock:
             joined = {player.id: player.created_at for player in self._player_keys.values()}
-            waiting = sorted((record.daily, joined[record.owner.id], record.id)
-                             for record in (s.record for s in self._games.values())
-                             if record.daily is not None and record.owner is not None and record.daily < closed_before
-                             and "server_seed" not in record.deal)
+            waiting = sorted(
+                (record.daily, joined[record.owner.id], record.id)
+                for record in (s.record for s in self._games.values())
+                if record.daily is not None
+                and record.owner is not None
+                and record.daily < closed_before
+                and "server_seed" not in record.deal
+            )
         return [game_id for *_, game_id in waiting[:limit]]
 
     # Players' statistics: summed when read, from the results the writes recorded
 
     def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
         with self._lock:
-            mine = sorted((r for r in self._results.values() if r.player_id == player_id and r.verified),
-                          key=lambda r: r.game_id)
+            mine = sorted(
+                (r for r in self._results.values() if r.player_id == player_id and r.verified), key=lambda r: r.game_id
+            )
         stats = []
         for variant in sorted({result.variant for result in mine}):
             of = [result for result in mine if result.variant == variant]
             best = min(((r.actions, r.game_id) for r in of if r.won and r.hints == 0), default=None)
             ranked = [result for result in of if not result.public_deal]
-            stats.append(PlayerStats(variant, len(of), sum(r.won for r in of), best[0] if best else None,
-                                     best[1] if best else None,
-                                     tuple(sorted(r.daily for r in of if r.daily is not None)),
-                                     len(ranked), sum(r.won for r in ranked), sum(r.abandoned for r in of)))
+            stats.append(
+                PlayerStats(
+                    variant,
+                    len(of),
+                    sum(r.won for r in of),
+                    best[0] if best else None,
+                    best[1] if best else None,
+                    tuple(sorted(r.daily for r in of if r.daily is not None)),
+                    len(ranked),
+                    sum(r.won for r in ranked),
+                    sum(r.abandoned for r in of),
+                )
+            )
         return stats
 
     def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
         with self._lock:
-            found = sorted(stored.record.id for stored in self._games.values()
-                           if stored.record.owner is not None and stored.record.variant is not None
-                           and "server_seed" in stored.record.deal and stored.record.id > after)
+            found = sorted(
+                stored.record.id
+                for stored in self._games.values()
+                if stored.record.owner is not None
+                and stored.record.variant is not None
+                and "server_seed" in stored.record.deal
+                and stored.record.id > after
+            )
         return found[:limit]
 
-    def daily_board(self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None,
-                    limit: int) -> list[DailyBoardRow]:
+    def daily_board(
+        self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None, limit: int
+    ) -> list[DailyBoardRow]:
         return [row for row in self._daily_rows(day, variant, kind) if after is None or row.key > after][:limit]
 
     def daily_board_rank(self, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]) -> int:
@@ -392,10 +440,12 @@ class MemoryStore:
         """The memory store keeps no time of the events: every game took no time."""
         with self._lock:
             names = {player.id: player.name for player in self._player_keys.values()}
-            rows = [DailyBoardRow(r.game_id, names[r.player_id], r.kind, r.won, r.score, r.hints, r.actions, 0.0)
-                    for r in self._results.values()
-                    if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)
-                    and self._may_rank(r.player_id, day, variant)]
+            rows = [
+                DailyBoardRow(r.game_id, names[r.player_id], r.kind, r.won, r.score, r.hints, r.actions, 0.0)
+                for r in self._results.values()
+                if (r.daily, r.variant, r.kind, r.verified) == (day, variant, kind, True)
+                and self._may_rank(r.player_id, day, variant)
+            ]
         return sorted(rows, key=lambda row: row.key)
 
     def _may_rank(self, player_id: UUID, day: date, variant: str) -> bool:
@@ -406,8 +456,9 @@ class MemoryStore:
         joined, opened = logged.get((player_id, PLAYER_JOINED)), logged.get((deal.id, DAILY_DEAL_OPENED))
         return joined is not None and opened is not None and joined < opened
 
-    def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
-                       limit: int) -> list[AllTimeRow]:
+    def all_time_board(
+        self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
+    ) -> list[AllTimeRow]:
         rows = self._all_time_rows(variant, kind, min_games)
         return [row for row in rows if after is None or row.key > after][:limit]
 
@@ -416,12 +467,24 @@ class MemoryStore:
 
     def _all_time_rows(self, variant: str, kind: str, min_games: int) -> list[AllTimeRow]:
         with self._lock:
-            players = [(player, self.load_player_stats(player.id)) for player in self._player_keys.values()
-                       if player.kind == kind]
-        rows = [AllTimeRow(player.id, player.name, player.kind, sums.ranked_games, sums.ranked_wins,
-                           wilson_interval(sums.ranked_wins, sums.ranked_games)[0])
-                for player, stats in players for sums in stats
-                if sums.variant == variant and sums.ranked_games >= max(min_games, 1)]
+            players = [
+                (player, self.load_player_stats(player.id))
+                for player in self._player_keys.values()
+                if player.kind == kind
+            ]
+        rows = [
+            AllTimeRow(
+                player.id,
+                player.name,
+                player.kind,
+                sums.ranked_games,
+                sums.ranked_wins,
+                wilson_interval(sums.ranked_wins, sums.ranked_games)[0],
+            )
+            for player, stats in players
+            for sums in stats
+            if sums.variant == variant and sums.ranked_games >= max(min_games, 1)
+        ]
         return sorted(rows, key=lambda row: row.key)
 
     def unverified_results(self, limit: int) -> list[UUID]:
@@ -436,20 +499,29 @@ class MemoryStore:
 
     def replace_statistics(self, results: Sequence[PlayerResult]) -> None:
         with self._lock:
-            self._results = {result.game_id: replace(result, abandoned=result.game_id in self._abandoned)
-                              for result in results}
+            self._results = {
+                result.game_id: replace(result, abandoned=result.game_id in self._abandoned) for result in results
+            }
 
     def left_games(self, idle_since: datetime, limit: int) -> list[UUID]:
         with self._lock:
-            left = sorted((r.created_at, r.id) for r in (s.record for s in self._games.values())
-                          if r.status == "playing" and r.owner is not None and r.daily is None
-                          and r.updated_at < idle_since)
+            left = sorted(
+                (r.created_at, r.id)
+                for r in (s.record for s in self._games.values())
+                if r.status == "playing" and r.owner is not None and r.daily is None and r.updated_at < idle_since
+            )
         return [game_id for _, game_id in left[:limit]]
 
     # Players and their API tokens
 
-    def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
+    def create_player(
+        self,
+        player: PlayerRecord,
+        name_key: str,
+        token: ApiTokenRecord,
+        response: StoredResponse | None,
+        public_entry: PublicEntry | None = None,
+    ) -> None:
         with self._lock:
             self._refuse_kept(response)
             if name_key in self._player_keys:
@@ -519,10 +591,21 @@ class MemoryStore:
             return FeedStart(max(map(_position, entries)) if entries else FEED_START, self._last_tx + 1, frozenset())
 
     def _feed(self) -> list[FeedEntry]:
-        return [FeedEntry(FeedPosition(tx, str(game_id), event.seq), stored.record.variant,
-                          {"game_id": str(game_id), "seq": event.seq, "kind": event.kind, "data": _copied(event.data),
-                           "hash": event.hash})
-                for game_id, stored in self._games.items() for tx, event in stored.events]
+        return [
+            FeedEntry(
+                FeedPosition(tx, str(game_id), event.seq),
+                stored.record.variant,
+                {
+                    "game_id": str(game_id),
+                    "seq": event.seq,
+                    "kind": event.kind,
+                    "data": _copied(event.data),
+                    "hash": event.hash,
+                },
+            )
+            for game_id, stored in self._games.items()
+            for tx, event in stored.events
+        ]
 
     # Change notices
 
@@ -533,8 +616,9 @@ class MemoryStore:
             for payload in payloads:
                 listener(payload)
 
-    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
-                           stopped: threading.Event) -> None:
+    def listen_for_changes(
+        self, on_change: Callable[[str], None], on_listening: Callable[[], None], stopped: threading.Event
+    ) -> None:
         with self._lock:
             self._listeners.append(on_change)
         try:

@@ -47,11 +47,27 @@ def start_gunicorn(database_url: str, port: int, **env: str) -> subprocess.Popen
     """
     log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 -- it lives as long as the process
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(PROJECT / "deploy" / "gunicorn.conf.py"),
-         "--bind", f"127.0.0.1:{port}"],
-        env={**os.environ, "DATABASE_URL": database_url, "RATE_LIMIT": "", "WEB_CONCURRENCY": "2",
-             "LOG_LEVEL": "warning", **env},
-        stdout=subprocess.DEVNULL, stderr=log, text=True, cwd=PROJECT,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            str(PROJECT / "deploy" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        env={
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "RATE_LIMIT": "",
+            "WEB_CONCURRENCY": "2",
+            "LOG_LEVEL": "warning",
+            **env,
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        text=True,
+        cwd=PROJECT,
     )
     process.log = log  # type: ignore[attr-defined]
     wait_until_ready(f"http://127.0.0.1:{port}", process)
@@ -95,8 +111,14 @@ def stop(process: subprocess.Popen) -> None:
         process.kill()
 
 
-def call(method: str, url: str, body: object = None, token: str | None = None,
-         timeout: float = 10, headers: dict[str, str] | None = None) -> tuple[int, dict, dict]:
+def call(
+    method: str,
+    url: str,
+    body: object = None,
+    token: str | None = None,
+    timeout: float = 10,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict, dict]:
     """(status, JSON body, headers); HTTP errors are answers too, not exceptions."""
     headers = {"Content-Type": "application/json", **(headers or {})}
     if token:

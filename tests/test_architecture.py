@@ -12,8 +12,24 @@ from pathlib import Path
 import pytest
 
 SERVER = Path(__file__).parents[1] / "server"
-LAYERS = ("config", "rules", "solver", "transparency", "log", "service", "store", "live", "api", "monitor", "witness",
-          "client", "gym", "terminal", "runtime", "cli")
+LAYERS = (
+    "config",
+    "rules",
+    "solver",
+    "transparency",
+    "log",
+    "service",
+    "store",
+    "live",
+    "api",
+    "monitor",
+    "witness",
+    "client",
+    "gym",
+    "terminal",
+    "runtime",
+    "cli",
+)
 
 MAY_IMPORT: dict[str, set[str]] = {
     "config": set(),
@@ -49,16 +65,39 @@ THIRD_PARTY: dict[str, set[str]] = {
     "client": set(),
     "gym": {"gymnasium", "numpy"},
     "terminal": {"textual", "rich"},
-    "api": {"flask", "flask_smorest", "flask_cors", "flask_limiter", "marshmallow", "webargs", "werkzeug", "apispec",
-            "prometheus_client", "gevent", "gunicorn"},
+    "api": {
+        "flask",
+        "flask_smorest",
+        "flask_cors",
+        "flask_limiter",
+        "marshmallow",
+        "webargs",
+        "werkzeug",
+        "apispec",
+        "prometheus_client",
+        "gevent",
+        "gunicorn",
+    },
     "runtime": {"flask", "limits", "gevent", "gunicorn"},
     "cli": {"gunicorn"},
 }
 """What else than the standard library each layer may import: the pure layers and the use cases nothing."""
 
 PURE = {"rules", "solver", "transparency", "log"}
-IO_AND_CLOCK = {"os", "io", "socket", "sqlite3", "time", "datetime", "random", "subprocess", "pathlib", "threading",
-                "select", "signal"}
+IO_AND_CLOCK = {
+    "os",
+    "io",
+    "socket",
+    "sqlite3",
+    "time",
+    "datetime",
+    "random",
+    "subprocess",
+    "pathlib",
+    "threading",
+    "select",
+    "signal",
+}
 RANDOM_USERS = {"solver/depth_first.py", "solver/hints.py", "solver/players.py"}
 """The search reshuffles its order with a seeded generator; the hints sample arrangements with one; the random
 player plays by one. Seeded, so the same inputs give the same answers."""
@@ -93,8 +132,11 @@ def _imports_of(path: Path) -> list[str]:
     return found
 
 
-IMPORTS = {path: _imports_of(path) for folder in ("server", "bench", "tests")
-           for path in (SERVER.parent / folder).rglob("*.py")}
+IMPORTS = {
+    path: _imports_of(path)
+    for folder in ("server", "bench", "tests")
+    for path in (SERVER.parent / folder).rglob("*.py")
+}
 """What every module of the project imports, parsed once, as the tests are collected: CPython 3.11 raises
 SystemError when it parses in one thread while another formats a traceback (which parses too, to point
 at the error), as a background thread of an earlier test may be doing while these run."""
@@ -119,8 +161,11 @@ def imports(path: Path) -> tuple[set[str], set[str]]:
 
 
 def test_every_module_belongs_to_a_layer():
-    stray = [str(path.relative_to(SERVER)) for path in modules()
-             if layer_of(path) not in LAYERS and path.name != "__init__.py"]
+    stray = [
+        str(path.relative_to(SERVER))
+        for path in modules()
+        if layer_of(path) not in LAYERS and path.name != "__init__.py"
+    ]
     assert stray == []
 
 
@@ -145,8 +190,9 @@ def test_the_arrows_are_the_documented_ones():
     for layer, allowed in MAY_IMPORT.items():
         if layer in ("runtime", "cli"):
             continue
-        row = next(line for line in text.splitlines() if line.startswith(f"| `{layer}/`") or
-                   line.startswith(f"| `{layer}.py`"))
+        row = next(
+            line for line in text.splitlines() if line.startswith(f"| `{layer}/`") or line.startswith(f"| `{layer}.py`")
+        )
         named = {name for name in LAYERS if f"`{name}`" in row.split("|")[3]}
         assert named == allowed, (layer, named, allowed)
 
@@ -154,10 +200,18 @@ def test_the_arrows_are_the_documented_ones():
 def test_the_rules_are_reached_by_their_public_names_only():
     """server.rules' __init__ is the rules' one face: the engine's modules can be rearranged behind it."""
     project = SERVER.parent
-    callers = [path for folder in ("server", "bench", "tests") for path in (project / folder).rglob("*.py")
-               if SERVER / "rules" not in path.parents]
-    bypasses = [f"{path.relative_to(project)} imports {name}" for path in callers
-                for name in imported_modules(path) if name.startswith("server.rules.")]
+    callers = [
+        path
+        for folder in ("server", "bench", "tests")
+        for path in (project / folder).rglob("*.py")
+        if SERVER / "rules" not in path.parents
+    ]
+    bypasses = [
+        f"{path.relative_to(project)} imports {name}"
+        for path in callers
+        for name in imported_modules(path)
+        if name.startswith("server.rules.")
+    ]
     assert bypasses == []
 
 
@@ -176,8 +230,10 @@ def _module_of(name: str) -> Path | None:
 
 def _import_cycles() -> list[list[str]]:
     """Every cycle of the server's modules importing each other, function-local and TYPE_CHECKING imports too."""
-    graph = {path: {found for name in imported_modules(path) if (found := _module_of(name)) not in (None, path)}
-             for path in SERVER.rglob("*.py")}
+    graph = {
+        path: {found for name in imported_modules(path) if (found := _module_of(name)) not in (None, path)}
+        for path in SERVER.rglob("*.py")
+    }
     # Tarjan's strongly connected components, iteratively.
     index: dict[Path, int] = {}
     low: dict[Path, int] = {}

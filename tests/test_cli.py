@@ -125,8 +125,10 @@ def test_every_command_s_help_reads_as_written(command, capsys):
     assert "%%" not in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("arguments", ["deal --deal-number 0", "deal --deal-number 0 --json",
-                                       "simulate --games 5 --json", "simulate --games 5"])
+@pytest.mark.parametrize(
+    "arguments",
+    ["deal --deal-number 0", "deal --deal-number 0 --json", "simulate --games 5 --json", "simulate --games 5"],
+)
 def test_output_into_a_pipe_closed_early_ends_quietly(arguments):
     osmosis = Path(sys.executable).with_name("osmosis")
 

@@ -114,9 +114,14 @@ def test_retries_of_one_request_wait_for_the_first_instead_of_working_it_out_aga
     thread = submit(queue, "a", first, results, once_for="game:1/key")
     until(lambda: log == ["first"])
 
-    retries = [threading.Thread(target=lambda: results.setdefault(
-        "retries", []).append(_raised(lambda: queue.run("a", lambda: log.append("again"), "game:1/key"))))
-        for _ in range(3)]
+    retries = [
+        threading.Thread(
+            target=lambda: results.setdefault("retries", []).append(
+                _raised(lambda: queue.run("a", lambda: log.append("again"), "game:1/key"))
+            )
+        )
+        for _ in range(3)
+    ]
     for retry in retries:
         retry.start()
     time.sleep(0.2)

@@ -31,10 +31,13 @@ def test_a_given_key_is_used_and_its_origin_must_match(tmp_path):
         log_signer(Settings(data_dir=tmp_path, log_signing_key=given.skey, log_origin="other.example/log"))
 
 
-@pytest.mark.parametrize(("key", "message"), [
-    ("PRIVATE+KEY+nonsense", "not a note signing key"),
-    (generate_signer("witness.example/w", COSIGNATURE_V1).skey, "not a witness's"),
-])
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("PRIVATE+KEY+nonsense", "not a note signing key"),
+        (generate_signer("witness.example/w", COSIGNATURE_V1).skey, "not a witness's"),
+    ],
+)
 def test_a_wrong_key_is_refused(tmp_path, key, message):
     with pytest.raises(ConfigError, match=message):
         log_signer(Settings(data_dir=tmp_path, log_signing_key=key))
@@ -44,19 +47,27 @@ def test_the_log_settings_are_read_from_the_environment(tmp_path):
     key_file = tmp_path / "key"
     key_file.write_text(generate_signer("a.example/log").skey + "\n")
     witness = generate_signer("w.example/w1", COSIGNATURE_V1).verifier.vkey
-    settings = Settings.from_env({"LOG_SIGNING_KEY_FILE": str(key_file), "LOG_INTERVAL_MS": "250",
-                                  "LOG_WITNESSES": f"{witness} https://w.example/, "})
+    settings = Settings.from_env(
+        {
+            "LOG_SIGNING_KEY_FILE": str(key_file),
+            "LOG_INTERVAL_MS": "250",
+            "LOG_WITNESSES": f"{witness} https://w.example/, ",
+        }
+    )
     assert settings.log_signing_key == key_file.read_text().strip()
     assert settings.log_interval_seconds == 0.25
     assert settings.log_witnesses == ((witness, "https://w.example/"),)
 
 
-@pytest.mark.parametrize(("env", "message"), [
-    ({"LOG_SIGNING_KEY_FILE": "/nonexistent/key"}, "LOG_SIGNING_KEY_FILE cannot be read"),
-    ({"LOG_WITNESSES": "only-a-key"}, "LOG_WITNESSES"),
-    ({"LOG_WITNESSES": "key ftp://w.example/"}, "LOG_WITNESSES"),
-    ({"LOG_INTERVAL_MS": "5"}, "LOG_INTERVAL_MS must be at least 10"),
-])
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"LOG_SIGNING_KEY_FILE": "/nonexistent/key"}, "LOG_SIGNING_KEY_FILE cannot be read"),
+        ({"LOG_WITNESSES": "only-a-key"}, "LOG_WITNESSES"),
+        ({"LOG_WITNESSES": "key ftp://w.example/"}, "LOG_WITNESSES"),
+        ({"LOG_INTERVAL_MS": "5"}, "LOG_INTERVAL_MS must be at least 10"),
+    ],
+)
 def test_bad_log_settings_are_refused(env, message):
     with pytest.raises(ConfigError, match=message):
         Settings.from_env(env)

@@ -73,12 +73,16 @@ def _app_and_api() -> tuple[Flask, Api]:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": API_DESCRIPTION,
-                     "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"}},
+            "info": {
+                "description": API_DESCRIPTION,
+                "license": {"name": "MIT", "url": "https://spdx.org/licenses/MIT.html"},
+            },
             "servers": [{"url": "/"}],
-            "externalDocs": {"description": "The API guide: vocabulary, acting, versions, retries, errors by "
-                                            "operation, live updates",
-                             "url": "/docs/api.md"},
+            "externalDocs": {
+                "description": "The API guide: vocabulary, acting, versions, retries, errors by "
+                "operation, live updates",
+                "url": "/docs/api.md",
+            },
         },
         MAX_CONTENT_LENGTH=4 * 1024 * 1024,  # a replay export of a long game
     )
@@ -90,17 +94,26 @@ def _app_and_api() -> tuple[Flask, Api]:
     )
     api.spec.components.security_scheme(
         "apiToken",
-        {"type": "http", "scheme": "bearer",
-         "description": "A player's API token (`osm_…`): `createPlayer` gives the first, `createApiToken` more. Its "
-                        "scopes say what it may do."},
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A player's API token (`osm_…`): `createPlayer` gives the first, `createApiToken` more. Its "
+            "scopes say what it may do.",
+        },
     )
     for blueprint in routes.blueprints():
         api.register_blueprint(blueprint)
     return app, api
 
 
-CORS_REQUEST_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match",
-                        "Last-Event-ID"]
+CORS_REQUEST_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "Idempotency-Key",
+    "If-Match",
+    "If-None-Match",
+    "Last-Event-ID",
+]
 CORS_RESPONSE_HEADERS = ["ETag", "Location", "Link", "Retry-After", "Idempotent-Replayed"]
 
 
@@ -110,8 +123,13 @@ def http_app(settings: Settings) -> Flask:
     app, _ = _app_and_api()
     app.config["BODY_SECONDS"] = settings.body_seconds
     if settings.cors_origins:
-        CORS(app, origins=list(settings.cors_origins), allow_headers=CORS_REQUEST_HEADERS,
-             expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
+        CORS(
+            app,
+            origins=list(settings.cors_origins),
+            allow_headers=CORS_REQUEST_HEADERS,
+            expose_headers=CORS_RESPONSE_HEADERS,
+            max_age=600,
+        )
     app.register_blueprint(web.blp)
     return app
 

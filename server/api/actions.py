@@ -19,8 +19,15 @@ from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, para
 from .games import blp
 from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
 
-ACTION_CODES = ("game-not-found", "illegal-action", "game-over", "day-closed", "validation-failed", "invalid-input",
-                "idempotency-key-reused")
+ACTION_CODES = (
+    "game-not-found",
+    "illegal-action",
+    "game-over",
+    "day-closed",
+    "validation-failed",
+    "invalid-input",
+    "idempotency-key-reused",
+)
 
 
 def expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
@@ -49,14 +56,13 @@ def _versions_named(if_match: str) -> frozenset[int]:
     for element in if_match.split(","):
         match = _ENTITY_TAG.fullmatch(element)
         if match is None:
-            raise VersionConflict("If-Match is not a list of ETags like \"3\"")
+            raise VersionConflict('If-Match is not a list of ETags like "3"')
         tag = match.group(1) if match.group(1) is not None else match.group(2)
         if tag.isascii() and tag.isdigit() and len(tag) <= 10:
             versions.add(int(tag))
     if not versions:
-        raise VersionConflict("If-Match names no version of this game: its ETag is its version, like \"3\"")
+        raise VersionConflict('If-Match names no version of this game: its ETag is its version, like "3"')
     return frozenset(versions)
-
 
 
 def action_response(answered: Answered[ActionTaken]) -> Response:
@@ -64,11 +70,12 @@ def action_response(answered: Answered[ActionTaken]) -> Response:
     return replies.sent(answered, {"ETag": etag(version)})
 
 
-
-
 def write_doc(operation_id: str) -> Any:
-    return blp.doc(operationId=operation_id, parameters=[parameter("IdempotencyKey"), parameter("IfMatch")],
-                   security=[{"playerToken": []}, {"apiToken": []}])
+    return blp.doc(
+        operationId=operation_id,
+        parameters=[parameter("IdempotencyKey"), parameter("IfMatch")],
+        security=[{"playerToken": []}, {"apiToken": []}],
+    )
 
 
 def _written_action(example: dict[str, Any]) -> Any:
@@ -77,10 +84,14 @@ def _written_action(example: dict[str, Any]) -> Any:
 
 class Actions(MethodView):
     @write_doc("takeAction")
-    @blp.arguments(ActionSubmissionSchema(), examples={
-        "move": {"value": {"action": examples.move_request(), "expected_version": 3}},
-        "deal": {"value": {"action": {"kind": "deal"}}},
-        "resign": {"value": {"action": {"kind": "resign"}}}})
+    @blp.arguments(
+        ActionSubmissionSchema(),
+        examples={
+            "move": {"value": {"action": examples.move_request(), "expected_version": 3}},
+            "deal": {"value": {"action": {"kind": "deal"}}},
+            "resign": {"value": {"action": {"kind": "resign"}}},
+        },
+    )
     @_written_action(examples.moved())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
@@ -94,8 +105,14 @@ class Actions(MethodView):
         """
         token, idempotency = credential(), request_idempotency()
         action = action_from_dict(args["action"])
-        result = use_cases().acting.act(game_id, token, action, versions=expected_versions(args), idempotency=idempotency,
-                                        answer=replies.action_taken)
+        result = use_cases().acting.act(
+            game_id,
+            token,
+            action,
+            versions=expected_versions(args),
+            idempotency=idempotency,
+            answer=replies.action_taken,
+        )
         return action_response(result)
 
 
@@ -113,8 +130,9 @@ class Moves(MethodView):
         """
         token, idempotency = credential(), request_idempotency()
         move = action_from_dict({**args, "kind": "move"})
-        result = use_cases().acting.act(game_id, token, move, versions=expected_versions(args), idempotency=idempotency,
-                                        answer=replies.action_taken)
+        result = use_cases().acting.act(
+            game_id, token, move, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
+        )
         return action_response(result)
 
 
@@ -130,8 +148,11 @@ class Draw(MethodView):
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(use_cases().acting.draw(game_id, token, versions=expected_versions(args),
-                                                      idempotency=idempotency, answer=replies.action_taken))
+        return action_response(
+            use_cases().acting.draw(
+                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
+            )
+        )
 
 
 class Resignation(MethodView):
@@ -145,5 +166,8 @@ class Resignation(MethodView):
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(use_cases().acting.resign(game_id, token, versions=expected_versions(args),
-                                                        idempotency=idempotency, answer=replies.action_taken))
+        return action_response(
+            use_cases().acting.resign(
+                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
+            )
+        )

@@ -18,8 +18,12 @@ from .solver_schemas import AnalysisSchema
 class Analysis(MethodView):
     @blp.doc(operationId="getGameAnalysis", security=[])
     @blp.response(200, AnalysisSchema, example=examples.analysis())
-    @answers(*READ_ERRORS, 404, 409, only=("game-not-found", "game-not-over", "day-not-closed", "validation-failed",
-                                          *SOLVER_CODES))
+    @answers(
+        *READ_ERRORS,
+        404,
+        409,
+        only=("game-not-found", "game-not-over", "day-not-closed", "validation-failed", *SOLVER_CODES),
+    )
     def get(self, game_id: UUID) -> Response:
         """Analyse a finished game: was the deal winnable, and where was it lost
 

@@ -13,8 +13,12 @@ from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .player_schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
 
-blp = Blueprint("boards", __name__, url_prefix="/boards",
-                description="Leaderboards anyone can recompute from the public log and the games' exports")
+blp = Blueprint(
+    "boards",
+    __name__,
+    url_prefix="/boards",
+    description="Leaderboards anyone can recompute from the public log and the games' exports",
+)
 
 
 def day_named(day: str) -> date:
@@ -26,9 +30,19 @@ def day_named(day: str) -> date:
 
 
 class DailyBoard(MethodView):
-    @blp.doc(operationId="getDailyBoard", security=[], parameters=[{
-        "in": "path", "name": "day", "required": True, "schema": {"type": "string", "format": "date"},
-        "description": "A UTC day that has closed, as 2026-11-24."}])
+    @blp.doc(
+        operationId="getDailyBoard",
+        security=[],
+        parameters=[
+            {
+                "in": "path",
+                "name": "day",
+                "required": True,
+                "schema": {"type": "string", "format": "date"},
+                "description": "A UTC day that has closed, as 2026-11-24.",
+            }
+        ],
+    )
     @blp.arguments(DailyBoardQuerySchema(), location="query")
     @blp.response(200, DailyBoardSchema, example=player_examples.daily_board())
     @answers(*READ_ERRORS, 409, only=("validation-failed", "invalid-input", "invalid-cursor", "day-not-closed"))
@@ -39,14 +53,25 @@ class DailyBoard(MethodView):
         fewest actions, least time from the first action to the last. Each row links the game's export and its
         entries in the public log: `osmosis audit --board` recomputes the board from them.
         """
-        return use_cases().boards.daily(day_named(day), args["variant"], args["kind"], args["limit"],
-                                           args.get("cursor"))
+        return use_cases().boards.daily(
+            day_named(day), args["variant"], args["kind"], args["limit"], args.get("cursor")
+        )
 
 
 class PresetBoard(MethodView):
-    @blp.doc(operationId="getBoard", security=[], parameters=[{
-        "in": "path", "name": "variant", "required": True,
-        "schema": {"type": "string", "pattern": "^(" + "|".join(PRESETS) + ")$"}, "description": "A preset."}])
+    @blp.doc(
+        operationId="getBoard",
+        security=[],
+        parameters=[
+            {
+                "in": "path",
+                "name": "variant",
+                "required": True,
+                "schema": {"type": "string", "pattern": "^(" + "|".join(PRESETS) + ")$"},
+                "description": "A preset.",
+            }
+        ],
+    )
     @blp.arguments(BoardQuerySchema(), location="query")
     @blp.response(200, BoardSchema, example=player_examples.board())
     @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "not-found"))

@@ -56,8 +56,12 @@ def _body() -> bytes:
     with _deadline(current_app.config["BODY_SECONDS"]):
         data = request.get_data(cache=True)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
-    if request.content_length is None and limit is not None and len(data) >= limit \
-            and request.environ["wsgi.input"].read(1):
+    if (
+        request.content_length is None
+        and limit is not None
+        and len(data) >= limit
+        and request.environ["wsgi.input"].read(1)
+    ):
         raise RequestEntityTooLarge()
     request.environ[_BYTES] = data
     return data
@@ -83,7 +87,10 @@ class Parser(FlaskParser):
     """
 
     DEFAULT_UNKNOWN_BY_LOCATION = {  # noqa: RUF012 -- webargs reads it from the class
-        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": RAISE, "querystring": RAISE}
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+        "query": RAISE,
+        "querystring": RAISE,
+    }
 
     def _raw_load_json(self, req: Any) -> Any:
         return json_body()
@@ -115,22 +122,35 @@ def install(app: Flask, player_calling: Callable[[], UUID | None]) -> None:
         operation = operations.get((request.endpoint or "", request.method))
         if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
             return None
-        repeated = sorted({name for name, values in request.args.lists()
-                           if len(values) > 1 and name not in operation.lists})
+        repeated = sorted(
+            {name for name, values in request.args.lists() if len(values) > 1 and name not in operation.lists}
+        )
         unknown = sorted(set(request.args) - operation.query)
         if repeated or unknown:
             errors = {name: ["Unknown field."] for name in unknown}
             errors.update({name: ["Given more than once."] for name in repeated})
-            return problem(422, "validation-failed", "the query string has parameters this operation does not "
-                           "take: see errors", errors=errors)
+            return problem(
+                422,
+                "validation-failed",
+                "the query string has parameters this operation does not take: see errors",
+                errors=errors,
+            )
         if request.method in ("GET", "HEAD") or not _body():
             return None
         if not request.is_json:
-            return problem(415, "unsupported-media-type", "send the body as JSON, with Content-Type: application/json",
-                           {"Accept-Post": "application/json"})
+            return problem(
+                415,
+                "unsupported-media-type",
+                "send the body as JSON, with Content-Type: application/json",
+                {"Accept-Post": "application/json"},
+            )
         if not operation.takes_body and json_body() != {}:
-            return problem(422, "validation-failed", f"{request.method} {request.path} takes no body",
-                           errors={"body": ["This operation takes no body."]})
+            return problem(
+                422,
+                "validation-failed",
+                f"{request.method} {request.path} takes no body",
+                errors={"body": ["This operation takes no body."]},
+            )
         return None
 
 
@@ -153,9 +173,12 @@ def declared_arguments(view_class: Any, method: str) -> tuple[set[str], dict[str
     if documentation is None:
         return None
     parameters = documentation.get("arguments", {}).get("parameters", [])
-    query = {field.data_key or name: isinstance(field, fields.List)
-             for parameter in parameters if parameter["in"] == "query"
-             for name, field in _instance(parameter["schema"]).fields.items()}
+    query = {
+        field.data_key or name: isinstance(field, fields.List)
+        for parameter in parameters
+        if parameter["in"] == "query"
+        for name, field in _instance(parameter["schema"]).fields.items()
+    }
     return {parameter["in"] for parameter in parameters}, query
 
 

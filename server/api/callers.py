@@ -24,8 +24,9 @@ def credential() -> Credential:
     learns more. An API token (`osm_…`) is the player it names."""
     token = bearer()
     if token is None:
-        raise Unauthorized("this action needs the game's player token, or your API token: "
-                           "Authorization: Bearer <token>")
+        raise Unauthorized(
+            "this action needs the game's player token, or your API token: Authorization: Bearer <token>"
+        )
     return caller() if is_api_token(token) else token
 
 

@@ -92,8 +92,9 @@ def live_hub() -> Hub:
 
 def event_stream(messages: Iterator[str]) -> Response:
     """Server-sent events, passed on as they come (nginx buffers nothing of them either)."""
-    return Response(messages, mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
-                                                                     "X-Accel-Buffering": "no"})
+    return Response(
+        messages, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
 
 
 def request_idempotency(answer_holds_a_secret: bool = False) -> Idempotency | None:
@@ -110,7 +111,10 @@ def request_idempotency(answer_holds_a_secret: bool = False) -> Idempotency | No
     body = json_body()
     caller = [request.remote_addr] if answer_holds_a_secret else []
     fingerprint = hashlib.sha256(
-        json.dumps([request.method, request.path, None if body is missing else body, *caller],
-                   sort_keys=True, separators=(",", ":")).encode()
+        json.dumps(
+            [request.method, request.path, None if body is missing else body, *caller],
+            sort_keys=True,
+            separators=(",", ":"),
+        ).encode()
     ).hexdigest()
     return Idempotency(key, fingerprint)

@@ -57,8 +57,10 @@ class _Converter(OpenAPIConverter):
             return {**described, "allOf": [ref(component)]} if described else ref(component)
         converted: dict[str, Any] = super().field2property(field)
         if "anyOf" in converted:  # apispec's nullable Nested: [ref, {"type": "object", "nullable": true}]
-            converted["anyOf"] = [null_of(branch["type"]) if branch.keys() == {"type", "nullable"} else branch
-                                  for branch in converted["anyOf"]]
+            converted["anyOf"] = [
+                null_of(branch["type"]) if branch.keys() == {"type", "nullable"} else branch
+                for branch in converted["anyOf"]
+            ]
         return converted
 
 
@@ -76,22 +78,38 @@ class ContractPlugin(MarshmallowPlugin):
 
 VOCABULARY: dict[str, dict[str, Any]] = {
     "Card": {
-        "type": "string", "pattern": CARD_PATTERN, "example": "7S",
+        "type": "string",
+        "pattern": CARD_PATTERN,
+        "example": "7S",
         "description": "A card: its rank (A, 2 to 9, T, J, Q, K) then its suit (C, D, H, S), like `QH` or `TS`. "
-                       "Responses always write a ten as T; requests may write it 10 (`10S`).",
+        "Responses always write a ten as T; requests may write it 10 (`10S`).",
     },
-    "Rank": {"type": "string", "enum": list(RANK_CODES), "example": "6",
-             "description": "Ace, 2 to 9, ten (T), jack, queen, king."},
-    "Source": {"type": "string", "enum": list(SOURCES), "example": "waste",
-               "description": "A place a card is played from: a reserve pile (R1 to R4), the waste's top, the "
-                              "free cell."},
-    "SolverVerdict": {"type": "string", "enum": [verdict.value for verdict in Verdict], "example": "winnable",
-                "description": "The solver's verdict on a position with every card known: winnable (a win was "
-                               "found), unwinnable (every reachable position was searched and none is won), "
-                               "unknown (its budget ran out first)."},
-    "Target": {"type": "string", "enum": list(TARGETS), "example": "F1",
-               "description": "A place a card is played to: a foundation (F1 to F4, in play order) or the "
-                              "free cell."},
+    "Rank": {
+        "type": "string",
+        "enum": list(RANK_CODES),
+        "example": "6",
+        "description": "Ace, 2 to 9, ten (T), jack, queen, king.",
+    },
+    "Source": {
+        "type": "string",
+        "enum": list(SOURCES),
+        "example": "waste",
+        "description": "A place a card is played from: a reserve pile (R1 to R4), the waste's top, the free cell.",
+    },
+    "SolverVerdict": {
+        "type": "string",
+        "enum": [verdict.value for verdict in Verdict],
+        "example": "winnable",
+        "description": "The solver's verdict on a position with every card known: winnable (a win was "
+        "found), unwinnable (every reachable position was searched and none is won), "
+        "unknown (its budget ran out first).",
+    },
+    "Target": {
+        "type": "string",
+        "enum": list(TARGETS),
+        "example": "F1",
+        "description": "A place a card is played to: a foundation (F1 to F4, in play order) or the free cell.",
+    },
 }
 
 
@@ -100,8 +118,10 @@ def tagged_union(members: dict[str, str], description: str) -> dict[str, Any]:
     return {
         "description": description,
         "oneOf": [ref(schema) for schema in members.values()],
-        "discriminator": {"propertyName": "kind",
-                          "mapping": {kind: SCHEMAS + schema for kind, schema in members.items()}},
+        "discriminator": {
+            "propertyName": "kind",
+            "mapping": {kind: SCHEMAS + schema for kind, schema in members.items()},
+        },
     }
 
 
@@ -120,89 +140,134 @@ EVENTS = {
     "hint_given": "HintGivenEvent",
 }
 
+
 def stream_message(description: str, id_pattern: str) -> dict[str, Any]:
     """One message of an event stream, as a client's SSE parser reads it (OpenAPI 3.0 describes each message
     of a text/event-stream; `data` is JSON text, which JSON Schema of 3.0 cannot type further)."""
     return {
-        "type": "object", "required": ["event", "data"], "description": description,
+        "type": "object",
+        "required": ["event", "data"],
+        "description": description,
         "properties": {
-            "event": {"type": "string", "enum": ["game", "message"],
-                      "description": "`game` for a game's document, `message` (no event field) for an event."},
-            "data": {"type": "string", "description": "JSON: a [Game](#/components/schemas/Game) for `game`, an "
-                                                      "[Event](#/components/schemas/Event) for `message`."},
-            "id": {"type": "string", "pattern": id_pattern,
-                   "description": "The event's place, to send back as Last-Event-ID."},
+            "event": {
+                "type": "string",
+                "enum": ["game", "message"],
+                "description": "`game` for a game's document, `message` (no event field) for an event.",
+            },
+            "data": {
+                "type": "string",
+                "description": "JSON: a [Game](#/components/schemas/Game) for `game`, an "
+                "[Event](#/components/schemas/Event) for `message`.",
+            },
+            "id": {
+                "type": "string",
+                "pattern": id_pattern,
+                "description": "The event's place, to send back as Last-Event-ID.",
+            },
             "retry": {"type": "integer", "minimum": 0, "description": "Milliseconds to wait before reconnecting."},
         },
     }
 
 
 MESSAGES: dict[str, dict[str, Any]] = {
-    "GameStreamMessage": stream_message("A message of a game's event stream: the game, then its events, each with "
-                                        "its seq as id.", SEQ_PATTERN),
-    "FeedMessage": stream_message("A message of the feed of many games: a game, or an event (with its "
-                                  "`game_id`) whose id is its position in the feed.", FEED_POSITION_PATTERN),
+    "GameStreamMessage": stream_message(
+        "A message of a game's event stream: the game, then its events, each with its seq as id.", SEQ_PATTERN
+    ),
+    "FeedMessage": stream_message(
+        "A message of the feed of many games: a game, or an event (with its "
+        "`game_id`) whose id is its position in the feed.",
+        FEED_POSITION_PATTERN,
+    ),
 }
 
 UNIONS: dict[str, dict[str, Any]] = {
-    "LegalAction": tagged_union(LEGAL_ACTIONS, "An action the rules allow now, as `legal_actions` lists it: post it "
-                                               "as it is to `POST /games/{game_id}/actions`."),
-    "Action": tagged_union(ACTIONS, "An action to take: a legal action, or resigning (always allowed while the game "
-                                    "is on)."),
+    "LegalAction": tagged_union(
+        LEGAL_ACTIONS,
+        "An action the rules allow now, as `legal_actions` lists it: post it "
+        "as it is to `POST /games/{game_id}/actions`.",
+    ),
+    "Action": tagged_union(
+        ACTIONS, "An action to take: a legal action, or resigning (always allowed while the game is on)."
+    ),
     "Event": tagged_union(EVENTS, "An event of the move log. `data` is typed by `kind`."),
 }
 
 CREATED_GAME: dict[str, Any] = {
     "description": "The new game, and this once its player token.",
-    "allOf": [ref("Game"), {
-        "type": "object",
-        "required": ["player_token"],
-        "properties": {"player_token": {
-            "type": "string",
-            "description": "Shown once: send it as `Authorization: Bearer <player_token>` to act on the game. "
-                           "The server keeps only its hash.",
-        }},
-    }],
+    "allOf": [
+        ref("Game"),
+        {
+            "type": "object",
+            "required": ["player_token"],
+            "properties": {
+                "player_token": {
+                    "type": "string",
+                    "description": "Shown once: send it as `Authorization: Bearer <player_token>` to act on the game. "
+                    "The server keeps only its hash.",
+                }
+            },
+        },
+    ],
 }
 
 HEADERS_REUSED: dict[str, dict[str, Any]] = {
-    "ETag": {"description": "The game's version as an entity tag (`\"5\"`), for If-None-Match and If-Match.",
-             "schema": {"type": "string"}, "example": '"5"'},
-    "Link": {"description": 'The next page, as `<url>; rel="next"`, when there is one (the body\'s `next` too).',
-             "schema": {"type": "string"}, "example": '</games?limit=20&cursor=…>; rel="next"'},
+    "ETag": {
+        "description": 'The game\'s version as an entity tag (`"5"`), for If-None-Match and If-Match.',
+        "schema": {"type": "string"},
+        "example": '"5"',
+    },
+    "Link": {
+        "description": 'The next page, as `<url>; rel="next"`, when there is one (the body\'s `next` too).',
+        "schema": {"type": "string"},
+        "example": '</games?limit=20&cursor=…>; rel="next"',
+    },
     "Location": {"description": "The URL of what was created.", "schema": {"type": "string"}},
-    "RetryAfter": {"description": "Seconds to wait before trying again.",
-                   "schema": {"type": "integer", "minimum": 1}, "example": 1},
+    "RetryAfter": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {"type": "integer", "minimum": 1},
+        "example": 1,
+    },
     "RateLimitLimit": {"description": "Requests allowed in the current window.", "schema": {"type": "integer"}},
     "RateLimitRemaining": {"description": "Requests left in the current window.", "schema": {"type": "integer"}},
-    "RateLimitReset": {"description": "When the window resets, in seconds since the Unix epoch.",
-                       "schema": {"type": "integer"}},
-    "IdempotentReplayed": {"description": "`true` when this is the stored response to an earlier request with "
-                                          "the same Idempotency-Key.",
-                           "schema": {"type": "string", "enum": ["true"]}},
+    "RateLimitReset": {
+        "description": "When the window resets, in seconds since the Unix epoch.",
+        "schema": {"type": "integer"},
+    },
+    "IdempotentReplayed": {
+        "description": "`true` when this is the stored response to an earlier request with the same Idempotency-Key.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
 }
 
 PARAMETERS_REUSED: dict[str, dict[str, Any]] = {
     "IdempotencyKey": {
-        "name": "Idempotency-Key", "in": "header", "required": False,
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
         "description": "Makes the POST safe to retry: a retry with the same key returns the first response, byte "
-                       "for byte, and changes nothing. Use a fresh, unguessable value (a UUID) per request: 1 to "
-                       "255 visible ASCII characters, spaces allowed between them.",
+        "for byte, and changes nothing. Use a fresh, unguessable value (a UUID) per request: 1 to "
+        "255 visible ASCII characters, spaces allowed between them.",
         "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": IDEMPOTENCY_KEY_PATTERN},
         "example": "5f0c7a8e-2b7e-4d0c-9d6e-0f4f1b2a6c11",
     },
     "IfMatch": {
-        "name": "If-Match", "in": "header", "required": False,
+        "name": "If-Match",
+        "in": "header",
+        "required": False,
         "description": "The game's ETag (or a list of them, or `*`): the action is refused with 412 unless the "
-                       "game is at one of these versions. Same as `expected_version` in the body; with both, the "
-                       "header must name the body's version (422 otherwise). A value that names no version of "
-                       "the game, whatever its form, is a precondition that fails (412), as RFC 9110 reads it.",
-        "schema": {"type": "string"}, "example": '"5"',
+        "game is at one of these versions. Same as `expected_version` in the body; with both, the "
+        "header must name the body's version (422 otherwise). A value that names no version of "
+        "the game, whatever its form, is a precondition that fails (412), as RFC 9110 reads it.",
+        "schema": {"type": "string"},
+        "example": '"5"',
     },
     "IfNoneMatch": {
-        "name": "If-None-Match", "in": "header", "required": False,
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
         "description": "The ETag you have: 304 Not Modified if the game has not moved since.",
-        "schema": {"type": "string"}, "example": '"5"',
+        "schema": {"type": "string"},
+        "example": '"5"',
     },
 }
 
@@ -229,13 +294,15 @@ ACTION_ERRORS = (*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, 412)
 SOLVER_CODES = ("rate-limited", "solver-busy", "service-unavailable", "solver-saturated")
 """What an operation that runs the solver adds to its 429 and 503 codes (server/runtime/solver_time.py)."""
 
-RATE_LIMIT_HEADERS = {"X-RateLimit-Limit": header("RateLimitLimit"),
-                      "X-RateLimit-Remaining": header("RateLimitRemaining"),
-                      "X-RateLimit-Reset": header("RateLimitReset")}
+RATE_LIMIT_HEADERS = {
+    "X-RateLimit-Limit": header("RateLimitLimit"),
+    "X-RateLimit-Remaining": header("RateLimitRemaining"),
+    "X-RateLimit-Reset": header("RateLimitReset"),
+}
 
 # What each error status means here; its problem codes come from the error table (errors.codes_of).
 STATUSES: dict[int, str] = {
-    400: "The body is not JSON this server reads: see docs/api.md, \"Requests\".",
+    400: 'The body is not JSON this server reads: see docs/api.md, "Requests".',
     401: "No player token: `Authorization: Bearer <player_token>`.",
     403: "The token is not this game's.",
     404: "Not found.",
@@ -245,10 +312,9 @@ STATUSES: dict[int, str] = {
     413: "The body is over 4 MiB.",
     415: "The body is not sent as JSON (`Content-Type: application/json`).",
     422: "A field, query parameter or header is malformed or unknown.",
-    429: "Too many requests from this client, or too many of its solver jobs in flight: wait `Retry-After` "
-         "seconds.",
+    429: "Too many requests from this client, or too many of its solver jobs in flight: wait `Retry-After` seconds.",
     503: "The database is unreachable or not migrated yet, or no solver thread came free in time: retry after "
-         "`Retry-After` seconds.",
+    "`Retry-After` seconds.",
 }
 
 
@@ -262,14 +328,16 @@ def error_responses() -> dict[str, dict[str, Any]]:
         if status == 429:
             headers.update(RATE_LIMIT_HEADERS)
         if status == 401:
-            headers["WWW-Authenticate"] = {"description": "`Bearer realm=\"osmosis\"`", "schema": {"type": "string"}}
+            headers["WWW-Authenticate"] = {"description": '`Bearer realm="osmosis"`', "schema": {"type": "string"}}
         responses[HTTPStatus(status).name] = {
             "description": description,
             **({"headers": headers} if headers else {}),
-            "content": {errors.PROBLEM_JSON: {
-                "schema": ref("Problem"),
-                "examples": {code: {"value": problem_example(status, code)} for code in errors.codes_of(status)},
-            }},
+            "content": {
+                errors.PROBLEM_JSON: {
+                    "schema": ref("Problem"),
+                    "examples": {code: {"value": problem_example(status, code)} for code in errors.codes_of(status)},
+                }
+            },
         }
     return responses
 
@@ -287,8 +355,10 @@ def register(spec: APISpec) -> None:
         spec.components.header(name, definition)
     for name, response in error_responses().items():
         spec.components.response(name, response)
-    default = {"description": "An error, as problem+json", "content": {errors.PROBLEM_JSON: {
-        "schema": ref("Problem"), "example": problem_example(500, "internal-error")}}}
+    default = {
+        "description": "An error, as problem+json",
+        "content": {errors.PROBLEM_JSON: {"schema": ref("Problem"), "example": problem_example(500, "internal-error")}},
+    }
     spec.components.response("DEFAULT_ERROR", default)
 
 

@@ -13,8 +13,12 @@ from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .player_schemas import DailySchema
 
-blp = Blueprint("daily", __name__, url_prefix="/daily",
-                description="The daily deal: one deal per preset and UTC day, the same for every player")
+blp = Blueprint(
+    "daily",
+    __name__,
+    url_prefix="/daily",
+    description="The daily deal: one deal per preset and UTC day, the same for every player",
+)
 
 
 class Today(MethodView):
@@ -33,10 +37,19 @@ class Today(MethodView):
 
 
 class Day(MethodView):
-    @blp.doc(operationId="getDailyOfDay", security=[], parameters=[{
-        "in": "path", "name": "day", "required": True,
-        "schema": {"type": "string", "format": "date", "example": "2026-11-24"},
-        "description": "A UTC day, as 2026-11-24: today or before."}])
+    @blp.doc(
+        operationId="getDailyOfDay",
+        security=[],
+        parameters=[
+            {
+                "in": "path",
+                "name": "day",
+                "required": True,
+                "schema": {"type": "string", "format": "date", "example": "2026-11-24"},
+                "description": "A UTC day, as 2026-11-24: today or before.",
+            }
+        ],
+    )
     @blp.response(200, DailySchema, example=player_examples.daily(closed=True))
     @answers(*READ_ERRORS, 401, 404, only=("validation-failed", "invalid-input", "unauthorized", "day-not-found"))
     def get(self, day: str) -> dict[str, Any]:

@@ -13,15 +13,23 @@ from .common import Blueprint, request_idempotency, use_cases
 from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
 from .replay_schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
-deals_blp = Blueprint("deals", __name__, url_prefix="/deals",
-                      description="Sealed deals: the server commits to its seed before it sees yours")
+deals_blp = Blueprint(
+    "deals",
+    __name__,
+    url_prefix="/deals",
+    description="Sealed deals: the server commits to its seed before it sees yours",
+)
 replays_blp = Blueprint("replays", __name__, url_prefix="/replays", description="Verification of replay exports")
 
 
 class SealedDeals(MethodView):
     @deals_blp.doc(operationId="createSealedDeal", parameters=[parameter("IdempotencyKey")], security=[])
-    @deals_blp.response(201, SealedDealSchema, headers={"Location": header("Location"), **REPLAYED_HEADER},
-                        example=examples.sealed_deal())
+    @deals_blp.response(
+        201,
+        SealedDealSchema,
+        headers={"Location": header("Location"), **REPLAYED_HEADER},
+        example=examples.sealed_deal(),
+    )
     @answers(*READ_ERRORS, *BODY_ERRORS, only=("validation-failed", "idempotency-key-reused"))
     def post(self) -> Response:
         """Seal a deal: a secret server seed, shown only as its commitment until its game is over

@@ -116,8 +116,7 @@ def every_code() -> list[str]:
     return [*dict.fromkeys([code for _, _, code in ERRORS] + list(HTTP_CODES.values()) + [NOT_READY])]
 
 
-def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
-            **extra: Any) -> Response:
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     body = {
         "type": f"urn:osmosis:problem:{code}",
         "title": HTTPStatus(status).phrase,
@@ -166,8 +165,9 @@ def handle_http_exception(error: HTTPException) -> Response:
         detail = "the request has invalid fields: see errors"
     elif "message" in data:
         detail = data["message"]
-    return problem(status, HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-")),
-                   detail, headers, **extra)
+    return problem(
+        status, HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-")), detail, headers, **extra
+    )
 
 
 def _flatten_locations(messages: dict[str, Any]) -> dict[str, Any]:

@@ -12,24 +12,35 @@ from .solver_schemas import HintSchema
 
 
 class GameCreatedDataSchema(ma.Schema):
-    game_id = fields.String(metadata={"description": "The game's id, binding the log to its game (absent from "
-                                                     "the logs of games made before it was added)."})
+    game_id = fields.String(
+        metadata={
+            "description": "The game's id, binding the log to its game (absent from "
+            "the logs of games made before it was added)."
+        }
+    )
     rules = fields.Nested(RulesSchema, required=True)
     variant = fields.String(required=True, allow_none=True, metadata={"description": "null for custom rules."})
     deal_algorithm = fields.String(required=True, metadata={"example": "osmosis-deal-v1"})
     deal = fields.Nested(DealInfoSchema, required=True, metadata={"description": "How the deal is made; no secret."})
     commitment = fields.String(required=True, metadata={"description": "hex SHA-256 commitment to the server seed."})
     opening = fields.Nested(PublicStateSchema, required=True, metadata={"description": "The public opening."})
-    player = fields.Nested(PlayerRefSchema, metadata={
-        "description": "The player who made the game with their API token; absent from games made without one."})
+    player = fields.Nested(
+        PlayerRefSchema,
+        metadata={
+            "description": "The player who made the game with their API token; absent from games made without one."
+        },
+    )
 
 
 class CardMovedDataSchema(ma.Schema):
     card = card(required=True)
     from_ = one_of("Source", SOURCES, data_key="from", attribute="from", required=True)
     to = one_of("Target", TARGETS, required=True)
-    uncovered = fields.String(required=True, allow_none=True, metadata={
-        "description": "The Card turned face up on the reserve pile the card left; null if none was."})
+    uncovered = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The Card turned face up on the reserve pile the card left; null if none was."},
+    )
 
 
 class CardsDealtDataSchema(ma.Schema):
@@ -57,15 +68,21 @@ class SeedsRevealedDataSchema(ma.Schema):
 def _event(kind_name: str, data: type[ma.Schema], description: str) -> type[ma.Schema]:
     name = "".join(part.title() for part in kind_name.split("_")) + "EventSchema"
     meta = type("Meta", (), {"description": f"{description} `{kind_name}`: data is {data.__name__[:-6]}."})
-    return type(name, (ma.Schema,), {
-        "Meta": meta,
-        "seq": fields.Integer(required=True, metadata={"description": "Its place in the log, from 1."}),
-        "kind": kind(kind_name),
-        "data": fields.Nested(data, required=True),
-        "hash": fields.String(required=True, metadata={
-            "description": "hex SHA-256 of the previous hash and this event's canonical JSON."}),
-        "game_id": fields.String(metadata={"description": "In the multi-game feed only: the event's game."}),
-    })
+    return type(
+        name,
+        (ma.Schema,),
+        {
+            "Meta": meta,
+            "seq": fields.Integer(required=True, metadata={"description": "Its place in the log, from 1."}),
+            "kind": kind(kind_name),
+            "data": fields.Nested(data, required=True),
+            "hash": fields.String(
+                required=True,
+                metadata={"description": "hex SHA-256 of the previous hash and this event's canonical JSON."},
+            ),
+            "game_id": fields.String(metadata={"description": "In the multi-game feed only: the event's game."}),
+        },
+    )
 
 
 EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {

@@ -67,10 +67,21 @@ def _played() -> tuple[Step, Step, Step, Step, Step, list[ev.Event]]:
     commit = commitment(server_seed)
     deal = {"kind": "number", "deal_number": DEAL_NUMBER}
     log = ev.chain(commit, 1, [ev.game_created(GAME_ID, rules, deal, commit, state)])
-    record = GameRecord(id=GAME_ID, created_at=CREATED_AT, updated_at=CREATED_AT, rules=rules.to_dict(),
-                        variant=rules.preset_name, deal=deal, commitment=commit, version=1,
-                        status=state.status.value, score=state.cards_on_foundations, head_hash=log[-1].hash,
-                        hints=0, document="")
+    record = GameRecord(
+        id=GAME_ID,
+        created_at=CREATED_AT,
+        updated_at=CREATED_AT,
+        rules=rules.to_dict(),
+        variant=rules.preset_name,
+        deal=deal,
+        commitment=commit,
+        version=1,
+        status=state.status.value,
+        score=state.cards_on_foundations,
+        head_hash=log[-1].hash,
+        hints=0,
+        document="",
+    )
     created = Step(record, state, game_document(record, state), [log[0].to_dict()])
 
     def act(record: GameRecord, state: GameState, action: Any) -> tuple[GameRecord, GameState, Step]:
@@ -82,16 +93,27 @@ def _played() -> tuple[Step, Step, Step, Step, Step, list[ev.Event]]:
             deal_shown = {**deal_shown, "server_seed": server_seed.hex(), "client_seed": ""}
         appended = ev.chain(record.head_hash, record.version + 1, new_events)
         log.extend(appended)
-        record = replace(record, updated_at=record.updated_at + timedelta(seconds=4), deal=deal_shown,
-                         version=appended[-1].seq, status=after.status.value, score=after.cards_on_foundations,
-                         head_hash=appended[-1].hash)
+        record = replace(
+            record,
+            updated_at=record.updated_at + timedelta(seconds=4),
+            deal=deal_shown,
+            version=appended[-1].seq,
+            status=after.status.value,
+            score=after.cards_on_foundations,
+            head_hash=appended[-1].hash,
+        )
         return record, after, Step(record, after, game_document(record, after), [event.to_dict() for event in appended])
 
     def hint(record: GameRecord, state: GameState) -> tuple[GameRecord, Step]:
         appended = ev.chain(record.head_hash, record.version + 1, [ev.hint_given(hints.hint(state).to_dict())])
         log.extend(appended)
-        record = replace(record, updated_at=record.updated_at + timedelta(seconds=4), version=appended[-1].seq,
-                         head_hash=appended[-1].hash, hints=record.hints + 1)
+        record = replace(
+            record,
+            updated_at=record.updated_at + timedelta(seconds=4),
+            version=appended[-1].seq,
+            head_hash=appended[-1].hash,
+            hints=record.hints + 1,
+        )
         return record, Step(record, state, game_document(record, state), [event.to_dict() for event in appended])
 
     record, state, dealt = act(record, state, Deal())
@@ -178,8 +200,11 @@ def stream_message() -> dict[str, Any]:
 def feed_message_example() -> dict[str, Any]:
     """A message of the feed of many games: an event of a game (its position made up)."""
     event = dealt()["events"][0]
-    return _parsed(feed_message(FeedEntry(FeedPosition(7_520, str(GAME_ID), event["seq"]), VARIANT,
-                                          {"game_id": str(GAME_ID), **event})))
+    return _parsed(
+        feed_message(
+            FeedEntry(FeedPosition(7_520, str(GAME_ID), event["seq"]), VARIANT, {"game_id": str(GAME_ID), **event})
+        )
+    )
 
 
 def _parsed(message: str) -> dict[str, Any]:
@@ -206,8 +231,11 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "game-over": ("the game is over (lost): no further action is accepted", {}),
     "sealed-deal-used": (f"sealed deal {SEALED_DEAL_ID} has already made a game", {}),
     "game-not-over": (f"game {GAME_ID} is still being played: it is analysed once it is over", {}),
-    "no-winnable-deal": ("none of the first 100 deals of these seeds is proven winnable within 10000 positions under "
-                         "these rules: choose other rules, or deal without 'winnable'", {}),
+    "no-winnable-deal": (
+        "none of the first 100 deals of these seeds is proven winnable within 10000 positions under "
+        "these rules: choose other rules, or deal without 'winnable'",
+        {},
+    ),
     "version-conflict": ("the game is at version 7, not 5", {}),
     "payload-too-large": ("the body is over 4 MiB", {}),
     "unsupported-media-type": ("send the body as JSON, with Content-Type: application/json", {}),
@@ -221,26 +249,40 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "log-not-started": ("the log has no checkpoint yet: its sequencer signs the first within a second", {}),
     "player-not-found": ("no player named 'alice'", {}),
     "token-not-found": ("you have no API token with id 3f2e1d0c-9b8a-4765-a432-10fedcba9876", {}),
-    "name-taken": ("the name 'Alice' is taken (names differing only by case or look-alike characters are one name)",
-                   {}),
+    "name-taken": (
+        "the name 'Alice' is taken (names differing only by case or look-alike characters are one name)",
+        {},
+    ),
     "too-many-tokens": ("you have 20 live API tokens, the most a player may have: revoke one", {}),
     "name-reserved": ("'Admin' is reserved: choose another name", {}),
     "invalid-name": ("a name begins with a letter and has only ASCII letters, digits, '_' and '-'", {}),
     "day-not-found": ("2026-11-26 has not begun: its deals open at midnight UTC", {}),
     "daily-deal-played": ("you have played this deal today already: one attempt a day", {}),
     "day-closed": ("the day of this daily game, 2026-11-24, has closed: the game ended with it", {}),
-    "day-not-closed": (f"game {GAME_ID} is a daily deal of 2026-11-24: it is analysed once the day closes, since "
-                       "the analysis would show the deal to players still at it", {}),
+    "day-not-closed": (
+        f"game {GAME_ID} is a daily deal of 2026-11-24: it is analysed once the day closes, since "
+        "the analysis would show the deal to players still at it",
+        {},
+    ),
     "internal-error": ("the server failed to handle this request; it has been logged", {}),
     "service-unavailable": ("the database is unreachable; try again shortly", {}),
     "not-ready": ("the database schema is not at the latest migration yet", {}),
-    "solver-busy": ("you have 2 solver jobs in flight already (hints, winnable deals, analyses, verifications): "
-                    "retry once one has finished", {}),
+    "solver-busy": (
+        "you have 2 solver jobs in flight already (hints, winnable deals, analyses, verifications): "
+        "retry once one has finished",
+        {},
+    ),
     "solver-saturated": ("the solver is busy with other clients' work: no thread came free within 30 seconds", {}),
 }
 
 
 def problem_example(status: int, code: str) -> dict[str, Any]:
     detail, extra = PROBLEM_DETAILS[code]
-    return {"type": f"urn:osmosis:problem:{code}", "title": HTTPStatus(status).phrase, "status": status,
-            "detail": detail, "code": code, **extra}
+    return {
+        "type": f"urn:osmosis:problem:{code}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }

@@ -31,9 +31,18 @@ FEED_DESCRIPTION = (
 
 
 class Feed(MethodView):
-    @blp.doc(operationId="streamEvents", security=[], responses={"200": {
-        "description": FEED_DESCRIPTION,
-        "content": {"text/event-stream": {"schema": ref("FeedMessage"), "example": examples.feed_message_example()}}}})
+    @blp.doc(
+        operationId="streamEvents",
+        security=[],
+        responses={
+            "200": {
+                "description": FEED_DESCRIPTION,
+                "content": {
+                    "text/event-stream": {"schema": ref("FeedMessage"), "example": examples.feed_message_example()}
+                },
+            }
+        },
+    )
     @blp.arguments(FeedQuerySchema(), location="query")
     @blp.arguments(FeedHeadersSchema(), location="headers")
     @blp.response(200, content_type="text/event-stream", description=FEED_DESCRIPTION)

@@ -47,7 +47,6 @@ blp = Blueprint("games", __name__, url_prefix="/games", description="Games and t
 # on every request.
 
 
-
 def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """The body as JSON, as the service made it. The schemas in the decorators document these bodies
     (and schemathesis checks the two agree); dumping them through marshmallow again would only cost time
@@ -80,17 +79,43 @@ def _deal_source(args: dict[str, Any]) -> DealSource:
 
 class Games(MethodView):
     @blp.doc(operationId="createGame", parameters=[parameter("IdempotencyKey")], security=[])
-    @blp.arguments(CreateGameSchema(), required=False, examples={
-        "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
-        "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
-        "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}},
-        "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}},
-        "the daily deal": {"value": {"variant": "peek", "daily": True}}})
-    @blp.response(201, ref("CreatedGame"), example=examples.created_game(), headers={
-        "Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER})
-    @answers(*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, only=(
-        "sealed-deal-not-found", "sealed-deal-used", "validation-failed", "invalid-rules", "idempotency-key-reused",
-        "no-winnable-deal", "unauthorized", "forbidden", "daily-deal-played", *SOLVER_CODES))
+    @blp.arguments(
+        CreateGameSchema(),
+        required=False,
+        examples={
+            "deal number": {"value": {"variant": "osmosis", "deal_number": 4711}},
+            "custom rules": {"value": {"rules": {"draw": 1, "max_passes": 3}}},
+            "sealed deal": {"value": {"sealed_deal_id": examples.SEALED_DEAL_ID, "client_seed": "my lucky seed"}},
+            "winnable deal": {"value": {"variant": "osmosis", "deal_number": 42, "winnable": True}},
+            "the daily deal": {"value": {"variant": "peek", "daily": True}},
+        },
+    )
+    @blp.response(
+        201,
+        ref("CreatedGame"),
+        example=examples.created_game(),
+        headers={"Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER},
+    )
+    @answers(
+        *READ_ERRORS,
+        *BODY_ERRORS,
+        401,
+        403,
+        404,
+        409,
+        only=(
+            "sealed-deal-not-found",
+            "sealed-deal-used",
+            "validation-failed",
+            "invalid-rules",
+            "idempotency-key-reused",
+            "no-winnable-deal",
+            "unauthorized",
+            "forbidden",
+            "daily-deal-played",
+            *SOLVER_CODES,
+        ),
+    )
     def post(self, args: dict[str, Any]) -> Response:
         """Create a game from a preset or custom rules, optionally a public deal number
 
@@ -107,8 +132,11 @@ class Games(MethodView):
         idempotency = request_idempotency(answer_holds_a_secret=True)
         new = NewGame(rules, _deal_source(args), winnable=args.get("winnable", False), owner=optional_caller())
         result = use_cases().creating.create_game(new, idempotency, answer=replies.created_game)
-        game_id, version = ((result.outcome.game.id, result.outcome.game.version) if result.outcome else
-                            (replies.replied_body(result)["id"], replies.replied_body(result)["version"]))
+        game_id, version = (
+            (result.outcome.game.id, result.outcome.game.version)
+            if result.outcome
+            else (replies.replied_body(result)["id"], replies.replied_body(result)["version"])
+        )
         return replies.sent(result, {"Location": f"/games/{game_id}", "ETag": etag(version)})
 
     @blp.doc(operationId="listGames", security=[])
@@ -127,8 +155,9 @@ class Games(MethodView):
         games, cursor = use_cases().queries.list_games(args["limit"], args.get("cursor"), status, variant, reader())
         next_url = None
         if cursor:
-            next_url = next_page("/games", {"limit": args["limit"], "status": status, "variant": variant,
-                                            "cursor": cursor})
+            next_url = next_page(
+                "/games", {"limit": args["limit"], "status": status, "variant": variant, "cursor": cursor}
+            )
         return game_list(games, next_url, cursor)
 
 
@@ -165,8 +194,9 @@ class Events(MethodView):
         without server-sent events.
         """
         readable(game_id)
-        events, next_after = streams.wait_for_events(use_cases().queries, live_hub(), game_id, args["after"], args["limit"],
-                                                     args["wait"])
+        events, next_after = streams.wait_for_events(
+            use_cases().queries, live_hub(), game_id, args["after"], args["limit"], args["wait"]
+        )
         next_url = None
         if next_after is not None:
             next_url = next_page(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
@@ -174,9 +204,19 @@ class Events(MethodView):
 
 
 class StateAt(MethodView):
-    @blp.doc(operationId="getGameStateAt", security=[], parameters=[{
-        "in": "path", "name": "seq", "required": True, "schema": {"type": "integer", "minimum": 1},
-        "description": "An event's seq, from 1 to the game's version."}])
+    @blp.doc(
+        operationId="getGameStateAt",
+        security=[],
+        parameters=[
+            {
+                "in": "path",
+                "name": "seq",
+                "required": True,
+                "schema": {"type": "integer", "minimum": 1},
+                "description": "An event's seq, from 1 to the game's version.",
+            }
+        ],
+    )
     @blp.response(200, StateAtSchema, example=examples.state_at())
     @answers(*READ_ERRORS, 404, only=("game-not-found", "event-not-found", "validation-failed"))
     def get(self, game_id: UUID, seq: int) -> Response:
@@ -233,8 +273,10 @@ STREAM_DESCRIPTION = (
     "with Last-Event-ID. For clients without EventSource, `listGameEvents` with `wait` is the same feed by "
     "long polling."
 )
-STREAM_RESPONSE = {"description": STREAM_DESCRIPTION, "content": {"text/event-stream": {
-    "schema": ref("GameStreamMessage"), "example": examples.stream_message()}}}
+STREAM_RESPONSE = {
+    "description": STREAM_DESCRIPTION,
+    "content": {"text/event-stream": {"schema": ref("GameStreamMessage"), "example": examples.stream_message()}},
+}
 
 
 def _seq_of(last_event_id: str) -> int:

@@ -37,5 +37,8 @@ class Hint(MethodView):
         searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
         token, idempotency = credential(), request_idempotency()
-        return action_response(use_cases().acting.hint(game_id, token, versions=expected_versions(args),
-                                                      idempotency=idempotency, answer=replies.action_taken))
+        return action_response(
+            use_cases().acting.hint(
+                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
+            )
+        )

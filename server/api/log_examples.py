@@ -24,10 +24,18 @@ def _log() -> tuple[list[bytes], SignedCheckpoint]:
     created, ended = examples.game(), examples.resigned()["game"]
     game_id = UUID(created["id"])
     entries = [
-        public_entries.game_created(game_id, created["variant"], created["rules"], created["deal"],
-                                    created["commitment"]),
-        public_entries.game_ended(game_id, ended["status"], ended["version"], ended["head_hash"], ended["score"],
-                                  bytes.fromhex(ended["deal"]["server_seed"]), ended["deal"]["client_seed"]),
+        public_entries.game_created(
+            game_id, created["variant"], created["rules"], created["deal"], created["commitment"]
+        ),
+        public_entries.game_ended(
+            game_id,
+            ended["status"],
+            ended["version"],
+            ended["head_hash"],
+            ended["score"],
+            bytes.fromhex(ended["deal"]["server_seed"]),
+            ended["deal"]["client_seed"],
+        ),
     ]
     root = tree_hash(len(entries), subtrees_of([leaf_hash(e) for e in entries]))
     note = sign_note(Checkpoint(EXAMPLE_SIGNER.name, len(entries), root).text, EXAMPLE_SIGNER)
@@ -50,8 +58,10 @@ def level_zero_tile() -> str:
 def game_transparency() -> dict[str, Any]:
     entries, signed = _log()
     subtrees = subtrees_of([leaf_hash(e) for e in entries])
-    leaves = [LeafProof(index, kind, entry, inclusion_proof(index, signed.size, subtrees))
-              for index, (kind, entry) in enumerate(zip(("game_created", "game_ended"), entries, strict=True))]
+    leaves = [
+        LeafProof(index, kind, entry, inclusion_proof(index, signed.size, subtrees))
+        for index, (kind, entry) in enumerate(zip(("game_created", "game_ended"), entries, strict=True))
+    ]
     return GameProofs(signed, leaves, []).to_dict()
 
 

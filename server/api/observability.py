@@ -37,26 +37,36 @@ from .callers import viewer
 REQUEST_ID_HEADER = "X-Request-ID"
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
-ACTION_ENDPOINTS = {"games.Actions": "actions", "games.Moves": "moves", "games.Draw": "draw",
-                    "games.Resignation": "resignation"}
+ACTION_ENDPOINTS = {
+    "games.Actions": "actions",
+    "games.Moves": "moves",
+    "games.Draw": "draw",
+    "games.Resignation": "resignation",
+}
 METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
 """Methods a metric names; any other a client makes up counts as "other", so that no request adds a series."""
 
 REQUESTS = Counter("osmosis_http_requests_total", "HTTP requests", ["route", "method", "status"])
-LATENCY = Histogram("osmosis_http_request_duration_seconds", "HTTP request latency", ["route", "method"],
-                    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+LATENCY = Histogram(
+    "osmosis_http_request_duration_seconds",
+    "HTTP request latency",
+    ["route", "method"],
+    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 ACTIONS = Counter("osmosis_actions_total", "Game actions that landed", ["kind"])
 VERSION_CONFLICTS = Counter("osmosis_version_conflicts_total", "Actions refused with 412")
 IDEMPOTENT_REPLAYS = Counter("osmosis_idempotent_replays_total", "Retries answered from a stored response")
 RATE_LIMITED = Counter("osmosis_rate_limited_total", "Requests refused with 429")
-POOL_CONNECTIONS = Gauge("osmosis_pool_connections", "Database connections open in the pool",
-                         multiprocess_mode="livesum")
-POOL_IDLE = Gauge("osmosis_pool_connections_idle", "Database connections idle in the pool",
-                  multiprocess_mode="livesum")
-LIVE_FOLLOWERS = Gauge("osmosis_live_followers", "Event streams the live tier writes to (handed over)",
-                       multiprocess_mode="livesum")
-POOL_WAITING = Gauge("osmosis_pool_requests_waiting", "Requests waiting for a database connection",
-                     multiprocess_mode="livesum")
+POOL_CONNECTIONS = Gauge(
+    "osmosis_pool_connections", "Database connections open in the pool", multiprocess_mode="livesum"
+)
+POOL_IDLE = Gauge("osmosis_pool_connections_idle", "Database connections idle in the pool", multiprocess_mode="livesum")
+LIVE_FOLLOWERS = Gauge(
+    "osmosis_live_followers", "Event streams the live tier writes to (handed over)", multiprocess_mode="livesum"
+)
+POOL_WAITING = Gauge(
+    "osmosis_pool_requests_waiting", "Requests waiting for a database connection", multiprocess_mode="livesum"
+)
 
 request_log = logging.getLogger("osmosis.request")
 
@@ -128,9 +138,22 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
             if pool_gauges is not None:
                 pool_gauges.refresh()
         if request_log.isEnabledFor(logging.INFO):
-            request_log.info("%s %s %s", current.method, current.path, status, extra={"fields": {
-                "request_id": request_id, "method": current.method, "path": current.path, "route": route,
-                "status": status, "duration_ms": round(elapsed * 1000, 2)}})
+            request_log.info(
+                "%s %s %s",
+                current.method,
+                current.path,
+                status,
+                extra={
+                    "fields": {
+                        "request_id": request_id,
+                        "method": current.method,
+                        "path": current.path,
+                        "route": route,
+                        "status": status,
+                        "duration_ms": round(elapsed * 1000, 2),
+                    }
+                },
+            )
         return response
 
     @app.get("/metrics", endpoint="metrics")
@@ -144,8 +167,12 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
     if not settings.rate_limit:
         return None
     exempt = _exempt_addresses(settings)
-    per_player = Limit(settings.rate_limit, key_function=_calling_player, scope="player",
-                       exempt_when=lambda: exempt() or not _calling_player())
+    per_player = Limit(
+        settings.rate_limit,
+        key_function=_calling_player,
+        scope="player",
+        exempt_when=lambda: exempt() or not _calling_player(),
+    )
     limiter = Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
@@ -157,8 +184,9 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         # The limiter would write Retry-After on every response, even over a 503's own; it writes this
         # instead, and a 429 gets its Retry-After from it.
         header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
-        default_limits_exempt_when=lambda: request.endpoint in UNMETERED or request.endpoint == "web.static"
-        or exempt(),
+        default_limits_exempt_when=lambda: (
+            request.endpoint in UNMETERED or request.endpoint == "web.static" or exempt()
+        ),
         on_breach=lambda limit: RATE_LIMITED.inc(),
         # Redis out of reach: count in this process meanwhile (and log it) rather than refuse every request.
         in_memory_fallback_enabled=True,
@@ -166,8 +194,9 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
     )
     if settings.sign_up_rate_limit:
         signing_up = "players.Players"
-        limited: Any = limiter.limit(settings.sign_up_rate_limit, methods=["POST"], scope="sign-up",
-                                     exempt_when=exempt, override_defaults=False)(app.view_functions[signing_up])
+        limited: Any = limiter.limit(
+            settings.sign_up_rate_limit, methods=["POST"], scope="sign-up", exempt_when=exempt, override_defaults=False
+        )(app.view_functions[signing_up])
         app.view_functions[signing_up] = limited
     return limiter
 
@@ -199,8 +228,9 @@ def _exempt_addresses(settings: Settings) -> Callable[[], bool]:
         found: bool | None = g.get("osmosis_rate_exempt")
         if found is None:
             environ = request.environ
-            found = g.osmosis_rate_exempt = (trusts_proxies or not any(name in environ for name in FORWARDED_HEADERS)) \
-                and listed(request.remote_addr or "")
+            found = g.osmosis_rate_exempt = (
+                trusts_proxies or not any(name in environ for name in FORWARDED_HEADERS)
+            ) and listed(request.remote_addr or "")
         return found
 
     return exempt
@@ -228,4 +258,3 @@ class _PoolGauges:
         POOL_CONNECTIONS.set(stats.get("pool_size", 0))
         POOL_IDLE.set(stats.get("pool_available", 0))
         POOL_WAITING.set(stats.get("requests_waiting", 0))
-

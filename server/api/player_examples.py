@@ -24,10 +24,12 @@ from .replies import api_token_created, player_created
 
 PLAYER = PlayerRecord(UUID("5a1c3e0f-2b7d-4f19-9c8e-6d4b2a0f7e31"), "alice", "human", CREATED_AT)
 API_TOKEN = "osm_4Qe0bN8xZr2LkT7wVy9Hc3Jm5Pd1Sf0Xp6Yg"
-_FIRST = ApiTokenRecord(UUID("9d8e7f60-1a2b-4c3d-8e9f-0a1b2c3d4e5f"), PLAYER.id, "", ("play", "account"),
-                        "first token", CREATED_AT)
-_BOT = ApiTokenRecord(UUID("3f2e1d0c-9b8a-4765-a432-10fedcba9876"), PLAYER.id, "", ("play",), "my bot",
-                      CREATED_AT + timedelta(minutes=5))
+_FIRST = ApiTokenRecord(
+    UUID("9d8e7f60-1a2b-4c3d-8e9f-0a1b2c3d4e5f"), PLAYER.id, "", ("play", "account"), "first token", CREATED_AT
+)
+_BOT = ApiTokenRecord(
+    UUID("3f2e1d0c-9b8a-4765-a432-10fedcba9876"), PLAYER.id, "", ("play",), "my bot", CREATED_AT + timedelta(minutes=5)
+)
 
 
 def player() -> dict[str, Any]:
@@ -56,8 +58,16 @@ def daily(closed: bool = False) -> dict[str, Any]:
     deals = []
     for number, variant in enumerate(PRESETS):
         seed = bytes([number]) * 32
-        deals.append(DailyDeal(day, variant, daily_deal_id(day.isoformat(), variant), seed, commitment(seed),
-                               datetime.combine(day, time(), UTC)))
+        deals.append(
+            DailyDeal(
+                day,
+                variant,
+                daily_deal_id(day.isoformat(), variant),
+                seed,
+                commitment(seed),
+                datetime.combine(day, time(), UTC),
+            )
+        )
     return daily_view(day, closes_at(day), closed, deals, {} if closed else {"peek": GAME_ID})
 
 
@@ -65,8 +75,9 @@ def profile() -> dict[str, Any]:
     """A player's page: 9 wins in 41 games of osmosis, a best win, a daily streak of 3 and one of 12."""
     day = CREATED_AT.date()
     streaks = [day - timedelta(days=n) for n in range(1, 4)] + [day - timedelta(days=n) for n in range(20, 32)]
-    sums = PlayerStats("osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)), ranked_games=36, ranked_wins=7,
-                       abandoned=2)
+    sums = PlayerStats(
+        "osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)), ranked_games=36, ranked_wins=7, abandoned=2
+    )
     return profile_view(PLAYER, [sums], day)
 
 

@@ -11,14 +11,19 @@ from ..service.players.accounts import MAX_LABEL_LENGTH
 from ..service.players.names import WRITTEN_PATTERN
 from ..service.players.tokens import SCOPES, TOKEN_PATTERN
 
-_SCOPES_DESCRIPTION = ("`play`: create games as this player, act on them, read your daily games before the day "
-                       "closes; `account`: list, create and revoke your API tokens.")
+_SCOPES_DESCRIPTION = (
+    "`play`: create games as this player, act on them, read your daily games before the day "
+    "closes; `account`: list, create and revoke your API tokens."
+)
 
 
 class PlayerSchema(ma.Schema):
     name = fields.String(required=True, metadata={"pattern": f"^{PLAYER_NAME_PATTERN}$", "example": "alice"})
-    kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS), metadata={
-        "description": "human or bot: the boards keep them apart."})
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(PLAYER_KINDS),
+        metadata={"description": "human or bot: the boards keep them apart."},
+    )
     created_at = fields.String(required=True, metadata={"format": "date-time"})
 
 
@@ -34,28 +39,49 @@ class ApiTokenSchema(ma.Schema):
 
     id = fields.UUID(required=True)
     label = fields.String(required=True)
-    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), required=True,
-                         metadata={"description": _SCOPES_DESCRIPTION})
+    scopes = fields.List(
+        fields.String(validate=validate.OneOf(SCOPES)), required=True, metadata={"description": _SCOPES_DESCRIPTION}
+    )
     created_at = fields.String(required=True, metadata={"format": "date-time"})
-    last_used_at = fields.String(required=True, allow_none=True, metadata={
-        "format": "date-time", "description": "When a request last presented it (to the minute); null if never."})
+    last_used_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "When a request last presented it (to the minute); null if never.",
+        },
+    )
 
 
-_TOKEN = fields.String(required=True, metadata={
-    "pattern": TOKEN_PATTERN, "description": "The API token itself, shown this once: the server keeps only its hash. "
-                                             "Send it as `Authorization: Bearer osm_…`."})
+_TOKEN = fields.String(
+    required=True,
+    metadata={
+        "pattern": TOKEN_PATTERN,
+        "description": "The API token itself, shown this once: the server keeps only its hash. "
+        "Send it as `Authorization: Bearer osm_…`.",
+    },
+)
 
 
 class CreatePlayerSchema(ma.Schema):
-
-    name = fields.String(required=True, validate=validate.Regexp(WRITTEN_PATTERN, error="not a name: see the pattern"),
-                         metadata={"pattern": WRITTEN_PATTERN, "description": (
-                             "3 to 24 ASCII letters, digits, `_` and `-`, beginning with a letter (or their full-width "
-                             "forms, stored as ASCII: Unicode NFKC). Unique without regard to case or look-alike "
-                             "characters (`0`/`o`, `1`/`i`/`l`, `_`/`-`): 409 `name-taken`; reserved words are as "
-                             "taken, 409 `name-reserved` (docs/players.md).")})
-    kind = fields.String(load_default="human", validate=validate.OneOf(PLAYER_KINDS), metadata={
-        "description": "human (the default) or bot."})
+    name = fields.String(
+        required=True,
+        validate=validate.Regexp(WRITTEN_PATTERN, error="not a name: see the pattern"),
+        metadata={
+            "pattern": WRITTEN_PATTERN,
+            "description": (
+                "3 to 24 ASCII letters, digits, `_` and `-`, beginning with a letter (or their full-width "
+                "forms, stored as ASCII: Unicode NFKC). Unique without regard to case or look-alike "
+                "characters (`0`/`o`, `1`/`i`/`l`, `_`/`-`): 409 `name-taken`; reserved words are as "
+                "taken, 409 `name-reserved` (docs/players.md)."
+            ),
+        },
+    )
+    kind = fields.String(
+        load_default="human",
+        validate=validate.OneOf(PLAYER_KINDS),
+        metadata={"description": "human (the default) or bot."},
+    )
 
 
 class PlayerCreatedSchema(ma.Schema):
@@ -65,12 +91,17 @@ class PlayerCreatedSchema(ma.Schema):
 
 
 class CreateApiTokenSchema(ma.Schema):
-
-    label = fields.String(required=True, validate=validate.Length(min=1, max=MAX_LABEL_LENGTH), metadata={
-        "description": "What the token is for, for your list: `laptop`, `my bot`."})
-    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), load_default=["play"],
-                         validate=validate.Length(min=1, max=len(SCOPES)),
-                         metadata={"description": _SCOPES_DESCRIPTION + " Default: play only."})
+    label = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=MAX_LABEL_LENGTH),
+        metadata={"description": "What the token is for, for your list: `laptop`, `my bot`."},
+    )
+    scopes = fields.List(
+        fields.String(validate=validate.OneOf(SCOPES)),
+        load_default=["play"],
+        validate=validate.Length(min=1, max=len(SCOPES)),
+        metadata={"description": _SCOPES_DESCRIPTION + " Default: play only."},
+    )
 
 
 class ApiTokenCreatedSchema(ma.Schema):
@@ -79,30 +110,47 @@ class ApiTokenCreatedSchema(ma.Schema):
 
 
 class ApiTokenListSchema(ma.Schema):
-    tokens = fields.List(fields.Nested(ApiTokenSchema), required=True, metadata={
-        "description": "Your live tokens, oldest first (a revoked token is gone from the list)."})
+    tokens = fields.List(
+        fields.Nested(ApiTokenSchema),
+        required=True,
+        metadata={"description": "Your live tokens, oldest first (a revoked token is gone from the list)."},
+    )
 
 
 class DailyDealSchema(ma.Schema):
     variant = fields.String(required=True, metadata={"description": "The preset (listVariants)."})
-    daily_deal_id = fields.UUID(required=True, metadata={
-        "description": "What the public log's daily_deal_opened entry names it by."})
-    commitment = fields.String(required=True, metadata={
-        "description": "hex SHA-256 of the seed: every daily game of this deal names it."})
-    server_seed = fields.String(required=True, allow_none=True, metadata={
-        "description": "The seed, hex, once the day has closed; null before."})
-    your_game = fields.UUID(required=True, allow_none=True, metadata={
-        "description": "Your game of this deal, when the request carries your API token and you have begun it."})
+    daily_deal_id = fields.UUID(
+        required=True, metadata={"description": "What the public log's daily_deal_opened entry names it by."}
+    )
+    commitment = fields.String(
+        required=True, metadata={"description": "hex SHA-256 of the seed: every daily game of this deal names it."}
+    )
+    server_seed = fields.String(
+        required=True, allow_none=True, metadata={"description": "The seed, hex, once the day has closed; null before."}
+    )
+    your_game = fields.UUID(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Your game of this deal, when the request carries your API token and you have begun it."
+        },
+    )
 
 
 class DailySchema(ma.Schema):
     day = fields.String(required=True, metadata={"format": "date", "description": "The UTC day."})
-    closes_at = fields.String(required=True, metadata={"format": "date-time",
-                                                      "description": "Midnight UTC after the day."})
-    closed = fields.Boolean(required=True, metadata={
-        "description": "Whether the day has closed: its games are ended and their seeds revealed."})
-    deals = fields.List(fields.Nested(DailyDealSchema), required=True, metadata={
-        "description": "One per preset, in the order of listVariants."})
+    closes_at = fields.String(
+        required=True, metadata={"format": "date-time", "description": "Midnight UTC after the day."}
+    )
+    closed = fields.Boolean(
+        required=True,
+        metadata={"description": "Whether the day has closed: its games are ended and their seeds revealed."},
+    )
+    deals = fields.List(
+        fields.Nested(DailyDealSchema),
+        required=True,
+        metadata={"description": "One per preset, in the order of listVariants."},
+    )
 
 
 class WinRateIntervalSchema(ma.Schema):
@@ -111,8 +159,13 @@ class WinRateIntervalSchema(ma.Schema):
 
 
 class StreakSchema(ma.Schema):
-    current = fields.Integer(required=True, metadata={
-        "description": "Consecutive days up to yesterday (or today) with this preset's daily game played to its end."})
+    current = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Consecutive days up to yesterday (or today) with this preset's daily game played to "
+            "its end."
+        },
+    )
     longest = fields.Integer(required=True)
 
 
@@ -131,36 +184,62 @@ class PresetStatsSchema(ma.Schema):
     games = fields.Integer(required=True, metadata={"description": "Games played to their end (and revealed)."})
     wins = fields.Integer(required=True)
     win_rate = fields.Float(required=True)
-    win_rate_interval = fields.Nested(WinRateIntervalSchema, required=True, metadata={
-        "description": "The win rate's 95% Wilson score interval."})
+    win_rate_interval = fields.Nested(
+        WinRateIntervalSchema, required=True, metadata={"description": "The win rate's 95% Wilson score interval."}
+    )
     daily_streak = fields.Nested(StreakSchema, required=True)
-    best_win = fields.Nested(BestWinSchema, required=True, allow_none=True, metadata={
-        "description": "The won game of fewest actions with no hint; null if none."})
-    ranked = fields.Nested(RankedSchema, required=True, metadata={
-        "description": "The games and wins the all-time boards count: those of deals nobody could look up (random, "
-                       "sealed and daily deals; not public deal numbers, whose solutions anyone can find)."})
-    abandoned = fields.Integer(required=True, metadata={
-        "description": "Games left without an action for 72 hours, which the server ended as resigned: counted "
-                       "among the games, as losses."})
+    best_win = fields.Nested(
+        BestWinSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The won game of fewest actions with no hint; null if none."},
+    )
+    ranked = fields.Nested(
+        RankedSchema,
+        required=True,
+        metadata={
+            "description": "The games and wins the all-time boards count: those of deals nobody could look up (random, "
+            "sealed and daily deals; not public deal numbers, whose solutions anyone can find)."
+        },
+    )
+    abandoned = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Games left without an action for 72 hours, which the server ended as resigned: counted "
+            "among the games, as losses."
+        },
+    )
 
 
 class PlayerProfileSchema(PlayerSchema):
-    stats = fields.List(fields.Nested(PresetStatsSchema), required=True, metadata={
-        "description": "One per preset the player has finished a game of, by name. Counted from the games: a game "
-                       "counts once its seeds are revealed (a daily game when its day closes)."})
+    stats = fields.List(
+        fields.Nested(PresetStatsSchema),
+        required=True,
+        metadata={
+            "description": "One per preset the player has finished a game of, by name. Counted from the games: a game "
+            "counts once its seeds are revealed (a daily game when its day closes)."
+        },
+    )
 
 
 class BoardQuerySchema(ma.Schema):
-    kind = fields.String(load_default="human", validate=validate.OneOf(PLAYER_KINDS), metadata={
-        "description": "human (the default) or bot: each has its own board."})
+    kind = fields.String(
+        load_default="human",
+        validate=validate.OneOf(PLAYER_KINDS),
+        metadata={"description": "human (the default) or bot: each has its own board."},
+    )
     limit = fields.Integer(validate=validate.Range(min=1, max=100), load_default=20)
-    cursor = fields.String(validate=validate.Length(max=400),
-                           metadata={"description": "The previous page's `next_cursor`."})
+    cursor = fields.String(
+        validate=validate.Length(max=400), metadata={"description": "The previous page's `next_cursor`."}
+    )
 
 
 class DailyBoardQuerySchema(BoardQuerySchema):
-    variant = fields.String(load_default="osmosis", validate=validate.OneOf(list(PRESETS)), metadata={
-        "description": "The preset whose daily deal it is. Default: osmosis."})
+    variant = fields.String(
+        load_default="osmosis",
+        validate=validate.OneOf(list(PRESETS)),
+        metadata={"description": "The preset whose daily deal it is. Default: osmosis."},
+    )
 
 
 class BoardPlayerSchema(ma.Schema):
@@ -178,24 +257,33 @@ class DailyBoardRowSchema(ma.Schema):
     actions = fields.Integer(required=True, metadata={"description": "Moves, deals and redeals."})
     seconds = fields.Float(required=True, metadata={"description": "From the first action to the last."})
     replay = fields.String(required=True, metadata={"description": "The game's export (getGameReplay)."})
-    transparency = fields.String(required=True, metadata={
-        "description": "The game's entries in the public log, with proofs (getGameTransparency)."})
+    transparency = fields.String(
+        required=True,
+        metadata={"description": "The game's entries in the public log, with proofs (getGameTransparency)."},
+    )
 
 
 class DailyBoardSchema(ma.Schema):
     day = fields.String(required=True, metadata={"format": "date"})
     variant = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
-    rows = fields.List(fields.Nested(DailyBoardRowSchema), required=True, metadata={
-        "description": "Won first, then cards home, fewest hints, fewest actions, least time, then game id."})
+    rows = fields.List(
+        fields.Nested(DailyBoardRowSchema),
+        required=True,
+        metadata={"description": "Won first, then cards home, fewest hints, fewest actions, least time, then game id."},
+    )
     next_cursor = fields.String(required=True, allow_none=True)
 
 
 class BoardRowSchema(ma.Schema):
     rank = fields.Integer(required=True, metadata={"description": "Counted by the server, whatever the cursor."})
     player = fields.Nested(BoardPlayerSchema, required=True)
-    games = fields.Integer(required=True, metadata={
-        "description": "Games of deals nobody could look up (random, sealed, daily; not public deal numbers)."})
+    games = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Games of deals nobody could look up (random, sealed, daily; not public deal numbers)."
+        },
+    )
     wins = fields.Integer(required=True)
     win_rate = fields.Float(required=True)
     win_rate_interval = fields.Nested(WinRateIntervalSchema, required=True)
@@ -205,8 +293,12 @@ class BoardRowSchema(ma.Schema):
 class BoardSchema(ma.Schema):
     variant = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(PLAYER_KINDS))
-    min_games = fields.Integer(required=True, metadata={
-        "description": "Games a player needs to be ranked (of deals nobody could look up)."})
-    rows = fields.List(fields.Nested(BoardRowSchema), required=True, metadata={
-        "description": "By the lower bound of the win rate's 95% interval, then more games, then player."})
+    min_games = fields.Integer(
+        required=True, metadata={"description": "Games a player needs to be ranked (of deals nobody could look up)."}
+    )
+    rows = fields.List(
+        fields.Nested(BoardRowSchema),
+        required=True,
+        metadata={"description": "By the lower bound of the win rate's 95% interval, then more games, then player."},
+    )
     next_cursor = fields.String(required=True, allow_none=True)

@@ -27,8 +27,12 @@ from .player_schemas import (
 )
 from .schemas import GameListQuerySchema, GameListSchema
 
-blp = Blueprint("players", __name__, url_prefix="/players",
-                description="Players: accounts with API tokens (no passwords), their games and statistics")
+blp = Blueprint(
+    "players",
+    __name__,
+    url_prefix="/players",
+    description="Players: accounts with API tokens (no passwords), their games and statistics",
+)
 
 API_TOKEN: list[dict[str, list[str]]] = [{"apiToken": []}]
 TOKEN_CODES = ("unauthorized", "forbidden")
@@ -36,13 +40,22 @@ TOKEN_CODES = ("unauthorized", "forbidden")
 
 class Players(MethodView):
     @blp.doc(operationId="createPlayer", parameters=[parameter("IdempotencyKey")], security=[])
-    @blp.arguments(CreatePlayerSchema(), examples={
-        "a person": {"value": {"name": "alice"}},
-        "a bot": {"value": {"name": "greedy-bot", "kind": "bot"}}})
-    @blp.response(201, PlayerCreatedSchema, headers={"Location": header("Location"), **REPLAYED_HEADER},
-                  example=player_examples.player_made())
-    @answers(*READ_ERRORS, *BODY_ERRORS, 409, only=(
-        "validation-failed", "invalid-name", "name-taken", "name-reserved", "idempotency-key-reused"))
+    @blp.arguments(
+        CreatePlayerSchema(),
+        examples={"a person": {"value": {"name": "alice"}}, "a bot": {"value": {"name": "greedy-bot", "kind": "bot"}}},
+    )
+    @blp.response(
+        201,
+        PlayerCreatedSchema,
+        headers={"Location": header("Location"), **REPLAYED_HEADER},
+        example=player_examples.player_made(),
+    )
+    @answers(
+        *READ_ERRORS,
+        *BODY_ERRORS,
+        409,
+        only=("validation-failed", "invalid-name", "name-taken", "name-reserved", "idempotency-key-reused"),
+    )
     def post(self, args: dict[str, Any]) -> Response:
         """Sign up: choose a name, get your first API token
 
@@ -82,19 +95,27 @@ class ApiTokens(MethodView):
         return {"tokens": [api_token_view(token) for token in use_cases().accounts.tokens(caller())]}
 
     @blp.doc(operationId="createApiToken", parameters=[parameter("IdempotencyKey")], security=API_TOKEN)
-    @blp.arguments(CreateApiTokenSchema(), examples={
-        "a bot's token": {"value": {"label": "my bot", "scopes": ["play"]}}})
+    @blp.arguments(
+        CreateApiTokenSchema(), examples={"a bot's token": {"value": {"label": "my bot", "scopes": ["play"]}}}
+    )
     @blp.response(201, ApiTokenCreatedSchema, headers=REPLAYED_HEADER, example=player_examples.api_token_made())
-    @answers(*READ_ERRORS, *BODY_ERRORS, 401, 403, 409, only=(
-        "validation-failed", "too-many-tokens", "idempotency-key-reused", *TOKEN_CODES))
+    @answers(
+        *READ_ERRORS,
+        *BODY_ERRORS,
+        401,
+        403,
+        409,
+        only=("validation-failed", "too-many-tokens", "idempotency-key-reused", *TOKEN_CODES),
+    )
     def post(self, args: dict[str, Any]) -> Response:
         """Make another API token, for another device or a bot
 
         Needs a token with the `account` scope. The answer carries the new `token` this once. A player has
         at most 20 live tokens.
         """
-        result = use_cases().accounts.add_token(caller(), args["label"], args["scopes"], request_idempotency(),
-                                                   replies.api_token_created)
+        result = use_cases().accounts.add_token(
+            caller(), args["label"], args["scopes"], request_idempotency(), replies.api_token_created
+        )
         return replies.sent(result, {}, secret_field="token")
 
 
@@ -141,9 +162,13 @@ class PlayerGames(MethodView):
         """
         player = use_cases().accounts.player(name)
         status, variant = args.get("status"), args.get("variant")
-        games, cursor = use_cases().queries.list_games(args["limit"], args.get("cursor"), status, variant, reader(),
-                                                  player.id)
+        games, cursor = use_cases().queries.list_games(
+            args["limit"], args.get("cursor"), status, variant, reader(), player.id
+        )
         path = f"/players/{quote(player.name)}/games"
-        next_url = None if cursor is None else next_page(path, {"limit": args["limit"], "status": status,
-                                                               "variant": variant, "cursor": cursor})
+        next_url = (
+            None
+            if cursor is None
+            else next_page(path, {"limit": args["limit"], "status": status, "variant": variant, "cursor": cursor})
+        )
         return game_list(games, next_url, cursor)

@@ -19,8 +19,12 @@ from .common import Blueprint, use_cases
 from .contract import READ_ERRORS, answers
 from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
 
-blp = Blueprint("log", __name__, url_prefix="/log",
-                description="The public transparency log of every deal and result (C2SP tlog-tiles)")
+blp = Blueprint(
+    "log",
+    __name__,
+    url_prefix="/log",
+    description="The public transparency log of every deal and result (C2SP tlog-tiles)",
+)
 
 TEXT = "text/plain; charset=utf-8"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -32,9 +36,16 @@ def _text(body: str, cache: str) -> Response:
 
 
 class LogCheckpoint(MethodView):
-    @blp.doc(operationId="getLogCheckpoint", security=[], responses={"200": {
-        "description": "The checkpoint, a C2SP signed note (tlog-checkpoint).",
-        "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.checkpoint()}}}})
+    @blp.doc(
+        operationId="getLogCheckpoint",
+        security=[],
+        responses={
+            "200": {
+                "description": "The checkpoint, a C2SP signed note (tlog-checkpoint).",
+                "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.checkpoint()}},
+            }
+        },
+    )
     @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started"))
     def get(self) -> Response:
         """Read the log's latest published checkpoint
@@ -46,9 +57,18 @@ class LogCheckpoint(MethodView):
 
 
 class LogKey(MethodView):
-    @blp.doc(operationId="getLogKey", security=[], responses={"200": {
-        "description": "The log's verifier key, in note format.",
-        "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.verifier_key() + "\n"}}}})
+    @blp.doc(
+        operationId="getLogKey",
+        security=[],
+        responses={
+            "200": {
+                "description": "The log's verifier key, in note format.",
+                "content": {
+                    "text/plain": {"schema": {"type": "string"}, "example": log_examples.verifier_key() + "\n"}
+                },
+            }
+        },
+    )
     @answers(422, 429, 404, only=("validation-failed", "rate-limited", "not-in-log"))
     def get(self) -> Response:
         """Read the log's verifier key, the note-format string a client pins
@@ -63,12 +83,30 @@ class LogKey(MethodView):
 
 
 class LogTile(MethodView):
-    @blp.doc(operationId="getLogTile", security=[], parameters=[{
-        "in": "path", "name": "tile_path", "required": True, "schema": {"type": "string"},
-        "description": "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, as C2SP tlog-tiles writes them."}],
-        responses={"200": {"description": "The tile's hashes, or the entry bundle.", "content": {
-            "application/octet-stream": {"schema": {"type": "string", "format": "binary"},
-                                         "example": log_examples.level_zero_tile()}}}})
+    @blp.doc(
+        operationId="getLogTile",
+        security=[],
+        parameters=[
+            {
+                "in": "path",
+                "name": "tile_path",
+                "required": True,
+                "schema": {"type": "string"},
+                "description": "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, as C2SP tlog-tiles writes them.",
+            }
+        ],
+        responses={
+            "200": {
+                "description": "The tile's hashes, or the entry bundle.",
+                "content": {
+                    "application/octet-stream": {
+                        "schema": {"type": "string", "format": "binary"},
+                        "example": log_examples.level_zero_tile(),
+                    }
+                },
+            }
+        },
+    )
     @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log"))
     def get(self, tile_path: str) -> Response:
         """Read a tile of the tree or an entry bundle
@@ -82,16 +120,25 @@ class LogTile(MethodView):
         except TilePathError as error:
             raise TileNotFound(f"no such tile: {error}") from None
         data = use_cases().public_log.tile(address)
-        return Response(data, 200, {"Content-Type": "application/octet-stream",
-                                    "Cache-Control": IMMUTABLE if address.width is None else SHORT_LIVED})
+        return Response(
+            data,
+            200,
+            {
+                "Content-Type": "application/octet-stream",
+                "Cache-Control": IMMUTABLE if address.width is None else SHORT_LIVED,
+            },
+        )
 
 
 class LogConsistency(MethodView):
     @blp.doc(operationId="getLogConsistencyProof", security=[])
     @blp.arguments(ConsistencyQuerySchema(), location="query")
     @blp.response(200, ConsistencyProofSchema, example=log_examples.consistency())
-    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log",
-                                      "log-not-started"))
+    @answers(
+        *READ_ERRORS,
+        404,
+        only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log", "log-not-started"),
+    )
     def get(self, args: dict[str, int]) -> dict[str, Any]:
         """Prove that the tree of one size extends the tree of a smaller one
 
@@ -99,14 +146,21 @@ class LogConsistency(MethodView):
         it; this saves a client the work.
         """
         old, new = args["from_size"], args["to_size"]
-        return {"from_size": old, "to_size": new, "proof": [_b64(h) for h in use_cases().public_log.consistency(old, new)]}
+        return {
+            "from_size": old,
+            "to_size": new,
+            "proof": [_b64(h) for h in use_cases().public_log.consistency(old, new)],
+        }
 
 
 class GameTransparency(MethodView):
     @blp.doc(operationId="getGameTransparency", security=[])
     @blp.response(200, GameTransparencySchema, example=log_examples.game_transparency())
-    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "game-not-found",
-                                      "log-not-started"))
+    @answers(
+        *READ_ERRORS,
+        404,
+        only=("validation-failed", "rate-limited", "service-unavailable", "game-not-found", "log-not-started"),
+    )
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Read where a game is in the public log, with proofs
 

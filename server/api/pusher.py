@@ -261,8 +261,11 @@ def install(app: Any, queries: GameQueries, hub: Hub) -> Pusher | None:
     serve = app.wsgi_app
 
     def hand_over_streams(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if "gunicorn.socket" not in environ or environ.get("SERVER_PROTOCOL") != "HTTP/1.1" \
-                or not environ.get("PATH_INFO", "").endswith("/events/stream"):
+        if (
+            "gunicorn.socket" not in environ
+            or environ.get("SERVER_PROTOCOL") != "HTTP/1.1"
+            or not environ.get("PATH_INFO", "").endswith("/events/stream")
+        ):
             served: Iterable[bytes] = serve(environ, start_response)
             return served
         environ[CAN_HAND_OVER] = True
@@ -277,8 +280,9 @@ def install(app: Any, queries: GameQueries, hub: Hub) -> Pusher | None:
             head = "".join(f"{name}: {value}\r\n" for name, value in captured[1])
             own = socket.socket(fileno=os.dup(environ["gunicorn.socket"].fileno()))
             try:
-                own.sendall(f"HTTP/1.1 {captured[0]}\r\n{head}Transfer-Encoding: chunked\r\n\r\n".encode()
-                            + chunk(opening))
+                own.sendall(
+                    f"HTTP/1.1 {captured[0]}\r\n{head}Transfer-Encoding: chunked\r\n\r\n".encode() + chunk(opening)
+                )
             except OSError:
                 own.close()
                 pusher.forget(follower)

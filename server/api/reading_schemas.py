@@ -18,9 +18,12 @@ class EventQuerySchema(ma.Schema):
     after = fields.Integer(validate=validate.Range(min=0), load_default=0)
     limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
     wait = fields.Integer(
-        validate=validate.Range(min=0, max=30), load_default=0,
-        metadata={"description": "Long poll: if no event has seq > after yet, wait up to this many seconds "
-                                 "for one, then answer (with an empty list if none came)."},
+        validate=validate.Range(min=0, max=30),
+        load_default=0,
+        metadata={
+            "description": "Long poll: if no event has seq > after yet, wait up to this many seconds "
+            "for one, then answer (with an empty list if none came)."
+        },
     )
 
 
@@ -29,7 +32,8 @@ class EventStreamQuerySchema(ma.Schema):
         unknown = ma.RAISE
 
     after = fields.Integer(
-        validate=validate.Range(min=0), load_default=0,
+        validate=validate.Range(min=0),
+        load_default=0,
         metadata={"description": "Send events with seq > after; a Last-Event-ID header takes precedence."},
     )
 
@@ -39,12 +43,16 @@ class FeedQuerySchema(ma.Schema):
         unknown = ma.RAISE
 
     game_id = fields.List(
-        fields.UUID(), validate=validate.Length(min=1, max=100),
-        metadata={"description": "Follow these games (the parameter once per game, up to 100): each is sent as it "
-                                 "is now, then its new events. Without it: every game's new events."},
+        fields.UUID(),
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "Follow these games (the parameter once per game, up to 100): each is sent as it "
+            "is now, then its new events. Without it: every game's new events."
+        },
     )
-    variant = fields.String(validate=validate.OneOf(list(PRESETS)),
-                            metadata={"description": "Only games of this preset."})
+    variant = fields.String(
+        validate=validate.OneOf(list(PRESETS)), metadata={"description": "Only games of this preset."}
+    )
 
 
 def _last_event_id(description: str, pattern: str) -> fields.String:
@@ -57,27 +65,39 @@ class EventStreamHeadersSchema(ma.Schema):
     class Meta:
         unknown = ma.EXCLUDE  # every other header of the request
 
-    last_event_id = _last_event_id("The id of the last event received (its seq): the stream resumes after it. "
-                                   "EventSource sends it when it reconnects; it takes precedence over `after`.",
-                                   SEQ_PATTERN)
+    last_event_id = _last_event_id(
+        "The id of the last event received (its seq): the stream resumes after it. "
+        "EventSource sends it when it reconnects; it takes precedence over `after`.",
+        SEQ_PATTERN,
+    )
 
 
 class FeedHeadersSchema(ma.Schema):
     class Meta:
         unknown = ma.EXCLUDE  # every other header of the request
 
-    last_event_id = _last_event_id("The id of the last event message received: the feed goes on after it. "
-                                   "EventSource sends it when it reconnects.", FEED_POSITION_PATTERN)
+    last_event_id = _last_event_id(
+        "The id of the last event message received: the feed goes on after it. "
+        "EventSource sends it when it reconnects.",
+        FEED_POSITION_PATTERN,
+    )
 
 
 class EventListSchema(ma.Schema):
     events = fields.List(component("Event"), required=True)
-    next = fields.String(required=True, allow_none=True,
-                         metadata={"description": "The next page's URL (the Link header's); null when no more "
-                                                  "events are stored now."})
-    next_after = fields.Integer(required=True, allow_none=True,
-                                metadata={"description": "The `after` of the next page; null when no more events are "
-                                                         "stored now (a long poll with this `after` waits for one)."})
+    next = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The next page's URL (the Link header's); null when no more events are stored now."},
+    )
+    next_after = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The `after` of the next page; null when no more events are "
+            "stored now (a long poll with this `after` waits for one)."
+        },
+    )
 
 
 class StateAtSchema(ma.Schema):

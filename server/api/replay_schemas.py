@@ -39,8 +39,12 @@ class ReplaySchema(ma.Schema):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     head_hash = fields.String(required=True)
     events = fields.List(component("Event"), required=True)
-    transparency = fields.Nested(GameTransparencySchema, metadata={
-        "description": "The game's entries in the public log, with proofs; absent until the log has sequenced it."})
+    transparency = fields.Nested(
+        GameTransparencySchema,
+        metadata={
+            "description": "The game's entries in the public log, with proofs; absent until the log has sequenced it."
+        },
+    )
 
 
 class ReplayDocumentSchema(ma.Schema):
@@ -63,16 +67,25 @@ class ReplayDocumentSchema(ma.Schema):
 class VerdictSchema(ma.Schema):
     valid = fields.Boolean(required=True)
     complete = fields.Boolean(
-        required=True, metadata={"description": "Every check ran: the seeds were known, and every search the checks "
-                                                "need was within the request's budget. False while the game is on, "
-                                                "or when `unchecked` lists something."}
+        required=True,
+        metadata={
+            "description": "Every check ran: the seeds were known, and every search the checks "
+            "need was within the request's budget. False while the game is on, "
+            "or when `unchecked` lists something."
+        },
     )
     checked_events = fields.Integer(required=True)
     first_bad_seq = fields.Integer(required=True, allow_none=True)
     reason = fields.String(required=True, allow_none=True)
-    unchecked = fields.List(fields.String(), required=True, metadata={
-        "description": "What the check of a valid log left out, in words: a winnable deal's choice or recorded hints "
-                       "whose search is beyond the request's budget of solver positions, or hints of another "
-                       "solver version. `osmosis verify` checks them offline. Empty when the log is invalid or every "
-                       "check ran."})
+    unchecked = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "What the check of a valid log left out, in words: a winnable deal's choice or recorded "
+            "hints "
+            "whose search is beyond the request's budget of solver positions, or hints of another "
+            "solver version. `osmosis verify` checks them offline. Empty when the log is invalid or every "
+            "check ran."
+        },
+    )
     summary = fields.String(required=True)

@@ -17,45 +17,57 @@ from . import actions, analysis, boards, daily, deals, feeds, games, hints, meta
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
     (meta.health_blp, (("/healthz", meta.Health), ("/readyz", meta.Readiness))),
-    (games.blp, (
-        ("", games.Games),
-        ("/<uuid:game_id>", games.Game),
-        ("/<uuid:game_id>/events", games.Events),
-        ("/<uuid:game_id>/states/<int:seq>", games.StateAt),
-        ("/<uuid:game_id>/replay", games.Replay),
-        ("/<uuid:game_id>/verification", games.Verification),
-        ("/<uuid:game_id>/events/stream", games.EventStream),
-        # Acting on a game: in the games blueprint, whose tag generated SDKs have always grouped them by.
-        ("/<uuid:game_id>/actions", actions.Actions),
-        ("/<uuid:game_id>/moves", actions.Moves),
-        ("/<uuid:game_id>/draw", actions.Draw),
-        ("/<uuid:game_id>/resign", actions.Resignation),
-        ("/<uuid:game_id>/hint", hints.Hint),
-        ("/<uuid:game_id>/analysis", analysis.Analysis),
-        ("/<uuid:game_id>/transparency", public_log.GameTransparency),
-    )),
+    (
+        games.blp,
+        (
+            ("", games.Games),
+            ("/<uuid:game_id>", games.Game),
+            ("/<uuid:game_id>/events", games.Events),
+            ("/<uuid:game_id>/states/<int:seq>", games.StateAt),
+            ("/<uuid:game_id>/replay", games.Replay),
+            ("/<uuid:game_id>/verification", games.Verification),
+            ("/<uuid:game_id>/events/stream", games.EventStream),
+            # Acting on a game: in the games blueprint, whose tag generated SDKs have always grouped them by.
+            ("/<uuid:game_id>/actions", actions.Actions),
+            ("/<uuid:game_id>/moves", actions.Moves),
+            ("/<uuid:game_id>/draw", actions.Draw),
+            ("/<uuid:game_id>/resign", actions.Resignation),
+            ("/<uuid:game_id>/hint", hints.Hint),
+            ("/<uuid:game_id>/analysis", analysis.Analysis),
+            ("/<uuid:game_id>/transparency", public_log.GameTransparency),
+        ),
+    ),
     (deals.deals_blp, (("", deals.SealedDeals), ("/<uuid:deal_id>", deals.SealedDealResource))),
     (daily.blp, (("", daily.Today), ("/<string(maxlength=64):day>", daily.Day))),
-    (boards.blp, (
-        ("/daily/<string(maxlength=64):day>", boards.DailyBoard),
-        (f"/<any({', '.join(map(repr, PRESETS))}):variant>", boards.PresetBoard),
-    )),
-    (players.blp, (
-        ("", players.Players),
-        ("/me", players.Me),
-        ("/me/tokens", players.ApiTokens),
-        ("/me/tokens/<uuid:token_id>", players.ApiToken),
-        ("/<string(maxlength=100):name>", players.Player),
-        ("/<string(maxlength=100):name>/games", players.PlayerGames),
-    )),
+    (
+        boards.blp,
+        (
+            ("/daily/<string(maxlength=64):day>", boards.DailyBoard),
+            (f"/<any({', '.join(map(repr, PRESETS))}):variant>", boards.PresetBoard),
+        ),
+    ),
+    (
+        players.blp,
+        (
+            ("", players.Players),
+            ("/me", players.Me),
+            ("/me/tokens", players.ApiTokens),
+            ("/me/tokens/<uuid:token_id>", players.ApiToken),
+            ("/<string(maxlength=100):name>", players.Player),
+            ("/<string(maxlength=100):name>/games", players.PlayerGames),
+        ),
+    ),
     (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
     (feeds.blp, (("/stream", feeds.Feed),)),
-    (public_log.blp, (
-        ("/checkpoint", public_log.LogCheckpoint),
-        ("/key", public_log.LogKey),
-        ("/tile/<path:tile_path>", public_log.LogTile),
-        ("/consistency", public_log.LogConsistency),
-    )),
+    (
+        public_log.blp,
+        (
+            ("/checkpoint", public_log.LogCheckpoint),
+            ("/key", public_log.LogKey),
+            ("/tile/<path:tile_path>", public_log.LogTile),
+            ("/consistency", public_log.LogConsistency),
+        ),
+    ),
 )
 
 

@@ -74,8 +74,9 @@ def _given(*names: str, value: object = None) -> dict[str, Any]:
 
 
 def _version(description: str) -> fields.Integer:
-    return fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_SEQ),
-                          metadata={"description": description})
+    return fields.Integer(
+        strict=True, validate=validate.Range(min=1, max=MAX_SEQ), metadata={"description": description}
+    )
 
 
 class RulesInputSchema(ma.Schema):
@@ -83,21 +84,27 @@ class RulesInputSchema(ma.Schema):
     keyword: TypeScript generators make a property with a default required.)"""
 
     # Without reserve piles there is nothing to lay face down: reserve_face_down is then given, and 0.
-    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"not": {
-        **_given("reserve_piles", value=0), "not": _given("reserve_face_down", value=0)}}
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "not": {**_given("reserve_piles", value=0), "not": _given("reserve_face_down", value=0)}
+    }
 
     reserve_piles = fields.Integer(strict=True, validate=validate.OneOf([4, 0]), metadata={"description": "Default 4."})
-    reserve_face_down = fields.Integer(strict=True, validate=validate.OneOf([3, 0]),
-                                       metadata={"description": "Default 3."})
+    reserve_face_down = fields.Integer(
+        strict=True, validate=validate.OneOf([3, 0]), metadata={"description": "Default 3."}
+    )
     draw = fields.Integer(strict=True, validate=validate.OneOf([3, 1]), metadata={"description": "Default 3."})
     max_passes = fields.Integer(
-        strict=True, allow_none=True, validate=validate.Range(min=1),
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(min=1),
         metadata={"description": "Passes through the stock allowed; null for unlimited. Default null."},
     )
-    waste_access = fields.String(validate=validate.OneOf([m.value for m in WasteAccess]),
-                                 metadata={"description": "Default top."})
-    start_rule = fields.String(validate=validate.OneOf([m.value for m in StartRule]),
-                               metadata={"description": "Default base_rank."})
+    waste_access = fields.String(
+        validate=validate.OneOf([m.value for m in WasteAccess]), metadata={"description": "Default top."}
+    )
+    start_rule = fields.String(
+        validate=validate.OneOf([m.value for m in StartRule]), metadata={"description": "Default base_rank."}
+    )
     free_cells = fields.Integer(strict=True, validate=validate.OneOf([0, 1]), metadata={"description": "Default 0."})
 
 
@@ -106,10 +113,17 @@ class RulesSchema(ma.Schema):
 
     reserve_piles = fields.Integer(required=True, validate=validate.OneOf([4, 0]))
     reserve_face_down = fields.Integer(required=True, validate=validate.OneOf([3, 0]))
-    draw = fields.Integer(required=True, validate=validate.OneOf([3, 1]),
-                          metadata={"description": "Cards dealt from the stock to the waste at a time."})
-    max_passes = fields.Integer(required=True, allow_none=True, validate=validate.Range(min=1),
-                                metadata={"description": "Passes through the stock allowed; null: unlimited."})
+    draw = fields.Integer(
+        required=True,
+        validate=validate.OneOf([3, 1]),
+        metadata={"description": "Cards dealt from the stock to the waste at a time."},
+    )
+    max_passes = fields.Integer(
+        required=True,
+        allow_none=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "Passes through the stock allowed; null: unlimited."},
+    )
     waste_access = fields.String(required=True, validate=validate.OneOf([m.value for m in WasteAccess]))
     start_rule = fields.String(required=True, validate=validate.OneOf([m.value for m in StartRule]))
     free_cells = fields.Integer(required=True, validate=validate.OneOf([0, 1]))
@@ -131,14 +145,25 @@ _NOT_DAILY = ("rules", "deal_number", "sealed_deal_id", "client_seed", "winnable
 class CreateGameSchema(ma.Schema):
     """A preset or custom rules; and a public deal number, or a sealed deal with the client's seed."""
 
-    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"allOf": [
-        {"not": _given("variant", "rules")},
-        {"not": _given("deal_number", "sealed_deal_id")},
-        {"not": {**_given("client_seed"), "not": _given("sealed_deal_id")}},
-        *({"not": {"required": ["daily", other],
-                   "properties": {"daily": {"enum": [True]}, other: {"enum": [True]} if other == "winnable" else {}}}}
-          for other in _NOT_DAILY),
-    ]}
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "allOf": [
+            {"not": _given("variant", "rules")},
+            {"not": _given("deal_number", "sealed_deal_id")},
+            {"not": {**_given("client_seed"), "not": _given("sealed_deal_id")}},
+            *(
+                {
+                    "not": {
+                        "required": ["daily", other],
+                        "properties": {
+                            "daily": {"enum": [True]},
+                            other: {"enum": [True]} if other == "winnable" else {},
+                        },
+                    }
+                }
+                for other in _NOT_DAILY
+            ),
+        ]
+    }
     """The rules between the fields: a preset or custom rules, not both; a deal number or a sealed deal, not
     both; a client seed only with a sealed deal; the daily deal with nothing else but its variant."""
 
@@ -146,8 +171,11 @@ class CreateGameSchema(ma.Schema):
     # document, as a pattern: an enum would make generated SDKs take an enum type where they took text. The
     # names are plain words and hyphens, which need no escape in any regular expression dialect.
     variant = fields.String(
-        metadata={"description": "A preset name (GET /variants). Default: osmosis.", "example": "osmosis",
-                  "pattern": "^(" + "|".join(PRESETS) + ")$"}
+        metadata={
+            "description": "A preset name (GET /variants). Default: osmosis.",
+            "example": "osmosis",
+            "pattern": "^(" + "|".join(PRESETS) + ")$",
+        }
     )
     rules = fields.Nested(RulesInputSchema, metadata={"description": "Custom rules instead of a preset."})
     deal_number = fields.Integer(
@@ -161,18 +189,27 @@ class CreateGameSchema(ma.Schema):
     )
     client_seed = fields.String(
         validate=[validate.Length(max=256), validate.Regexp(r"^[^\x00]*$", error="must not contain NUL")],
-        metadata={"description": "Your own seed for a sealed deal: the server committed to its seed before "
-                                 "seeing it. Any text up to 256 characters.", "example": "my lucky seed"},
+        metadata={
+            "description": "Your own seed for a sealed deal: the server committed to its seed before "
+            "seeing it. Any text up to 256 characters.",
+            "example": "my lucky seed",
+        },
     )
 
-    daily = StrictBoolean(metadata={
-        "description": "Play today's daily deal of the preset (`variant`, default osmosis): the same for every "
-                       "player, one attempt a day, private to you until the day closes at midnight UTC (GET /daily). "
-                       "Needs your API token (`Authorization: Bearer osm_…`). Default false."})
-    winnable = StrictBoolean(metadata={
-        "description": "Deal only a deal the solver proves winnable: the first of a fixed sequence of candidates "
-                       "from the same seeds (so the deal stays provably fair, and any verifier re-derives it). Works "
-                       "with a deal number, a sealed deal or a fresh seed. Default false."})
+    daily = StrictBoolean(
+        metadata={
+            "description": "Play today's daily deal of the preset (`variant`, default osmosis): the same for every "
+            "player, one attempt a day, private to you until the day closes at midnight UTC (GET /daily). "
+            "Needs your API token (`Authorization: Bearer osm_…`). Default false."
+        }
+    )
+    winnable = StrictBoolean(
+        metadata={
+            "description": "Deal only a deal the solver proves winnable: the first of a fixed sequence of candidates "
+            "from the same seeds (so the deal stays provably fair, and any verifier re-derives it). Works "
+            "with a deal number, a sealed deal or a fresh seed. Default false."
+        }
+    )
 
     @ma.validates_schema
     def _one_way_to_deal(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -183,12 +220,16 @@ class CreateGameSchema(ma.Schema):
         if data.get("daily"):
             given = sorted(name for name in _NOT_DAILY if name in data and (name != "winnable" or data[name]))
             if given:
-                raise ma.ValidationError("the daily deal is today's deal of a preset, for everyone: it takes no "
-                                         f"{', '.join(given)}", given[0])
+                raise ma.ValidationError(
+                    f"the daily deal is today's deal of a preset, for everyone: it takes no {', '.join(given)}",
+                    given[0],
+                )
         if "client_seed" in data and "sealed_deal_id" not in data:
             raise ma.ValidationError(
                 "a client_seed goes with a sealed_deal_id (POST /deals first), so that the server's seed is fixed "
-                "before it sees yours", "client_seed")
+                "before it sees yours",
+                "client_seed",
+            )
 
 
 class ReserveSchema(ma.Schema):
@@ -197,9 +238,12 @@ class ReserveSchema(ma.Schema):
 
 
 class FoundationSchema(ma.Schema):
-    suit = fields.String(required=True, allow_none=True,
-                         validate=_WholeText("^[CDHS]$", error="not a suit: C, D, H or S"),
-                         metadata={"description": "The suit it takes (C, D, H or S); null until started."})
+    suit = fields.String(
+        required=True,
+        allow_none=True,
+        validate=_WholeText("^[CDHS]$", error="not a suit: C, D, H or S"),
+        metadata={"description": "The suit it takes (C, D, H or S); null until started."},
+    )
     cards = cards("In the order played.")
 
 
@@ -212,8 +256,11 @@ class PublicStateSchema(ma.Schema):
     live_waste = fields.Integer(
         required=True, metadata={"description": "Cards of the latest deal still on the waste (group access)."}
     )
-    cell = fields.String(required=True, allow_none=True,
-                         metadata={"description": "The Card in the free cell; null when empty or with no cell."})
+    cell = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The Card in the free cell; null when empty or with no cell."},
+    )
     pass_number = fields.Integer(required=True)
     passes_left = fields.Integer(required=True, allow_none=True, metadata={"description": "null: unlimited."})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
@@ -247,8 +294,12 @@ class ResignActionSchema(ma.Schema):
     kind = kind("resign")
 
 
-ACTION_SCHEMAS: dict[str, ma.Schema] = {"move": MoveActionSchema(), "deal": DealActionSchema(),
-                                        "redeal": RedealActionSchema(), "resign": ResignActionSchema()}
+ACTION_SCHEMAS: dict[str, ma.Schema] = {
+    "move": MoveActionSchema(),
+    "deal": DealActionSchema(),
+    "redeal": RedealActionSchema(),
+    "resign": ResignActionSchema(),
+}
 
 
 class ActionField(fields.Field[dict[str, Any]]):
@@ -266,27 +317,38 @@ class ActionField(fields.Field[dict[str, Any]]):
 
 
 class WinnableRecordSchema(ma.Schema):
-    candidate = fields.Integer(required=True, metadata={
-        "description": "The index of the deal dealt among the seeds' candidates; every earlier one was not proven "
-                       "winnable within the budget."})
+    candidate = fields.Integer(
+        required=True,
+        metadata={
+            "description": "The index of the deal dealt among the seeds' candidates; every earlier one was not proven "
+            "winnable within the budget."
+        },
+    )
     solver = fields.String(required=True, metadata={"example": "osmosis-solver/2"})
     budget = fields.Integer(required=True, metadata={"description": "Positions searched per candidate at most."})
 
 
 class DealInfoSchema(ma.Schema):
     kind = fields.String(
-        required=True, validate=validate.OneOf(["number", "random", "sealed", "daily"]),
-        metadata={"description": "number: a public deal number; random: a secret server seed; sealed: a sealed "
-                                 "deal and the client's seed; daily: the daily deal of `day` (GET /daily/{day})."},
+        required=True,
+        validate=validate.OneOf(["number", "random", "sealed", "daily"]),
+        metadata={
+            "description": "number: a public deal number; random: a secret server seed; sealed: a sealed "
+            "deal and the client's seed; daily: the daily deal of `day` (GET /daily/{day})."
+        },
     )
     deal_number = fields.Integer()
     day = fields.String(metadata={"format": "date", "description": "A daily deal's UTC day."})
     sealed_deal_id = fields.String()
     server_seed = fields.String(metadata={"description": "Revealed when the game is over."})
     client_seed = fields.String(metadata={"description": "Revealed when the game is over."})
-    winnable = fields.Nested(WinnableRecordSchema, metadata={
-        "description": "Present when the game asked for a winnable deal: which candidate of the seeds was dealt, "
-                       "and by which solver and budget it was chosen (docs/rules.md, \"Winnable deals\")."})
+    winnable = fields.Nested(
+        WinnableRecordSchema,
+        metadata={
+            "description": "Present when the game asked for a winnable deal: which candidate of the seeds was dealt, "
+            'and by which solver and budget it was chosen (docs/rules.md, "Winnable deals").'
+        },
+    )
 
 
 class GameSchema(ma.Schema):
@@ -305,21 +367,38 @@ class GameSchema(ma.Schema):
     score = fields.Integer(required=True, metadata={"description": "Cards on the foundations."})
     head_hash = fields.String(required=True, metadata={"description": "Hash of the last event: a receipt."})
     state = fields.Nested(PublicStateSchema, required=True)
-    legal_actions = fields.List(component("LegalAction"), required=True, metadata={
-        "description": "Every move, deal and redeal the rules allow now; empty once the game is over. Resigning is "
-                       "always allowed while the game is on and is not listed."})
-    hints = fields.Integer(required=True, metadata={
-        "description": "Hints the player asked for (askForHint); each is a hint_given event of the log."})
-    player = fields.Nested(PlayerRefSchema, metadata={
-        "description": "The player whose game it is: present only for a game created with a player's API token."})
+    legal_actions = fields.List(
+        component("LegalAction"),
+        required=True,
+        metadata={
+            "description": "Every move, deal and redeal the rules allow now; empty once the game is over. Resigning is "
+            "always allowed while the game is on and is not listed."
+        },
+    )
+    hints = fields.Integer(
+        required=True,
+        metadata={"description": "Hints the player asked for (askForHint); each is a hint_given event of the log."},
+    )
+    player = fields.Nested(
+        PlayerRefSchema,
+        metadata={
+            "description": "The player whose game it is: present only for a game created with a player's API token."
+        },
+    )
 
 
 class GameListSchema(ma.Schema):
     games = fields.List(fields.Nested(GameSchema), required=True)
-    next = fields.String(required=True, allow_none=True,
-                         metadata={"description": "The next page's URL (the Link header's); null on the last page."})
-    next_cursor = fields.String(required=True, allow_none=True,
-                                metadata={"description": "The `cursor` of the next page; null on the last page."})
+    next = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The next page's URL (the Link header's); null on the last page."},
+    )
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The `cursor` of the next page; null on the last page."},
+    )
 
 
 # Query strings are text, so their integers cannot be strict; int("2.5") is refused all the same.
@@ -329,10 +408,10 @@ class GameListQuerySchema(ma.Schema):
 
     limit = fields.Integer(validate=validate.Range(min=1, max=100), load_default=20)
     cursor = fields.String(metadata={"description": "The previous page's `next_cursor`."})
-    status = fields.String(validate=validate.OneOf(STATUSES),
-                           metadata={"description": "Only games in this status."})
-    variant = fields.String(validate=validate.OneOf(list(PRESETS)),
-                            metadata={"description": "Only games of this preset."})
+    status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "Only games in this status."})
+    variant = fields.String(
+        validate=validate.OneOf(list(PRESETS)), metadata={"description": "Only games of this preset."}
+    )
 
 
 class MoveSchema(ma.Schema):
@@ -371,8 +450,15 @@ class ProblemSchema(ma.Schema):
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
-    code = fields.String(required=True, validate=validate.OneOf(every_code()), metadata={
-        "description": "What went wrong, to switch on; each operation's description lists the codes it can give."})
-    rule = fields.String(validate=validate.OneOf(RULES_THAT_REFUSE), metadata={
-        "description": "For illegal-action: the rule that forbids it (docs/rules.md)."})
+    code = fields.String(
+        required=True,
+        validate=validate.OneOf(every_code()),
+        metadata={
+            "description": "What went wrong, to switch on; each operation's description lists the codes it can give."
+        },
+    )
+    rule = fields.String(
+        validate=validate.OneOf(RULES_THAT_REFUSE),
+        metadata={"description": "For illegal-action: the rule that forbids it (docs/rules.md)."},
+    )
     errors = fields.Dict(metadata={"description": "For validation-failed: the offending fields."})

@@ -69,8 +69,9 @@ def game_stream(queries: GameQueries, hub: Hub, game_id: UUID, after: int) -> It
                 return
 
 
-def feed_stream(queries: GameQueries, hub: Hub, game_ids: list[UUID] | None, variant: str | None,
-                after: FeedPosition | None) -> Iterator[str]:
+def feed_stream(
+    queries: GameQueries, hub: Hub, game_ids: list[UUID] | None, variant: str | None, after: FeedPosition | None
+) -> Iterator[str]:
     """Many games: every event of every game (of `variant`), or only of `game_ids`, in the feed's order,
     each message's id its position, from `after` on (the Last-Event-ID). Without `after`: from now on, and
     with `game_ids` each game as it is now first. Every event names its game."""
@@ -123,8 +124,9 @@ def _waited(subscription: _Waiting[T]) -> Iterator[list[T] | str]:
             yield KEEP_ALIVE
 
 
-def wait_for_events(queries: GameQueries, hub: Hub, game_id: UUID, after: int, limit: int,
-                    wait: float) -> tuple[list[dict[str, Any]], int | None]:
+def wait_for_events(
+    queries: GameQueries, hub: Hub, game_id: UUID, after: int, limit: int, wait: float
+) -> tuple[list[dict[str, Any]], int | None]:
     """A long poll: the events after `after`, waiting up to `wait` seconds for the first if there is none."""
     if wait <= 0:
         return queries.list_events(game_id, after, limit)

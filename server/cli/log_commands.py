@@ -24,13 +24,29 @@ def add_commands(commands: Any) -> None:
     monitor = commands.add_parser("audit", help="monitor a server's public log (exit 0 when every check holds)")
     monitor.add_argument("url", help="the server's base URL, e.g. https://osmosis.example")
     monitor.add_argument("--log-key", required=True, metavar="KEY", help="the log's verifier key (or its file)")
-    monitor.add_argument("--state", required=True, type=Path, metavar="FILE",
-                         help="where the monitor keeps what it has checked (made on the first run)")
-    monitor.add_argument("--witness-key", action="append", default=[], metavar="KEY",
-                         help="require this witness's cosignature on the checkpoint (repeatable)")
-    monitor.add_argument("--board", action="append", default=[], metavar="DAY", type=_day,
-                         help="also recompute the boards of this closed UTC day (2026-11-24) from the log and the "
-                              "games' exports, and compare them with the boards served (repeatable)")
+    monitor.add_argument(
+        "--state",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="where the monitor keeps what it has checked (made on the first run)",
+    )
+    monitor.add_argument(
+        "--witness-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="require this witness's cosignature on the checkpoint (repeatable)",
+    )
+    monitor.add_argument(
+        "--board",
+        action="append",
+        default=[],
+        metavar="DAY",
+        type=_day,
+        help="also recompute the boards of this closed UTC day (2026-11-24) from the log and the "
+        "games' exports, and compare them with the boards served (repeatable)",
+    )
     monitor.add_argument("--json", action="store_true", help="print the report as JSON")
     monitor.set_defaults(run=_audit)
 
@@ -90,8 +106,10 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"OK, {report.stale_view}")
     elif report.ok:
         boards = f", {report.board_rows_checked} board rows recomputed" if args.board else ""
-        print(f"OK: checkpoint of size {report.checkpoint_size}, {report.new_entries} new entries checked, "
-              f"{report.games_verified} finished games verified{boards}")
+        print(
+            f"OK: checkpoint of size {report.checkpoint_size}, {report.new_entries} new entries checked, "
+            f"{report.games_verified} finished games verified{boards}"
+        )
     else:
         print("FAILED: " + "\n        ".join(report.problems))
         if report.split_view:

@@ -88,13 +88,20 @@ def _parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify", help="check a replay export offline (exit 0 when valid)")
     verify.add_argument("file", help="an osmosis-replay/1 JSON file, or - for standard input")
-    verify.add_argument("--budget", type=int, metavar="POSITIONS",
-                        help="search at most this many solver positions (re-deriving a winnable deal, recomputing "
-                             "hints); what it cannot pay for is reported unchecked (default: every check, however "
-                             "long it takes)")
-    verify.add_argument("--log-key", metavar="KEY",
-                        help="the public log's verifier key (or a file holding it): also check that the export's "
-                             "transparency section proves the game is in a checkpoint this key signed")
+    verify.add_argument(
+        "--budget",
+        type=int,
+        metavar="POSITIONS",
+        help="search at most this many solver positions (re-deriving a winnable deal, recomputing "
+        "hints); what it cannot pay for is reported unchecked (default: every check, however "
+        "long it takes)",
+    )
+    verify.add_argument(
+        "--log-key",
+        metavar="KEY",
+        help="the public log's verifier key (or a file holding it): also check that the export's "
+        "transparency section proves the game is in a checkpoint this key signed",
+    )
     verify.set_defaults(run=_verify)
 
     migrate_command = commands.add_parser("migrate", help="apply the database migrations to DATABASE_URL")
@@ -165,12 +172,25 @@ def _simulate(args: argparse.Namespace) -> int:
         progress.close()
     low, high = wilson_interval(len(won_deals), args.games)
     if args.json:
-        print(json.dumps({"variant": args.variant, "policy": args.policy, "first_deal": args.first_deal,
-                          "games": args.games, "wins": len(won_deals), "win_rate": len(won_deals) / args.games,
-                          "interval": {"confidence": 0.95, "low": low, "high": high}, "won_deals": won_deals}))
+        print(
+            json.dumps(
+                {
+                    "variant": args.variant,
+                    "policy": args.policy,
+                    "first_deal": args.first_deal,
+                    "games": args.games,
+                    "wins": len(won_deals),
+                    "win_rate": len(won_deals) / args.games,
+                    "interval": {"confidence": 0.95, "low": low, "high": high},
+                    "won_deals": won_deals,
+                }
+            )
+        )
         return 0
-    print(f"variant     {args.variant} ({args.policy} policy), deals {args.first_deal}.."
-          f"{args.first_deal + args.games - 1}")
+    print(
+        f"variant     {args.variant} ({args.policy} policy), deals {args.first_deal}.."
+        f"{args.first_deal + args.games - 1}"
+    )
     print(f"games       {args.games}")
     print(f"wins        {len(won_deals)}")
     print(f"win rate    {len(won_deals) / args.games:.2%} (95% CI {low:.2%} to {high:.2%})")
@@ -249,7 +269,6 @@ def _verify(args: argparse.Namespace) -> int:
     if not verdict.valid:
         return VERIFY_INVALID
     return 0 if verdict.complete else VERIFY_INCOMPLETE
-
 
 
 def _migrate(args: argparse.Namespace) -> int:

@@ -27,26 +27,42 @@ START_SECONDS = 120
 
 
 def add_commands(commands: Any) -> None:
-    play = commands.add_parser("play", help="play at a table in the terminal (Textual), on the HTTP API",
-                               description="Play Osmosis in the terminal. Without --server, a server is started for "
-                                           "the table (the embedded PostgreSQL in OSMOSIS_DATA_DIR) and stopped after.")
+    play = commands.add_parser(
+        "play",
+        help="play at a table in the terminal (Textual), on the HTTP API",
+        description="Play Osmosis in the terminal. Without --server, a server is started for "
+        "the table (the embedded PostgreSQL in OSMOSIS_DATA_DIR) and stopped after.",
+    )
     play.add_argument("--server", metavar="URL", help="a running server's base URL, e.g. http://127.0.0.1:8000")
     opening = play.add_mutually_exclusive_group()
-    opening.add_argument("--resume", nargs="?", const="", metavar="GAME_ID",
-                         help="play on one of your games: the one named, or pick from those in progress")
+    opening.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="GAME_ID",
+        help="play on one of your games: the one named, or pick from those in progress",
+    )
     opening.add_argument("--replay", metavar="GAME_ID", help="step through any game's positions, by its id")
     opening.add_argument("--follow", metavar="GAME_ID", help="watch a game live, move by move")
-    opening.add_argument("--daily", action="store_true",
-                         help="today's deal of --variant, the same for every player, as yourself (one attempt a "
-                              "day; your game again if you began it)")
-    play.add_argument("--name", metavar="NAME",
-                      help="with --daily, the first time on a server: sign up with this name (its API token is kept "
-                           "with your games)")
+    opening.add_argument(
+        "--daily",
+        action="store_true",
+        help="today's deal of --variant, the same for every player, as yourself (one attempt a "
+        "day; your game again if you began it)",
+    )
+    play.add_argument(
+        "--name",
+        metavar="NAME",
+        help="with --daily, the first time on a server: sign up with this name (its API token is kept with your games)",
+    )
     play.add_argument("--variant", default="osmosis", choices=list(PRESETS), help="a new game's preset")
     play.add_argument("--deal-number", type=int, metavar="N", help="a new game on this public deal")
     play.add_argument("--winnable", action="store_true", help="a new game on a deal the solver proves winnable")
-    play.add_argument("--ascii", action="store_true",
-                      help="plain ASCII: the cards as the API writes them (7S, TH), no glyph and no colour")
+    play.add_argument(
+        "--ascii",
+        action="store_true",
+        help="plain ASCII: the cards as the API writes them (7S, TH), no glyph and no colour",
+    )
     play.set_defaults(run=_play)
 
 
@@ -56,8 +72,11 @@ def _play(args: argparse.Namespace) -> int:
         from ..terminal.saved import SavedGames, SavedGamesError, default_path
         from ..terminal.seat import Opening
     except ImportError as error:
-        print(f"osmosis play: the terminal table needs the 'play' extra ({error}): "
-              "pip install 'osmosis-server[play]', or run `make play`", file=sys.stderr)
+        print(
+            f"osmosis play: the terminal table needs the 'play' extra ({error}): "
+            "pip install 'osmosis-server[play]', or run `make play`",
+            file=sys.stderr,
+        )
         return 2
     refusal = _check(args)
     if refusal:
@@ -106,8 +125,11 @@ def _play(args: argparse.Namespace) -> int:
             print(f"osmosis play: {error}", file=sys.stderr)
             return 1
     if opening.replay is None and opening.follow is None:
-        print("osmosis play: your games are kept; `osmosis play --resume` takes one up again"
-              + ("" if args.server else " (on this machine's server)") + ".")
+        print(
+            "osmosis play: your games are kept; `osmosis play --resume` takes one up again"
+            + ("" if args.server else " (on this machine's server)")
+            + "."
+        )
     return 0
 
 
@@ -123,8 +145,9 @@ def _todays_game(api: Api, saved: Any, server: str, args: argparse.Namespace) ->
     player = saved.player_on(server)
     if player is None:
         if not args.name:
-            raise DailyRefused("the daily deal is played as yourself: give --name NAME the first time, to sign up on "
-                               "this server")
+            raise DailyRefused(
+                "the daily deal is played as yourself: give --name NAME the first time, to sign up on this server"
+            )
         made = api.post("/players", {"name": args.name})
         player = SavedPlayer(made["player"]["name"], made["token"])
         saved.keep_player(server, player)
@@ -170,9 +193,13 @@ def _served_here(settings: Settings) -> Iterator[tuple[str, str]]:
     port = _free_port()
     print(f"osmosis play: starting a server for the table (its log: {log_path})…", file=sys.stderr, flush=True)
     with open(log_path, "ab") as log:
-        process = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port),
-                                    "--workers", "1"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                   start_new_session=True)  # Ctrl-C at the table is the table's, not the server's
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), "--workers", "1"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )  # Ctrl-C at the table is the table's, not the server's
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_ready(url, process, log_path)
@@ -193,8 +220,11 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log_path: Path) -> N
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
-                raise ServerNotStarted("the server did not start:\n  " + "\n  ".join(tail)
-                                       + "\n(to play on a server already running, give its address: --server URL)")
+                raise ServerNotStarted(
+                    "the server did not start:\n  "
+                    + "\n  ".join(tail)
+                    + "\n(to play on a server already running, give its address: --server URL)"
+                )
             try:
                 api.get("/readyz")
                 return

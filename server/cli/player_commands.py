@@ -15,8 +15,10 @@ from ..service.verifying import Verifying
 
 def add_commands(commands: Any) -> None:
     rebuild = commands.add_parser(
-        "rebuild-stats", help="make the players' statistics again from their games' logs (DATABASE_URL, or the "
-                              "embedded PostgreSQL when the server is not running)")
+        "rebuild-stats",
+        help="make the players' statistics again from their games' logs (DATABASE_URL, or the "
+        "embedded PostgreSQL when the server is not running)",
+    )
     rebuild.set_defaults(run=_rebuild_stats)
 
 

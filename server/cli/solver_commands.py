@@ -15,20 +15,31 @@ from . import win_rates
 
 def add_commands(commands: Any) -> None:
     solve_command = commands.add_parser(
-        "solve", help="whether a deal can be won, and how (every card known)",
+        "solve",
+        help="whether a deal can be won, and how (every card known)",
         description="Search the deal with every card known: winnable (with the actions that win), unwinnable "
-                    "(every position searched) or unknown (the budget ran out).")
+        "(every position searched) or unknown (the budget ran out).",
+    )
     source = solve_command.add_mutually_exclusive_group(required=True)
     source.add_argument("--deal-number", type=int, metavar="N", help="a public, shareable deal number")
     source.add_argument("--server-seed", metavar="HEX", help="a revealed 32-byte server seed in hexadecimal")
     solve_command.add_argument("--client-seed", default="", metavar="S", help="the client seed (with --server-seed)")
     solve_command.add_argument("--variant", default="osmosis", choices=list(PRESETS))
-    solve_command.add_argument("--rules", type=_rules, metavar="JSON",
-                               help="custom rules instead of --variant, e.g. '{\"draw\": 1}'")
-    solve_command.add_argument("--winnable", action="store_true",
-                               help="the seeds' winnable deal (POST /games with winnable: true), not the plain one")
-    solve_command.add_argument("--budget", type=_budget, default=DEFAULT_BUDGET, metavar="NODES",
-                               help=f"positions to search at most (default {DEFAULT_BUDGET:,})")
+    solve_command.add_argument(
+        "--rules", type=_rules, metavar="JSON", help="custom rules instead of --variant, e.g. '{\"draw\": 1}'"
+    )
+    solve_command.add_argument(
+        "--winnable",
+        action="store_true",
+        help="the seeds' winnable deal (POST /games with winnable: true), not the plain one",
+    )
+    solve_command.add_argument(
+        "--budget",
+        type=_budget,
+        default=DEFAULT_BUDGET,
+        metavar="NODES",
+        help=f"positions to search at most (default {DEFAULT_BUDGET:,})",
+    )
     solve_command.add_argument("--json", action="store_true", help="print the answer as JSON")
     solve_command.set_defaults(run=_solve)
 
@@ -73,8 +84,17 @@ def _solve(args: argparse.Namespace) -> int:
     solution = solve(start, args.budget)
     elapsed = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"variant": rules.preset_name, "rules": rules.to_dict(), "deal": deal,
-                          **solution.to_dict(), "witness_text": [str(action) for action in solution.witness]}))
+        print(
+            json.dumps(
+                {
+                    "variant": rules.preset_name,
+                    "rules": rules.to_dict(),
+                    "deal": deal,
+                    **solution.to_dict(),
+                    "witness_text": [str(action) for action in solution.witness],
+                }
+            )
+        )
         return 0
     described = " ".join(f"{key} {value}" for key, value in deal.items() if key != "winnable")
     if args.winnable:

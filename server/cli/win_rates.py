@@ -40,25 +40,51 @@ CLAIMS = (
 
 def add_command(commands: Any, budget_type: Any) -> None:
     rates = commands.add_parser(
-        "win-rates", help="win rates of the random, greedy and exact players, in Markdown",
+        "win-rates",
+        help="win rates of the random, greedy and exact players, in Markdown",
         description="Play each deal with a random player and the greedy one, and decide it with the solver "
-                    "(every card known), searching again with more positions until every deal is decided or "
-                    "--max-budget is reached; print the rates with 95% intervals as Markdown.")
+        "(every card known), searching again with more positions until every deal is decided or "
+        "--max-budget is reached; print the rates with 95% intervals as Markdown.",
+    )
     rates.add_argument("--variant", action="append", choices=list(PRESETS), help="a preset (default: every one)")
-    rates.add_argument("--deals", type=_at_least_one("--deals"), default=DEALS, metavar="N",
-                       help=f"deal numbers 0 to N-1 of each preset (default {DEALS:,})")
-    rates.add_argument("--budget", type=budget_type, default=DEFAULT_BUDGET, metavar="NODES",
-                       help=f"positions of each deal's first search (default {DEFAULT_BUDGET:,})")
-    rates.add_argument("--max-budget", type=budget_type, default=MAX_BUDGET, metavar="NODES",
-                       help=f"positions of the last search of a deal still unknown (default {MAX_BUDGET:,}); "
-                            "the --budget value searches each deal once")
-    rates.add_argument("--jobs", type=_at_least_one("--jobs"), default=1, metavar="J",
-                       help="processes to solve in (default 1)")
-    rates.add_argument("--record", type=Path, metavar="FILE",
-                       help="append each result to FILE (JSON lines) and take up where an earlier run left off")
-    rates.add_argument("--per-deal", type=Path, metavar="FILE",
-                       help="also write every deal's results to FILE, a line of one character per deal for each "
-                            "preset and player (docs/win-rates.md)")
+    rates.add_argument(
+        "--deals",
+        type=_at_least_one("--deals"),
+        default=DEALS,
+        metavar="N",
+        help=f"deal numbers 0 to N-1 of each preset (default {DEALS:,})",
+    )
+    rates.add_argument(
+        "--budget",
+        type=budget_type,
+        default=DEFAULT_BUDGET,
+        metavar="NODES",
+        help=f"positions of each deal's first search (default {DEFAULT_BUDGET:,})",
+    )
+    rates.add_argument(
+        "--max-budget",
+        type=budget_type,
+        default=MAX_BUDGET,
+        metavar="NODES",
+        help=f"positions of the last search of a deal still unknown (default {MAX_BUDGET:,}); "
+        "the --budget value searches each deal once",
+    )
+    rates.add_argument(
+        "--jobs", type=_at_least_one("--jobs"), default=1, metavar="J", help="processes to solve in (default 1)"
+    )
+    rates.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="append each result to FILE (JSON lines) and take up where an earlier run left off",
+    )
+    rates.add_argument(
+        "--per-deal",
+        type=Path,
+        metavar="FILE",
+        help="also write every deal's results to FILE, a line of one character per deal for each "
+        "preset and player (docs/win-rates.md)",
+    )
     rates.set_defaults(run=run)
 
 
@@ -117,8 +143,9 @@ def work(task: Task) -> Outcome:
             end = apply(end, action)
         if end.status != "won":
             raise AssertionError(f"{task.variant} deal {task.deal}: the solver's witness does not win")
-    return Outcome(task.variant, task.deal, *players, solution.verdict.value, solution.nodes, task.budget,
-                   solution.solver)
+    return Outcome(
+        task.variant, task.deal, *players, solution.verdict.value, solution.nodes, task.budget, solution.solver
+    )
 
 
 class Record:
@@ -208,8 +235,10 @@ def per_deal(record: Record, names: list[str], deals: int) -> str:
     """Every deal's results: for each preset a line of the solver's verdicts (W winnable, L unwinnable,
     ? unknown), one of the greedy player's and one of the random player's results (1 won, 0 lost), one
     character per deal, deal 0 first."""
-    lines = [f"# osmosis win-rates, deal numbers 0 to {deals - 1:,} of each preset, one character per deal, deal 0 "
-             "first", "# solver: W winnable, L unwinnable, ? unknown; greedy and random: 1 won, 0 lost"]
+    lines = [
+        f"# osmosis win-rates, deal numbers 0 to {deals - 1:,} of each preset, one character per deal, deal 0 first",
+        "# solver: W winnable, L unwinnable, ? unknown; greedy and random: 1 won, 0 lost",
+    ]
     for name in names:
         outcomes = [record.best[(name, deal)] for deal in range(deals)]
         lines.append(f"{name} solver {''.join(VERDICT_LETTERS[Verdict(outcome.verdict)] for outcome in outcomes)}")
@@ -263,8 +292,7 @@ def _solve_all(pool: ProcessPoolExecutor, jobs: int, tasks: list[Task], record: 
 
 
 def _unknown(record: Record, names: Iterable[str], deals: int) -> list[Outcome]:
-    return [outcome for name in names for deal in range(deals)
-            if not (outcome := record.best[(name, deal)]).decided]
+    return [outcome for name in names for deal in range(deals) if not (outcome := record.best[(name, deal)]).decided]
 
 
 def _rate(wins: int, deals: int) -> str:
@@ -297,19 +325,29 @@ def document(record: Record, names: list[str], deals: int, budget: int) -> str:
         unknown = deals - winnable - unwinnable
         exact[name] = _exact(winnable, unknown, deals)
         greedy[name] = _rate(sum(outcome.greedy for outcome in outcomes), deals)
-        lines.append(f"| {name} | {deals:,} | {_rate(sum(outcome.random for outcome in outcomes), deals)} | "
-                     f"{greedy[name]} | {exact[name]} | {winnable:,} | {unwinnable:,} | {unknown:,} |")
+        lines.append(
+            f"| {name} | {deals:,} | {_rate(sum(outcome.random for outcome in outcomes), deals)} | "
+            f"{greedy[name]} | {exact[name]} | {winnable:,} | {unwinnable:,} | {unknown:,} |"
+        )
     solvers = sorted({outcome.solver for outcome in record.best.values()})
-    lines += ["", f"Deal numbers 0 to {deals - 1:,} of each preset; solver {', '.join(solvers)}, each deal searched "
-              f"first with {budget:,} positions and, while unknown, again with {ESCALATION} times as many; every "
-              "win the solver found was replayed by the rules engine. Each rate with its 95% Wilson interval (of the "
-              "rate over all deals, which these deals sample). Where deals are left unknown, the exact rate is given "
-              "as bounds (unknown counted as lost, then as won), the interval from the lower bound's low end to the "
-              f"upper bound's high end. {record.positions:,} positions searched in all, in every run of the record."]
+    lines += [
+        "",
+        f"Deal numbers 0 to {deals - 1:,} of each preset; solver {', '.join(solvers)}, each deal searched "
+        f"first with {budget:,} positions and, while unknown, again with {ESCALATION} times as many; every "
+        "win the solver found was replayed by the rules engine. Each rate with its 95% Wilson interval (of the "
+        "rate over all deals, which these deals sample). Where deals are left unknown, the exact rate is given "
+        "as bounds (unknown counted as lost, then as won), the interval from the lower bound's low end to the "
+        f"upper bound's high end. {record.positions:,} positions searched in all, in every run of the record.",
+    ]
     resisting = _unknown(record, names, deals)
     if resisting:
-        lines += ["", "Deals no search has decided (open problems):", "",
-                  "| preset | deal number | positions searched |", "|---|---:|---:|"]
+        lines += [
+            "",
+            "Deals no search has decided (open problems):",
+            "",
+            "| preset | deal number | positions searched |",
+            "|---|---:|---:|",
+        ]
         lines += [f"| {outcome.variant} | {outcome.deal} | {outcome.budget:,} |" for outcome in resisting]
     claims = [(name, text, source) for name, text, source in CLAIMS if name in exact]
     if claims:

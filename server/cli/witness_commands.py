@@ -22,21 +22,44 @@ from .log_commands import read_key
 
 def add_commands(commands: Any) -> None:
     witness = commands.add_parser("witness", help="run a C2SP tlog-witness that cosigns the named logs' checkpoints")
-    witness.add_argument("--key", required=True, metavar="FILE",
-                         help="the witness's signing key (a cosignature key: osmosis keygen --witness)")
-    witness.add_argument("--log", required=True, action="append", metavar="KEY",
-                         help="the verifier key of a log it follows, or its file (repeatable)")
-    witness.add_argument("--state", required=True, type=Path, metavar="FILE",
-                         help="where it keeps the latest checkpoint it cosigned of each log (made on first start)")
-    witness.add_argument("--listen", default="127.0.0.1:7380", metavar="HOST:PORT",
-                         help="the address to serve on (default 127.0.0.1:7380)")
+    witness.add_argument(
+        "--key",
+        required=True,
+        metavar="FILE",
+        help="the witness's signing key (a cosignature key: osmosis keygen --witness)",
+    )
+    witness.add_argument(
+        "--log",
+        required=True,
+        action="append",
+        metavar="KEY",
+        help="the verifier key of a log it follows, or its file (repeatable)",
+    )
+    witness.add_argument(
+        "--state",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="where it keeps the latest checkpoint it cosigned of each log (made on first start)",
+    )
+    witness.add_argument(
+        "--listen",
+        default="127.0.0.1:7380",
+        metavar="HOST:PORT",
+        help="the address to serve on (default 127.0.0.1:7380)",
+    )
     witness.add_argument("--prefix", default="", metavar="PATH", help="a URL path prefix for both calls")
     witness.set_defaults(run=_witness)
 
     keygen = commands.add_parser("keygen", help="make a note signing key: write it to a file, print its verifier key")
     keygen.add_argument("name", help="the key's name: a log's origin (e.g. osmosis.example/log) or a witness's")
-    keygen.add_argument("--out", required=True, type=Path, metavar="FILE",
-                        help="the file for the private key (made with mode 0600; never overwritten)")
+    keygen.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="the file for the private key (made with mode 0600; never overwritten)",
+    )
     keygen.add_argument("--witness", action="store_true", help="a witness's cosignature key (type 0x04)")
     keygen.set_defaults(run=_keygen)
 
@@ -78,8 +101,11 @@ def _witness(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     signal.signal(signal.SIGTERM, lambda signum, frame: threading.Thread(target=server.shutdown).start())
-    print(f"Witness {signer.name} on http://{host.strip('[]') or '0.0.0.0'}:{server.server_port}"
-          f"{args.prefix.rstrip('/')}", flush=True)
+    print(
+        f"Witness {signer.name} on http://{host.strip('[]') or '0.0.0.0'}:{server.server_port}"
+        f"{args.prefix.rstrip('/')}",
+        flush=True,
+    )
     print(f"Its verifier key (for LOG_WITNESSES and osmosis audit --witness-key): {signer.verifier.vkey}", flush=True)
     print("It follows: " + ", ".join(sorted(witness.origins)), flush=True)
     try:

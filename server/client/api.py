@@ -59,8 +59,7 @@ class Reply:
 
 
 class Api:
-    def __init__(self, base_url: str, timeout: float = 30.0, bearer: str | None = None,
-                 patience: float = 60.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 30.0, bearer: str | None = None, patience: float = 60.0) -> None:
         """`timeout`: seconds one exchange may take in all; `bearer`: a player's API token, sent with every request
         that names no token of its own; `patience`: seconds spent in all waiting out 429s and 503s."""
         parts = urlsplit(base_url)
@@ -116,8 +115,11 @@ class Api:
                         raw = _read_whole(response)
                         if watched.passed:  # what was read when it was cut is no answer, whatever it looks like
                             raise TimeoutError
-                        return Reply(response.status, _json_object(raw) if raw else {},
-                                     {name.lower(): value for name, value in response.getheaders()})
+                        return Reply(
+                            response.status,
+                            _json_object(raw) if raw else {},
+                            {name.lower(): value for name, value in response.getheaders()},
+                        )
                     except (OSError, http.client.HTTPException) as error:
                         failure = f"cannot reach {self.base_url}: {error}" if attempt == 2 else None
                     except _TooLong:

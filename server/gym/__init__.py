@@ -20,7 +20,11 @@ ENV_IDS = {preset: env_id(preset) for preset in PRESETS}
 
 for _preset, _id in ENV_IDS.items():
     if _id not in registry:
-        register(id=_id, entry_point="server.gym.env:OsmosisEnv", kwargs={"preset": _preset},
-                 max_episode_steps=MAX_EPISODE_STEPS)
+        register(
+            id=_id,
+            entry_point="server.gym.env:OsmosisEnv",
+            kwargs={"preset": _preset},
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
 
 __all__ = ["ENV_IDS", "MAX_EPISODE_STEPS", "OsmosisEnv", "env_id"]

@@ -37,8 +37,14 @@ WIN_BONUS = 52.0
 class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 -- gymnasium's own attribute
 
-    def __init__(self, preset: str = "osmosis", render_mode: str | None = None, server: str | None = None,
-                 timeout: float = 30.0, resign_in_mask: bool = False) -> None:
+    def __init__(
+        self,
+        preset: str = "osmosis",
+        render_mode: str | None = None,
+        server: str | None = None,
+        timeout: float = 30.0,
+        resign_in_mask: bool = False,
+    ) -> None:
         """`server`: play each episode as a real game on that server (its base URL) instead of in process;
         `timeout`: seconds each request to it may take in all; `resign_in_mask`: offer resigning in the mask."""
         if render_mode not in (None, "ansi"):
@@ -54,8 +60,9 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
         self._deal_number = 0
         self._home = 0
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """`seed` is the deal number (0 to 2**53 - 1), so an episode can be replayed and shared; without one
         the deal is drawn from the environment's generator. `options={"deal_number": n}` says it directly."""
         super().reset(seed=seed)
@@ -107,8 +114,13 @@ class OsmosisEnv(gym.Env[dict[str, Any], np.int64]):
 
     def _info(self) -> dict[str, Any]:
         legal = self._game.legal()
-        return {"action_mask": self._mask(legal), "legal_actions": legal, "deal_number": self._deal_number,
-                "status": self._game.status, "cards_home": self._home}
+        return {
+            "action_mask": self._mask(legal),
+            "legal_actions": legal,
+            "deal_number": self._deal_number,
+            "status": self._game.status,
+            "cards_home": self._home,
+        }
 
     def _mask(self, legal: list[int]) -> np.ndarray:
         mask = np.zeros(ACTIONS, dtype=np.int8)

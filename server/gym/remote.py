@@ -56,8 +56,11 @@ class RemoteGame:
         elif index in self._legal:
             path, body = f"/games/{game['id']}/actions", {"action": self._legal[index]}
         else:
-            return "not a legal action here (the server lists the legal ones)" if game["status"] == "playing" \
+            return (
+                "not a legal action here (the server lists the legal ones)"
+                if game["status"] == "playing"
                 else "the game is over: no further action is accepted"
+            )
         with _server_errors("take the action"):
             try:
                 answer = self._api.post(path, body, self._token)

@@ -40,15 +40,17 @@ _INDEX = {card.code: card.index for card in DECK}
 
 
 def observation_space() -> spaces.Dict:
-    return spaces.Dict({
-        "cards": spaces.MultiDiscrete(np.full(len(DECK), 11, dtype=np.int64)),
-        "depth": spaces.Box(0, len(DECK) - 1, shape=(len(DECK),), dtype=np.int64),
-        "face_down": spaces.Box(0, 3, shape=(4,), dtype=np.int64),
-        "stock": spaces.Discrete(len(DECK) + 1),
-        "live_waste": spaces.Discrete(len(DECK) + 1),
-        "base_rank": spaces.Discrete(13),
-        "pass_number": spaces.Discrete(MAX_PASSES + 1),
-    })
+    return spaces.Dict(
+        {
+            "cards": spaces.MultiDiscrete(np.full(len(DECK), 11, dtype=np.int64)),
+            "depth": spaces.Box(0, len(DECK) - 1, shape=(len(DECK),), dtype=np.int64),
+            "face_down": spaces.Box(0, 3, shape=(4,), dtype=np.int64),
+            "stock": spaces.Discrete(len(DECK) + 1),
+            "live_waste": spaces.Discrete(len(DECK) + 1),
+            "base_rank": spaces.Discrete(13),
+            "pass_number": spaces.Discrete(MAX_PASSES + 1),
+        }
+    )
 
 
 def observe(state: GameState) -> dict[str, Any]:
@@ -74,8 +76,9 @@ def observe(state: GameState) -> dict[str, Any]:
     for place, foundation in enumerate(state.foundations, start=_FOUNDATION):
         for card in foundation:
             cards[card.index] = place
-    return _observation(cards, depth, face_down, len(state.stock), state.live_waste, state.base_rank - 1,
-                        state.pass_number)
+    return _observation(
+        cards, depth, face_down, len(state.stock), state.live_waste, state.base_rank - 1, state.pass_number
+    )
 
 
 def observe_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -93,16 +96,30 @@ def observe_view(view: dict[str, Any]) -> dict[str, Any]:
         for code in foundation["cards"]:
             cards[_INDEX[code]] = place
     face_down = [pile["face_down"] for pile in view["reserves"]]
-    return _observation(cards, depth, face_down + [0] * (4 - len(face_down)), view["stock_count"],
-                        view["live_waste"], RANK_CODES.index(view["base_rank"]), view["pass_number"])
+    return _observation(
+        cards,
+        depth,
+        face_down + [0] * (4 - len(face_down)),
+        view["stock_count"],
+        view["live_waste"],
+        RANK_CODES.index(view["base_rank"]),
+        view["pass_number"],
+    )
 
 
-def _observation(cards: list[int], depth: list[int], face_down: list[int], stock: int, live_waste: int,
-                 base_rank: int, pass_number: int) -> dict[str, Any]:
+def _observation(
+    cards: list[int],
+    depth: list[int],
+    face_down: list[int],
+    stock: int,
+    live_waste: int,
+    base_rank: int,
+    pass_number: int,
+) -> dict[str, Any]:
     both = np.array(cards + depth, dtype=np.int64)  # one array made, two views of it
     return {
-        "cards": both[:len(DECK)],
-        "depth": both[len(DECK):],
+        "cards": both[: len(DECK)],
+        "depth": both[len(DECK) :],
         "face_down": np.array(face_down, dtype=np.int64),
         "stock": stock,
         "live_waste": live_waste,

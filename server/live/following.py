@@ -82,8 +82,9 @@ class FeedFollowing:
     some games only, of one variant, none a game's document already showed, none committed before the
     connection came when it came without a place of its own."""
 
-    def __init__(self, reader: LogReader, game_ids: list[UUID] | None, variant: str | None,
-                 after: FeedPosition | None) -> None:
+    def __init__(
+        self, reader: LogReader, game_ids: list[UUID] | None, variant: str | None, after: FeedPosition | None
+    ) -> None:
         self._reader = reader
         self._keys = None if game_ids is None else {str(game_id) for game_id in game_ids}
         self._variant = variant
@@ -124,7 +125,9 @@ class FeedFollowing:
 
     def _wanted(self, entry: FeedEntry) -> bool:
         game_id = entry.position.game_id
-        return ((self._keys is None or game_id in self._keys)
-                and (self._variant is None or entry.variant == self._variant)
-                and entry.position.seq > self.shown.get(game_id, 0)
-                and (self._start is None or not self._start.committed_before(entry.position.tx)))
+        return (
+            (self._keys is None or game_id in self._keys)
+            and (self._variant is None or entry.variant == self._variant)
+            and entry.position.seq > self.shown.get(game_id, 0)
+            and (self._start is None or not self._start.committed_before(entry.position.tx))
+        )

@@ -71,8 +71,11 @@ class Change:
 
 
 def encode(change: Change) -> str:
-    payload = json.dumps({"o": change.origin, "g": change.game_id, "n": change.version, "e": change.events},
-                         separators=(",", ":"), ensure_ascii=False)
+    payload = json.dumps(
+        {"o": change.origin, "g": change.game_id, "n": change.version, "e": change.events},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     if len(payload.encode()) <= PAYLOAD_LIMIT:
         return payload
     return json.dumps({"o": change.origin, "g": change.game_id, "n": change.version, "e": []}, separators=(",", ":"))
@@ -156,8 +159,9 @@ class FeedSubscription(Mailbox[FeedBatch]):
 class Hub:
     """This process's waiting connections, and the changes that reach them."""
 
-    def __init__(self, feed: ChangeFeed, poll_seconds: float = 2.0,
-                 publish_spacing: float = PUBLISH_SPACING_SECONDS) -> None:
+    def __init__(
+        self, feed: ChangeFeed, poll_seconds: float = 2.0, publish_spacing: float = PUBLISH_SPACING_SECONDS
+    ) -> None:
         self._feed = feed
         self._poll_seconds = poll_seconds
         self._publish_spacing = publish_spacing
@@ -243,7 +247,9 @@ class Hub:
         self._tail_now.set()
         with self._lock:
             subscriptions: list[Subscription | FeedSubscription] = [
-                *self._feeds, *(s for followers in self._by_game.values() for s in followers)]
+                *self._feeds,
+                *(s for followers in self._by_game.values() for s in followers),
+            ]
         for subscription in subscriptions:
             subscription._stop()
 

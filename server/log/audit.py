@@ -31,8 +31,12 @@ from .events import Event, ReplayError, canonical_json
 from .shapes import ShapeError, check_event_data
 
 _ENDED = {ev.GAME_WON: "won", ev.GAME_LOST: "lost", ev.GAME_RESIGNED: "resigned"}
-_DEAL_FIELDS = {"number": {"kind", "deal_number"}, "random": {"kind"}, "sealed": {"kind", "sealed_deal_id"},
-                "daily": {"kind", "day"}}
+_DEAL_FIELDS = {
+    "number": {"kind", "deal_number"},
+    "random": {"kind"},
+    "sealed": {"kind", "sealed_deal_id"},
+    "daily": {"kind", "day"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +57,20 @@ class Audit:
             where = f"event {self.first_bad_seq}" if self.first_bad_seq is not None else "the game"
             return f"INVALID at {where}: {self.reason}"
         if self.unchecked:
-            return (f"VALID as far as checked: {self.checked_events} events, deal matches the commitment, every move "
-                    f"legal, chain intact; not checked: {'; '.join(self.unchecked)}")
+            return (
+                f"VALID as far as checked: {self.checked_events} events, deal matches the commitment, every move "
+                f"legal, chain intact; not checked: {'; '.join(self.unchecked)}"
+            )
         if not self.complete:
-            return (f"VALID so far: the hash chain of {self.checked_events} events and the fields of the document "
-                    "are intact; the deal and the moves can be checked once the game is over and its seeds are "
-                    "revealed")
-        return (f"VALID: {self.checked_events} events, deal matches the commitment, every move legal, every hint "
-                "the solver's, chain intact, every field of the document as the log says")
+            return (
+                f"VALID so far: the hash chain of {self.checked_events} events and the fields of the document "
+                "are intact; the deal and the moves can be checked once the game is over and its seeds are "
+                "revealed"
+            )
+        return (
+            f"VALID: {self.checked_events} events, deal matches the commitment, every move legal, every hint "
+            "the solver's, chain intact, every field of the document as the log says"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -174,8 +184,11 @@ def _check_created(created: Event, rules: Rules, commit: str, game_id: str) -> N
     if data.get("deal_algorithm") != DEAL_ALGORITHM:
         raise ReplayError(created.seq, f"unknown deal algorithm {data.get('deal_algorithm')!r}")
     if data.get("variant") != rules.preset_name:
-        raise ReplayError(created.seq, f"game_created names the variant {data.get('variant')!r}, but its rules are "
-                                       + (f"the preset {rules.preset_name!r}" if rules.preset_name else "custom"))
+        raise ReplayError(
+            created.seq,
+            f"game_created names the variant {data.get('variant')!r}, but its rules are "
+            + (f"the preset {rules.preset_name!r}" if rules.preset_name else "custom"),
+        )
     # Logs written before game_created named its game have no game_id: for them the id is not checked.
     if "game_id" in data and data["game_id"] != game_id:
         raise ReplayError(created.seq, f"game_created names the game {data['game_id']!r}, not the game_id {game_id!r}")
@@ -184,8 +197,11 @@ def _check_created(created: Event, rules: Rules, commit: str, game_id: str) -> N
 
 def _check_deal(seq: int, deal: Any) -> None:
     """How the deal is made: a public number, a fresh secret, a sealed deal, or a day's daily deal; nothing else."""
-    if not isinstance(deal, dict) or deal.get("kind") not in _DEAL_FIELDS \
-            or set(deal) - {"winnable"} != _DEAL_FIELDS[deal["kind"]]:
+    if (
+        not isinstance(deal, dict)
+        or deal.get("kind") not in _DEAL_FIELDS
+        or set(deal) - {"winnable"} != _DEAL_FIELDS[deal["kind"]]
+    ):
         raise ReplayError(seq, "game_created's deal is not one of the four kinds of deal the format gives")
     if "winnable" in deal and not isinstance(deal["winnable"], dict):
         raise ReplayError(seq, "game_created's deal.winnable is not an object")
@@ -216,15 +232,19 @@ def _check_not_ended(events: Sequence[Event]) -> None:
     when its day closes, which this check is not asked about)."""
     for event in events:
         if event.kind in _ENDED:
-            raise ReplayError(events[-1].seq, f"the game ended at event {event.seq} ({event.kind}) but its seeds "
-                                              "were not revealed after it")
+            raise ReplayError(
+                events[-1].seq,
+                f"the game ended at event {event.seq} ({event.kind}) but its seeds were not revealed after it",
+            )
 
 
-def _checked_opening(created: Event, rules: Rules, commit: str, server_seed: bytes, client_seed: str,
-                     spending: Budget) -> GameState:
+def _checked_opening(
+    created: Event, rules: Rules, commit: str, server_seed: bytes, client_seed: str, spending: Budget
+) -> GameState:
     if commitment(server_seed) != commit:
-        raise ReplayError(created.seq, "the server seed does not match the commitment: the deal was not the one "
-                                       "committed to")
+        raise ReplayError(
+            created.seq, "the server seed does not match the commitment: the deal was not the one committed to"
+        )
     deal = created.data["deal"]
     if deal["kind"] == "number" and (deal_number_seed(deal["deal_number"]) != server_seed or client_seed != ""):
         raise ReplayError(created.seq, f"the seeds are not those of deal number {deal['deal_number']}")
@@ -241,14 +261,16 @@ def _checked_opening(created: Event, rules: Rules, commit: str, server_seed: byt
     return start
 
 
-def _check_winnable_choice(seq: int, rules: Rules, server_seed: bytes, client_seed: str,
-                           record: Mapping[str, Any], spending: Budget) -> None:
+def _check_winnable_choice(
+    seq: int, rules: Rules, server_seed: bytes, client_seed: str, record: Mapping[str, Any], spending: Budget
+) -> None:
     """That the winnable deal is the first candidate the solver proves winnable, if the budget pays for it."""
     cost = rederivation_cost(record)
     if not spending.affords(cost):
         spending.unchecked.append(
             f"that candidate {record['candidate']} is the first winnable deal of these seeds (re-deriving it "
-            f"searches up to {cost:,} positions, beyond {spending.words}; `osmosis verify` re-derives it)")
+            f"searches up to {cost:,} positions, beyond {spending.words}; `osmosis verify` re-derives it)"
+        )
         return
     wrong, searched = check_winnable(rules, server_seed, client_seed, record)
     spending.spend(searched)
@@ -256,8 +278,9 @@ def _check_winnable_choice(seq: int, rules: Rules, server_seed: bytes, client_se
         raise ReplayError(seq, f"the deal is not the seeds' winnable deal: {wrong}")
 
 
-def _fold_checking_snapshots(start: GameState, events: Sequence[Event], snapshots: Mapping[int, str],
-                             daily: bool) -> tuple[GameState, list[tuple[Event, GameState]]]:
+def _fold_checking_snapshots(
+    start: GameState, events: Sequence[Event], snapshots: Mapping[int, str], daily: bool
+) -> tuple[GameState, list[tuple[Event, GameState]]]:
     """The position the log folds to, checking on the way that each snapshot is the position at its seq
     and was taken where the server takes them: at the end of a step (for a daily game, whose seeds are revealed
     in a write of their own, at the end of an action); and each hint with its position."""
@@ -273,8 +296,9 @@ def _fold_checking_snapshots(start: GameState, events: Sequence[Event], snapshot
             hinted.append((event, state))
         snapshot = snapshots.get(event.seq)
         if snapshot is not None and (not ends(events, index) or snapshot != to_text(state)):
-            raise ReplayError(event.seq, "the snapshot kept at this event is not the position at the end of an "
-                                         "action here")
+            raise ReplayError(
+                event.seq, "the snapshot kept at this event is not the position at the end of an action here"
+            )
     return final, hinted
 
 
@@ -286,12 +310,14 @@ def _check_hints(hinted: Sequence[tuple[Event, GameState]], spending: Budget) ->
         if recorded["solver"] not in SOLVERS or recorded["budget"] != HINT_BUDGET:
             spending.unchecked.append(
                 f"the hint at event {event.seq}, made by {recorded['solver']} with a budget of {recorded['budget']:,} "
-                f"positions (this verifier recomputes hints of {', '.join(SOLVERS)} with {HINT_BUDGET:,})")
+                f"positions (this verifier recomputes hints of {', '.join(SOLVERS)} with {HINT_BUDGET:,})"
+            )
             continue
         if not spending.affords(recorded["nodes"]):
             spending.unchecked.append(
                 f"the {len(hinted) - index} hint(s) from event {event.seq} on (recomputing them searches "
-                f"beyond {spending.words}; `osmosis verify` recomputes every hint)")
+                f"beyond {spending.words}; `osmosis verify` recomputes every hint)"
+            )
             return
         worked_out = hint(state, HINT_BUDGET, recorded["solver"], recorded.get("exact_choice")).to_dict()
         spending.spend(worked_out["nodes"])

@@ -113,8 +113,14 @@ def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) ->
     return events
 
 
-def game_created(game_id: UUID, rules: Rules, deal: dict[str, Any], commitment: str,
-                 opening: GameState, player: dict[str, str] | None = None) -> NewEvent:
+def game_created(
+    game_id: UUID,
+    rules: Rules,
+    deal: dict[str, Any],
+    commitment: str,
+    opening: GameState,
+    player: dict[str, str] | None = None,
+) -> NewEvent:
     """The first event: the game's id, its rules, how the deal is made (no secret), the commitment, and
     the public opening. The id binds the log to its game: an export cannot be passed off as another's.
     `player` ({"name", "kind"}) binds it to the player who made it with their API token, if one did."""

@@ -57,31 +57,63 @@ def daily_deal_id(day: str, variant: str) -> UUID:
 def daily_deal_opened(daily_deal_id: UUID, day: str, variant: str, commitment: str) -> bytes:
     """A day's deal of a preset, committed to before any game of it is made: every player's daily game of that
     preset and day must name this commitment; its boards rank only the players who joined before it."""
-    return canonical_json({"kind": DAILY_DEAL_OPENED, "daily_deal_id": str(daily_deal_id), "day": day,
-                           "variant": variant, "commitment": commitment, "ranks": JOINED_BEFORE})
+    return canonical_json(
+        {
+            "kind": DAILY_DEAL_OPENED,
+            "daily_deal_id": str(daily_deal_id),
+            "day": day,
+            "variant": variant,
+            "commitment": commitment,
+            "ranks": JOINED_BEFORE,
+        }
+    )
 
 
 def player_joined(player_id: UUID, name: str, kind: str) -> bytes:
     """A player signed up: where this stands in the log tells which days' boards may rank them."""
-    return canonical_json({"kind": PLAYER_JOINED, "player_id": str(player_id),
-                           "player": {"name": name, "kind": kind}})
+    return canonical_json({"kind": PLAYER_JOINED, "player_id": str(player_id), "player": {"name": name, "kind": kind}})
 
 
-def game_created(game_id: UUID | str, variant: str | None, rules: Mapping[str, Any], deal: Mapping[str, Any],
-                 commitment: str, player: Mapping[str, Any] | None = None) -> bytes:
+def game_created(
+    game_id: UUID | str,
+    variant: str | None,
+    rules: Mapping[str, Any],
+    deal: Mapping[str, Any],
+    commitment: str,
+    player: Mapping[str, Any] | None = None,
+) -> bytes:
     """`player`: the game's owner as its game_created event names them (so that a board of players' results can
     be recomputed from the log); a game with no player has no such field."""
     public_deal = {key: value for key, value in deal.items() if key not in REVEALED}
     owner = {} if player is None else {"player": player}
-    return canonical_json({"kind": GAME_CREATED, "game_id": str(game_id), "variant": variant, "rules": rules,
-                           "deal": public_deal, "commitment": commitment, **owner})
+    return canonical_json(
+        {
+            "kind": GAME_CREATED,
+            "game_id": str(game_id),
+            "variant": variant,
+            "rules": rules,
+            "deal": public_deal,
+            "commitment": commitment,
+            **owner,
+        }
+    )
 
 
-def game_ended(game_id: UUID, status: str, events: int, head_hash: str, score: int, server_seed: bytes,
-               client_seed: str) -> bytes:
-    return canonical_json({"kind": GAME_ENDED, "game_id": str(game_id), "status": status, "events": events,
-                           "head_hash": head_hash, "score": score, "server_seed": server_seed.hex(),
-                           "client_seed": client_seed})
+def game_ended(
+    game_id: UUID, status: str, events: int, head_hash: str, score: int, server_seed: bytes, client_seed: str
+) -> bytes:
+    return canonical_json(
+        {
+            "kind": GAME_ENDED,
+            "game_id": str(game_id),
+            "status": status,
+            "events": events,
+            "head_hash": head_hash,
+            "score": score,
+            "server_seed": server_seed.hex(),
+            "client_seed": client_seed,
+        }
+    )
 
 
 def subject_of(entry: Mapping[str, Any]) -> str:

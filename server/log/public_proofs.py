@@ -40,12 +40,21 @@ def check_shape(section: Any) -> None:
     if not isinstance(section["leaves"], list) or len(section["leaves"]) > len(pe.ENTRY_KINDS):
         raise ReplayError(None, "the transparency section's leaves are a list of at most one of each kind")
     for leaf in section["leaves"]:
-        if (not isinstance(leaf, Mapping) or set(leaf) != LEAF_FIELDS or not isinstance(leaf["index"], int)
-                or isinstance(leaf["index"], bool) or leaf["kind"] not in pe.ENTRY_KINDS
-                or not isinstance(leaf["entry"], str) or not isinstance(leaf["inclusion_proof"], list)
-                or len(leaf["inclusion_proof"]) > 64):
-            raise ReplayError(None, "a leaf of the transparency section is exactly an index, a kind, an entry, a "
-                                    "leaf_hash and an inclusion_proof of at most 64 hashes")
+        if (
+            not isinstance(leaf, Mapping)
+            or set(leaf) != LEAF_FIELDS
+            or not isinstance(leaf["index"], int)
+            or isinstance(leaf["index"], bool)
+            or leaf["kind"] not in pe.ENTRY_KINDS
+            or not isinstance(leaf["entry"], str)
+            or not isinstance(leaf["inclusion_proof"], list)
+            or len(leaf["inclusion_proof"]) > 64
+        ):
+            raise ReplayError(
+                None,
+                "a leaf of the transparency section is exactly an index, a kind, an entry, a "
+                "leaf_hash and an inclusion_proof of at most 64 hashes",
+            )
 
 
 def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Verifier) -> tuple[str, list[str]]:
@@ -53,8 +62,11 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
     does not prove yet (an end not yet in its checkpoint)."""
     section = document.get("transparency")
     if section is None:
-        raise ReplayError(None, "the export carries no proofs of inclusion in the public log (no transparency "
-                                "section): export it again once the log has sequenced the game")
+        raise ReplayError(
+            None,
+            "the export carries no proofs of inclusion in the public log (no transparency "
+            "section): export it again once the log has sequenced the game",
+        )
     check_shape(section)
     try:
         checkpoint, _, _ = open_checkpoint(section["checkpoint"], key)
@@ -69,9 +81,13 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
         if _hash(leaf["leaf_hash"], f"the leaf_hash of {where}") != leaf_hash(entry):
             raise ReplayError(None, f"the leaf_hash of {where} is not the hash of its entry")
         try:
-            verify_inclusion(leaf["index"], checkpoint.size, leaf_hash(entry),
-                             [_hash(h, f"a hash of the proof of {where}") for h in leaf["inclusion_proof"]],
-                             checkpoint.root)
+            verify_inclusion(
+                leaf["index"],
+                checkpoint.size,
+                leaf_hash(entry),
+                [_hash(h, f"a hash of the proof of {where}") for h in leaf["inclusion_proof"]],
+                checkpoint.root,
+            )
             value = pe.parse_entry(entry)
         except (ProofError, ValueError) as error:
             raise ReplayError(None, f"{where}: {error}") from None
@@ -79,33 +95,52 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
             raise ReplayError(None, f"{where}: its entry is a {value['kind']}, or a second of its kind")
         found[leaf["kind"]] = (leaf["index"], value)
     _check_entries(document, events, found)
-    unproven = [] if pe.GAME_ENDED in found or document["status"] == "playing" else [
-        "the game's end is not in the log's checkpoint yet (export it again in a few seconds)"]
+    unproven = (
+        []
+        if pe.GAME_ENDED in found or document["status"] == "playing"
+        else ["the game's end is not in the log's checkpoint yet (export it again in a few seconds)"]
+    )
     created_at = found[pe.GAME_CREATED][0]
     return f"in the public log at index {created_at}, checkpoint of size {checkpoint.size}", unproven
 
 
-def _check_entries(document: Mapping[str, Any], events: Sequence[Event],
-                   found: Mapping[str, tuple[int, dict[str, Any]]]) -> None:
+def _check_entries(
+    document: Mapping[str, Any], events: Sequence[Event], found: Mapping[str, tuple[int, dict[str, Any]]]
+) -> None:
     created = events[0].data
     if pe.GAME_CREATED not in found:
         raise ReplayError(None, "the transparency section does not prove the game's creation is logged")
-    expected = pe.parse_entry(pe.game_created(document["game_id"], created["variant"], created["rules"],
-                                              created["deal"], document["commitment"], created.get("player")))
+    expected = pe.parse_entry(
+        pe.game_created(
+            document["game_id"],
+            created["variant"],
+            created["rules"],
+            created["deal"],
+            document["commitment"],
+            created.get("player"),
+        )
+    )
     if found[pe.GAME_CREATED][1] != expected:
-        raise ReplayError(1, "the logged game_created entry is not this game's creation (id, rules, deal, "
-                             "commitment or player differ)")
+        raise ReplayError(
+            1,
+            "the logged game_created entry is not this game's creation (id, rules, deal, commitment or player differ)",
+        )
     if pe.DEAL_SEALED in found:
         sealed = found[pe.DEAL_SEALED][1]
-        if (created["deal"].get("sealed_deal_id"), document["commitment"]) != (sealed["sealed_deal_id"],
-                                                                               sealed["commitment"]):
+        if (created["deal"].get("sealed_deal_id"), document["commitment"]) != (
+            sealed["sealed_deal_id"],
+            sealed["commitment"],
+        ):
             raise ReplayError(1, "the logged deal_sealed entry is not this game's sealed deal")
     elif created["deal"].get("kind") == "sealed" and pe.DEAL_SEALED not in document["transparency"]["pending"]:
         raise ReplayError(1, "the game is dealt from a sealed deal, but the section does not prove its sealing")
     if pe.DAILY_DEAL_OPENED in found:
         opened = found[pe.DAILY_DEAL_OPENED][1]
         if (created["deal"].get("day"), created["variant"], document["commitment"]) != (
-                opened["day"], opened["variant"], opened["commitment"]):
+            opened["day"],
+            opened["variant"],
+            opened["commitment"],
+        ):
             raise ReplayError(1, "the logged daily_deal_opened entry is not this game's day, preset and commitment")
     elif created["deal"].get("kind") == "daily" and pe.DAILY_DEAL_OPENED not in document["transparency"]["pending"]:
         raise ReplayError(1, "the game is a daily deal, but the section does not prove the day's deal was opened")
@@ -114,7 +149,9 @@ def _check_entries(document: Mapping[str, Any], events: Sequence[Event],
         if document["status"] == "playing":
             raise ReplayError(last.seq, "the log says the game ended, but the export's game is still being played")
         if (ended["head_hash"], ended["events"], ended["status"]) != (last.hash, last.seq, document["status"]):
-            raise ReplayError(last.seq, "the logged game_ended entry does not end this log: its head hash, event "
-                                        "count or status differ")
+            raise ReplayError(
+                last.seq,
+                "the logged game_ended entry does not end this log: its head hash, event count or status differ",
+            )
         if (ended["server_seed"], ended["client_seed"]) != (last.data.get("server_seed"), last.data.get("client_seed")):
             raise ReplayError(last.seq, "the logged game_ended entry names other seeds than the log reveals")

@@ -15,8 +15,18 @@ from .events import Event, ReplayError
 from .public_proofs import check_proofs, check_shape
 
 REPLAY_FORMAT = "osmosis-replay/1"
-FIELDS = ("format", "game_id", "variant", "rules", "deal_algorithm", "deal", "commitment", "status", "head_hash",
-          "events")
+FIELDS = (
+    "format",
+    "game_id",
+    "variant",
+    "rules",
+    "deal_algorithm",
+    "deal",
+    "commitment",
+    "status",
+    "head_hash",
+    "events",
+)
 OPTIONAL_FIELDS = ("transparency",)
 """Proofs of the game's entries in the public log (public_proofs.py): an export made before the log has none."""
 EVENT_FIELDS = ("seq", "kind", "data", "hash")
@@ -78,9 +88,14 @@ def _read(document: Mapping[str, Any]) -> tuple[list[Event], Rules, str]:
         raise ReplayError(None, "the document has no events")
     events = []
     for position, raw in enumerate(raw_events, start=1):
-        if (not isinstance(raw, Mapping) or set(raw) != set(EVENT_FIELDS) or not is_int(raw["seq"])
-                or not isinstance(raw["kind"], str) or not isinstance(raw["data"], dict)
-                or not isinstance(raw["hash"], str)):
+        if (
+            not isinstance(raw, Mapping)
+            or set(raw) != set(EVENT_FIELDS)
+            or not is_int(raw["seq"])
+            or not isinstance(raw["kind"], str)
+            or not isinstance(raw["data"], dict)
+            or not isinstance(raw["hash"], str)
+        ):
             raise ReplayError(position, "an event is exactly an integer seq, a kind, an object data and a hash")
         events.append(Event(raw["seq"], raw["kind"], raw["data"], raw["hash"]))
     if not isinstance(document["rules"], Mapping):
@@ -106,12 +121,16 @@ def _check_fields(document: Mapping[str, Any], events: Sequence[Event], final: G
         raise ReplayError(last.seq, "the document's head_hash is not the hash of its last event")
     status = final.status.value if final is not None else "playing"
     if document["status"] != status:
-        raise ReplayError(last.seq, f"the document's status is {document['status']!r}, but its log ends with the "
-                                    f"game {status if status == 'playing' else 'over: ' + status}")
+        raise ReplayError(
+            last.seq,
+            f"the document's status is {document['status']!r}, but its log ends with the "
+            f"game {status if status == 'playing' else 'over: ' + status}",
+        )
     created = events[0].data
     if not same_json(document["variant"], created.get("variant")):
-        raise ReplayError(1, f"the document's variant is {document['variant']!r}, but game_created names "
-                             f"{created.get('variant')!r}")
+        raise ReplayError(
+            1, f"the document's variant is {document['variant']!r}, but game_created names {created.get('variant')!r}"
+        )
     if document["deal_algorithm"] != DEAL_ALGORITHM:
         raise ReplayError(1, f"the document's deal_algorithm is {document['deal_algorithm']!r}, not {DEAL_ALGORITHM}")
     deal = dict(created["deal"])
@@ -119,7 +138,8 @@ def _check_fields(document: Mapping[str, Any], events: Sequence[Event], final: G
         seeds = last.data
         deal.update(server_seed=seeds["server_seed"], client_seed=seeds["client_seed"])
     if not same_json(document["deal"], deal):
-        raise ReplayError(1, "the document's deal is not game_created's deal"
-                             + (" with the revealed seeds" if final is not None else ""))
-
-
+        raise ReplayError(
+            1,
+            "the document's deal is not game_created's deal"
+            + (" with the revealed seeds" if final is not None else ""),
+        )

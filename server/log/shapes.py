@@ -84,8 +84,11 @@ def text(max_length: int, pattern: str | None = None, what: str = "text") -> Sha
     expected = f"{what} of at most {max_length} characters" if compiled is None else what
 
     def check(value: object, path: str) -> None:
-        if not isinstance(value, str) or len(value) > max_length or (
-                compiled is not None and compiled.fullmatch(value) is None):
+        if (
+            not isinstance(value, str)
+            or len(value) > max_length
+            or (compiled is not None and compiled.fullmatch(value) is None)
+        ):
             raise ShapeError(path, expected, value)
 
     return check
@@ -142,8 +145,7 @@ def record(fields: Mapping[str, Shape], optional: Mapping[str, Shape] | None = N
     return check
 
 
-def tagged(tag: str, variants: Mapping[str, Mapping[str, Shape]],
-           optional: Mapping[str, Shape] | None = None) -> Shape:
+def tagged(tag: str, variants: Mapping[str, Mapping[str, Shape]], optional: Mapping[str, Shape] | None = None) -> Shape:
     """An object whose `tag` field says which of `variants` it is: the tag, then that variant's fields."""
     kinds = one_of(*variants)
     records = {name: record({tag: kinds, **fields}, optional) for name, fields in variants.items()}
@@ -172,15 +174,17 @@ CLIENT_SEED_LENGTH = 256
 MAX_HINT_ACTIONS = 64
 """More than any position has legal actions: a move per source and target, and deal or redeal."""
 
-RULES = record({
-    "reserve_piles": whole(0, 4),
-    "reserve_face_down": whole(0, 3),
-    "draw": whole(1, 3),
-    "max_passes": nullable(whole(1, MAX_SAFE_INTEGER)),
-    "waste_access": one_of(*(access.value for access in WasteAccess)),
-    "start_rule": one_of(*(rule.value for rule in StartRule)),
-    "free_cells": whole(0, 1),
-})
+RULES = record(
+    {
+        "reserve_piles": whole(0, 4),
+        "reserve_face_down": whole(0, 3),
+        "draw": whole(1, 3),
+        "max_passes": nullable(whole(1, MAX_SAFE_INTEGER)),
+        "waste_access": one_of(*(access.value for access in WasteAccess)),
+        "start_rule": one_of(*(rule.value for rule in StartRule)),
+        "free_cells": whole(0, 1),
+    }
+)
 
 PLAYER_NAME_PATTERN = "[A-Za-z][A-Za-z0-9_-]{2,23}"
 """A player's name: 3 to 24 ASCII letters, digits, '_' and '-', beginning with a letter (service/players/names.py)."""
@@ -188,55 +192,76 @@ PLAYER_KINDS = ("human", "bot")
 PLAYER = record({"name": text(24, PLAYER_NAME_PATTERN, "a player's name"), "kind": one_of(*PLAYER_KINDS)})
 DAY = text(10, "[0-9]{4}-[0-9]{2}-[0-9]{2}", "a day, as 2026-11-25")
 _WINNABLE = record({"candidate": COUNT, "solver": NAME, "budget": COUNT})
-DEAL = tagged("kind", {
-    "number": {"deal_number": whole(0, MAX_DEAL_NUMBER)},
-    "random": {},
-    "sealed": {"sealed_deal_id": UUID},
-    "daily": {"day": DAY},
-}, optional={"winnable": _WINNABLE})
+DEAL = tagged(
+    "kind",
+    {
+        "number": {"deal_number": whole(0, MAX_DEAL_NUMBER)},
+        "random": {},
+        "sealed": {"sealed_deal_id": UUID},
+        "daily": {"day": DAY},
+    },
+    optional={"winnable": _WINNABLE},
+)
 
 _STATUS = one_of(*(status.value for status in Status))
 _ENDINGS = (WON.reason, LOST_NO_ACTION.reason, LOST_FRUITLESS_PASS.reason, RESIGNED.reason)
-PUBLIC_VIEW = record({
-    "reserves": array(record({"face_down": whole(0, 3), "face_up": array(CARD, 4)}), 4),
-    "foundations": array(record({"suit": nullable(one_of(*(suit.value for suit in Suit))),
-                                 "cards": array(CARD, 13)}), 4, 4),
-    "base_rank": one_of(*RANK_CODES),
-    "stock_count": whole(0, 51),
-    "waste": array(CARD, 51),
-    "live_waste": whole(0, 51),
-    "cell": nullable(CARD),
-    "pass_number": whole(1, MAX_SAFE_INTEGER),
-    "passes_left": nullable(whole(0, MAX_SAFE_INTEGER)),
-    "status": _STATUS,
-    "end_reason": nullable(one_of(*_ENDINGS)),
-})
+PUBLIC_VIEW = record(
+    {
+        "reserves": array(record({"face_down": whole(0, 3), "face_up": array(CARD, 4)}), 4),
+        "foundations": array(
+            record({"suit": nullable(one_of(*(suit.value for suit in Suit))), "cards": array(CARD, 13)}), 4, 4
+        ),
+        "base_rank": one_of(*RANK_CODES),
+        "stock_count": whole(0, 51),
+        "waste": array(CARD, 51),
+        "live_waste": whole(0, 51),
+        "cell": nullable(CARD),
+        "pass_number": whole(1, MAX_SAFE_INTEGER),
+        "passes_left": nullable(whole(0, MAX_SAFE_INTEGER)),
+        "status": _STATUS,
+        "end_reason": nullable(one_of(*_ENDINGS)),
+    }
+)
 
-ACTION = tagged("kind", {
-    "move": {"card": CARD, "from": nullable(SOURCE), "to": nullable(TARGET)},
-    **{kind: {} for kind in ACTION_KINDS if kind != "move"},
-})
+ACTION = tagged(
+    "kind",
+    {
+        "move": {"card": CARD, "from": nullable(SOURCE), "to": nullable(TARGET)},
+        **{kind: {} for kind in ACTION_KINDS if kind != "move"},
+    },
+)
 
-_HINT = record({
-    "action": nullable(ACTION),
-    "basis": one_of(*BASES),
-    "verdict": nullable(one_of(*(verdict.value for verdict in Verdict))),
-    "estimates": array(record({"action": ACTION, "wins": COUNT, "unknown": COUNT, "samples": COUNT}),
-                       MAX_HINT_ACTIONS),
-    "samples": COUNT,
-    "unseen": whole(0, 52),
-    "nodes": COUNT,
-    "budget": COUNT,
-    "solver": NAME,
-}, {"exact_choice": one_of(*EXACT_CHOICES)})  # hints given before the choice was named have none
+_HINT = record(
+    {
+        "action": nullable(ACTION),
+        "basis": one_of(*BASES),
+        "verdict": nullable(one_of(*(verdict.value for verdict in Verdict))),
+        "estimates": array(
+            record({"action": ACTION, "wins": COUNT, "unknown": COUNT, "samples": COUNT}), MAX_HINT_ACTIONS
+        ),
+        "samples": COUNT,
+        "unseen": whole(0, 52),
+        "nodes": COUNT,
+        "budget": COUNT,
+        "solver": NAME,
+    },
+    {"exact_choice": one_of(*EXACT_CHOICES)},
+)  # hints given before the choice was named have none
 
 EVENT_DATA: dict[str, Shape] = {
     "game_created": record(
-        {"rules": RULES, "variant": nullable(one_of(*PRESETS)), "deal_algorithm": NAME, "deal": DEAL,
-         "commitment": HEX64, "opening": PUBLIC_VIEW},
+        {
+            "rules": RULES,
+            "variant": nullable(one_of(*PRESETS)),
+            "deal_algorithm": NAME,
+            "deal": DEAL,
+            "commitment": HEX64,
+            "opening": PUBLIC_VIEW,
+        },
         # Logs written before game_created named its game (server 0.1) have no game_id; a game made with no
         # player's API token names no player.
-        {"game_id": UUID, "player": PLAYER}),
+        {"game_id": UUID, "player": PLAYER},
+    ),
     "card_played": record({"card": CARD, "from": SOURCE, "to": FOUNDATION, "uncovered": nullable(CARD)}),
     "card_moved_to_cell": record({"card": CARD, "from": SOURCE, "to": one_of("cell"), "uncovered": nullable(CARD)}),
     "cards_dealt": record({"cards": array(CARD, 3, 1)}),
@@ -253,4 +278,3 @@ EVENT_DATA: dict[str, Shape] = {
 def check_event_data(kind: str, data: Any) -> None:
     """Raises ShapeError naming the field when `data` is not exactly what a `kind` event holds."""
     EVENT_DATA[kind](data, "data")
-

@@ -80,5 +80,6 @@ def _check_text(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise JSONRefused("a string in it holds a lone surrogate (an escape like \\ud800), "
-                          "which is no Unicode character") from None
+        raise JSONRefused(
+            "a string in it holds a lone surrogate (an escape like \\ud800), which is no Unicode character"
+        ) from None

@@ -55,17 +55,32 @@ class MonitorState:
     players who joined before it."""
 
     def to_json(self) -> str:
-        return json.dumps({"checkpoint": self.checkpoint, "size": self.size,
-                           "frontier": [[h, base64.b64encode(v).decode()] for h, v in self.frontier],
-                           "games": self.games, "creations": self.creations, "daily": self.daily,
-                           "joined": self.joined, "openings": self.openings})
+        return json.dumps(
+            {
+                "checkpoint": self.checkpoint,
+                "size": self.size,
+                "frontier": [[h, base64.b64encode(v).decode()] for h, v in self.frontier],
+                "games": self.games,
+                "creations": self.creations,
+                "daily": self.daily,
+                "joined": self.joined,
+                "openings": self.openings,
+            }
+        )
 
     @classmethod
     def from_json(cls, text: str) -> MonitorState:
         raw = json.loads(text)
-        return cls(raw["checkpoint"], raw["size"], [(h, base64.b64decode(v)) for h, v in raw["frontier"]],
-                   raw["games"], raw["creations"], raw.get("daily", {}), raw.get("joined", {}),
-                   raw.get("openings", {}))
+        return cls(
+            raw["checkpoint"],
+            raw["size"],
+            [(h, base64.b64decode(v)) for h, v in raw["frontier"]],
+            raw["games"],
+            raw["creations"],
+            raw.get("daily", {}),
+            raw.get("joined", {}),
+            raw.get("openings", {}),
+        )
 
     def root(self) -> bytes:
         hashes = [h for _, h in self.frontier]
@@ -100,13 +115,26 @@ class Report:
         self.problems.append(problem)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checkpoint_size": self.checkpoint_size, "new_entries": self.new_entries,
-                "games_verified": self.games_verified, "board_rows_checked": self.board_rows_checked,
-                "problems": self.problems, "split_view": self.split_view, "stale_view": self.stale_view}
+        return {
+            "ok": self.ok,
+            "checkpoint_size": self.checkpoint_size,
+            "new_entries": self.new_entries,
+            "games_verified": self.games_verified,
+            "board_rows_checked": self.board_rows_checked,
+            "problems": self.problems,
+            "split_view": self.split_view,
+            "stale_view": self.stale_view,
+        }
 
 
-def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: MonitorState,
-          progress: Callable[[int, int], None] = lambda done, total: None, boards: Sequence[str] = ()) -> Report:
+def audit(
+    fetch: Fetch,
+    key: Verifier,
+    witnesses: list[Verifier],
+    state: MonitorState,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    boards: Sequence[str] = (),
+) -> Report:
     """One run: the report, and `state` advanced to the new checkpoint if every check held; then each day of
     `boards` recomputed from the games verified so far and compared with the boards served."""
     report = Report()
@@ -127,9 +155,16 @@ def audit(fetch: Fetch, key: Verifier, witnesses: list[Verifier], state: Monitor
         return report
     if not report.ok:
         return report
-    grown = MonitorState(state.checkpoint, state.size, list(state.frontier),
-                         {subject: dict(kinds) for subject, kinds in state.games.items()}, dict(state.creations),
-                         dict(state.daily), dict(state.joined), dict(state.openings))
+    grown = MonitorState(
+        state.checkpoint,
+        state.size,
+        list(state.frontier),
+        {subject: dict(kinds) for subject, kinds in state.games.items()},
+        dict(state.creations),
+        dict(state.daily),
+        dict(state.joined),
+        dict(state.openings),
+    )
     ended: list[tuple[str, dict[str, Any]]] = []
     total = checkpoint.size - state.size
     try:
@@ -161,8 +196,10 @@ def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: st
     assert kept is not None
     old_root = state.root() if state.size else None
     if checkpoint.size == state.size and checkpoint.root != old_root:
-        report.fail(f"split view: the log signed a checkpoint of size {checkpoint.size} that does not extend the one "
-                    f"of size {state.size} it signed before")
+        report.fail(
+            f"split view: the log signed a checkpoint of size {checkpoint.size} that does not extend the one "
+            f"of size {state.size} it signed before"
+        )
         report.split_view = [kept, note]
         return False
     if state.size == 0 or checkpoint.size == state.size:
@@ -170,8 +207,10 @@ def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: st
     assert old_root is not None
     proven = _consistent(fetch, state.size, old_root, checkpoint.size, checkpoint.root)
     if proven is not None:
-        report.fail(f"split view: the checkpoint of size {checkpoint.size} is not proven consistent with the one of "
-                    f"size {state.size} kept before ({proven})")
+        report.fail(
+            f"split view: the checkpoint of size {checkpoint.size} is not proven consistent with the one of "
+            f"size {state.size} kept before ({proven})"
+        )
         report.split_view = [kept, note]
         return False
     return True
@@ -181,15 +220,20 @@ def _behind(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: str
     """A checkpoint older than the one kept: a stale view if it is proven a prefix of it, else a split view."""
     kept = state.checkpoint
     assert kept is not None
-    unproven = _consistent(fetch, checkpoint.size, checkpoint.root, state.size, state.root()) \
-        if checkpoint.size else None
+    unproven = (
+        _consistent(fetch, checkpoint.size, checkpoint.root, state.size, state.root()) if checkpoint.size else None
+    )
     if unproven is None:
-        report.stale_view = (f"stale view: the server showed the checkpoint of size {checkpoint.size}, older than the "
-                             f"one of size {state.size} kept, and proven a prefix of it (a cache or a lagging copy: "
-                             "not a fault of the log); nothing new was checked")
+        report.stale_view = (
+            f"stale view: the server showed the checkpoint of size {checkpoint.size}, older than the "
+            f"one of size {state.size} kept, and proven a prefix of it (a cache or a lagging copy: "
+            "not a fault of the log); nothing new was checked"
+        )
         return
-    report.fail(f"split view: the log signed a checkpoint of size {checkpoint.size} that is not proven a prefix of the "
-                f"one of size {state.size} it signed before ({unproven})")
+    report.fail(
+        f"split view: the log signed a checkpoint of size {checkpoint.size} that is not proven a prefix of the "
+        f"one of size {state.size} it signed before ({unproven})"
+    )
     report.split_view = [kept, note]
 
 
@@ -211,7 +255,7 @@ def _new_entries(fetch: Fetch, old_size: int, new_size: int) -> Iterator[bytes]:
         entries = bundle_entries(fetch("/log/" + path))
         if len(entries) != width:
             raise ValueError(f"{path} holds {len(entries)} entries, not {width}")
-        yield from entries[max(0, old_size - index * TILE_WIDTH):]
+        yield from entries[max(0, old_size - index * TILE_WIDTH) :]
 
 
 def _check_entry(index: int, entry: bytes, state: MonitorState, ended: list[tuple[str, dict[str, Any]]]) -> None:
@@ -236,8 +280,7 @@ def _check_entry(index: int, entry: bytes, state: MonitorState, ended: list[tupl
         ended.append((subject, value))
 
 
-def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: MonitorState,
-                      report: Report) -> None:
+def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: MonitorState, report: Report) -> None:
     try:
         document = strict_json.loads(fetch(f"/games/{game_id}/replay"))
     except (OSError, strict_json.JSONRefused) as error:
@@ -248,13 +291,17 @@ def _check_ended_game(fetch: Fetch, game_id: str, entry: dict[str, Any], state: 
         report.fail(f"game {game_id}: its export is INVALID: {verdict.reason}")
         return
     events = document["events"]
-    if (document["head_hash"], len(events), document["status"]) != (entry["head_hash"], entry["events"],
-                                                                    entry["status"]):
+    if (document["head_hash"], len(events), document["status"]) != (
+        entry["head_hash"],
+        entry["events"],
+        entry["status"],
+    ):
         report.fail(f"game {game_id}: its export does not end as the log says (head hash, events or status differ)")
         return
     created = events[0]["data"]
-    logged_creation = pe.game_created(game_id, created["variant"], created["rules"], created["deal"],
-                                      document["commitment"], created.get("player"))
+    logged_creation = pe.game_created(
+        game_id, created["variant"], created["rules"], created["deal"], document["commitment"], created.get("player")
+    )
     if base64.b64encode(leaf_hash(logged_creation)).decode() != state.creations.get(game_id):
         report.fail(f"game {game_id}: its export's creation is not the one logged")
         return

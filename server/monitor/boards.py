@@ -21,18 +21,26 @@ KINDS = ("human", "bot")
 PAGE = 100
 
 
-def daily_result(created: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
-                 ended: Mapping[str, Any]) -> dict[str, Any]:
+def daily_result(
+    created: Mapping[str, Any], events: Sequence[Mapping[str, Any]], ended: Mapping[str, Any]
+) -> dict[str, Any]:
     """A verified daily game as its board must show it: its day and preset from its creation, its player, its
     end and cards home from the log's entry, its hints and actions counted from its export's events."""
-    return {"day": created["deal"]["day"], "variant": created["variant"], "name": created["player"]["name"],
-            "kind": created["player"]["kind"], "won": ended["status"] == "won", "score": ended["score"],
-            "hints": sum(event["kind"] == ev.HINT_GIVEN for event in events),
-            "actions": sum(event["kind"] in ACTIONS for event in events)}
+    return {
+        "day": created["deal"]["day"],
+        "variant": created["variant"],
+        "name": created["player"]["name"],
+        "kind": created["player"]["kind"],
+        "won": ended["status"] == "won",
+        "score": ended["score"],
+        "hints": sum(event["kind"] == ev.HINT_GIVEN for event in events),
+        "actions": sum(event["kind"] in ACTIONS for event in events),
+    }
 
 
-def check_day(fetch: Callable[[str], bytes], daily: Mapping[str, Mapping[str, Any]], day: str,
-              fail: Callable[[str], None]) -> int:
+def check_day(
+    fetch: Callable[[str], bytes], daily: Mapping[str, Mapping[str, Any]], day: str, fail: Callable[[str], None]
+) -> int:
     """Compare every board of `day` (each preset, humans and bots) with what the verified games say; `fail` each
     difference. How many rows it checked."""
     checked = 0
@@ -49,9 +57,12 @@ def check_day(fetch: Callable[[str], bytes], daily: Mapping[str, Mapping[str, An
             except (OSError, ValueError, KeyError) as error:
                 fail(f"{where}: could not be read: {error}")
                 continue
-            expected = {game_id: result for game_id, result in daily.items()
-                        if (result["day"], result["variant"], result["kind"]) == (day, variant, kind)
-                        and result.get("ranks", True)}
+            expected = {
+                game_id: result
+                for game_id, result in daily.items()
+                if (result["day"], result["variant"], result["kind"]) == (day, variant, kind)
+                and result.get("ranks", True)
+            }
             checked += _compare(served, expected, where, fail)
     return checked
 
@@ -67,22 +78,31 @@ def _board(fetch: Callable[[str], bytes], day: str, variant: str, kind: str) -> 
         query["cursor"] = page["next_cursor"]
 
 
-def _compare(served: list[dict[str, Any]], expected: Mapping[str, Mapping[str, Any]], where: str,
-             fail: Callable[[str], None]) -> int:
+def _compare(
+    served: list[dict[str, Any]], expected: Mapping[str, Mapping[str, Any]], where: str, fail: Callable[[str], None]
+) -> int:
     shown = [row["game_id"] for row in served]
     for game_id in sorted(set(expected) - set(shown)):
         fail(f"{where}: leaves out game {game_id} ({expected[game_id]['name']}), logged and valid")
     for game_id in sorted(set(shown) - set(expected)):
-        fail(f"{where}: shows game {game_id}, which the log does not hold as a valid daily game of that board by a "
-             "player who joined before its deal opened")
+        fail(
+            f"{where}: shows game {game_id}, which the log does not hold as a valid daily game of that board by a "
+            "player who joined before its deal opened"
+        )
     if len(shown) != len(set(shown)):
         fail(f"{where}: shows a game twice")
     for rank, row in enumerate(served, start=1):
         result = expected.get(row["game_id"])
         if result is None:
             continue
-        says = {"name": row["player"]["name"], "kind": row["player"]["kind"], "won": row["won"],
-                "score": row["score"], "hints": row["hints"], "actions": row["actions"]}
+        says = {
+            "name": row["player"]["name"],
+            "kind": row["player"]["kind"],
+            "won": row["won"],
+            "score": row["score"],
+            "hints": row["hints"],
+            "actions": row["actions"],
+        }
         differs = sorted(name for name, value in says.items() if result[name] != value)
         if differs:
             fail(f"{where}: game {row['game_id']} is shown with another {', '.join(differs)} than its log and export")

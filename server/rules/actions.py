@@ -132,8 +132,11 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
         card, source, target = data.get("card"), data.get("from"), data.get("to")
         if not isinstance(card, str):
             raise InvalidInput(f"a move names its card as text like '7S', not {card!r}")
-        return Move(Card.parse(card), None if source is None else Place.parse(source),
-                    None if target is None else Place.parse(target))
+        return Move(
+            Card.parse(card),
+            None if source is None else Place.parse(source),
+            None if target is None else Place.parse(target),
+        )
     if isinstance(kind, str) and kind in _WORDS:
         return _WORDS[kind]
     raise InvalidInput(f"an action's kind is one of {', '.join(ACTION_KINDS)}, not {kind!r}")

@@ -19,8 +19,20 @@ class InvalidRules(RulesError):
 
 
 RULES_THAT_REFUSE = (
-    "not-available", "wrong-source", "group-waste", "suit", "osmosis", "start-order", "base-rank", "no-cell",
-    "cell-occupied", "stock-empty", "stock-not-empty", "waste-empty", "no-passes-left", "game-over",
+    "not-available",
+    "wrong-source",
+    "group-waste",
+    "suit",
+    "osmosis",
+    "start-order",
+    "base-rank",
+    "no-cell",
+    "cell-occupied",
+    "stock-empty",
+    "stock-not-empty",
+    "waste-empty",
+    "no-passes-left",
+    "game-over",
 )
 """Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused")."""
 

@@ -129,8 +129,14 @@ def from_text(text: str) -> GameState:
     if items:
         raise InvalidInput(f"unknown item(s) in position text: {', '.join(sorted(items))}")
 
-    listed = [*(card for pile in reserves for card in pile), *(c for f in foundations for c in f),
-              *stock, *dead, *live, *((cell,) if cell is not None else ())]
+    listed = [
+        *(card for pile in reserves for card in pile),
+        *(c for f in foundations for c in f),
+        *stock,
+        *dead,
+        *live,
+        *((cell,) if cell is not None else ()),
+    ]
     if stock_fill is not None and dead_fill is not None:
         raise InvalidInput(_FILL_ONCE)
     if stock_fill is not None or dead_fill is not None:
@@ -176,7 +182,7 @@ def _cards_and_fill(text: str) -> tuple[tuple[Card, ...], int | None]:
     if _FILL not in words:
         return tuple(Card.parse(word) for word in words), None
     at = words.index(_FILL)
-    if _FILL in words[at + 1:]:
+    if _FILL in words[at + 1 :]:
         raise InvalidInput(_FILL_ONCE)
     return tuple(Card.parse(word) for word in words if word != _FILL), at
 

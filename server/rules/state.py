@@ -76,4 +76,3 @@ class GameState:
     @property
     def cards_on_foundations(self) -> int:
         return sum(len(foundation) for foundation in self.foundations)
-

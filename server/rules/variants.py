@@ -44,9 +44,7 @@ class Rules:
         _require_int_in("reserve_face_down", self.reserve_face_down, (0, 3))
         _require_int_in("draw", self.draw, (1, 3))
         _require_int_in("free_cells", self.free_cells, (0, 1))
-        if self.max_passes is not None and (
-            not _is_int(self.max_passes) or self.max_passes < 1
-        ):
+        if self.max_passes is not None and (not _is_int(self.max_passes) or self.max_passes < 1):
             raise InvalidRules(
                 f"max_passes must be a whole number >= 1, or null for unlimited, not {self.max_passes!r}"
             )
@@ -68,9 +66,7 @@ class Rules:
         """Rules from a JSON-like mapping; missing parameters take the default (the `osmosis` preset)."""
         unknown = sorted(set(values) - set(PARAMETERS))
         if unknown:
-            raise InvalidRules(
-                f"unknown rule parameter(s) {', '.join(unknown)}; known: {', '.join(PARAMETERS)}"
-            )
+            raise InvalidRules(f"unknown rule parameter(s) {', '.join(unknown)}; known: {', '.join(PARAMETERS)}")
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:

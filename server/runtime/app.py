@@ -28,8 +28,13 @@ from .upkeep import Upkeep
 from .witnessing import Witnesses
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None, read_store: ReadStore | None = None, *,
-               sources: Sources | None = None) -> Flask:
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    read_store: ReadStore | None = None,
+    *,
+    sources: Sources | None = None,
+) -> Flask:
     """The WSGI application on `store`, its reads that only answer clients on `read_store` when given (the rule
     for reading your own writes: service.ports.GameReads).
 
@@ -47,8 +52,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None, rea
     if store is None:
         if settings.database_url is None:
             raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
-        pool = open_pool(settings.database_url, settings.pool_min_size, settings.pool_max_size,
-                         settings.pool_timeout, settings.statement_timeout_ms)
+        pool = open_pool(
+            settings.database_url,
+            settings.pool_min_size,
+            settings.pool_max_size,
+            settings.pool_timeout,
+            settings.statement_timeout_ms,
+        )
         pool_stats = pool.get_stats
         app.extensions["osmosis.pool"] = pool
         store = PostgresStore(pool, migrate.head_revision())
@@ -58,10 +68,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None, rea
     reads = store if read_store is None else read_store
     public_log = PublicLog(store, reads, signer, [w for w, _ in witnesses], spacing=settings.log_interval_seconds)
     hub = Hub(store, poll_seconds=settings.live_poll_seconds)
-    use_cases = compose(store, read_store, changes=hub, solver_time=solver_time, sources=sources,
-                        recent_games=settings.recent_games, public_log=public_log)
-    sequencer = Sequencer(public_log, settings.log_interval_seconds,
-                          Witnesses(public_log, store, witnesses) if witnesses else None)
+    use_cases = compose(
+        store,
+        read_store,
+        changes=hub,
+        solver_time=solver_time,
+        sources=sources,
+        recent_games=settings.recent_games,
+        public_log=public_log,
+    )
+    sequencer = Sequencer(
+        public_log, settings.log_interval_seconds, Witnesses(public_log, store, witnesses) if witnesses else None
+    )
     upkeep = Upkeep(use_cases.chores)
     if isinstance(store, PostgresStore) and owned:
         store.entries_logged = _waking(sequencer, upkeep)

@@ -25,9 +25,16 @@ from ..service.verifying import Verifying
 RECENT_GAMES = 1024
 
 
-def compose(store: Store, read_store: ReadStore | None = None, *, changes: ChangeSink | None = None,
-            solver_time: SolverTime = at_once, sources: Sources | None = None, recent_games: int = RECENT_GAMES,
-            public_log: PublicLog | None = None) -> UseCases:
+def compose(
+    store: Store,
+    read_store: ReadStore | None = None,
+    *,
+    changes: ChangeSink | None = None,
+    solver_time: SolverTime = at_once,
+    sources: Sources | None = None,
+    recent_games: int = RECENT_GAMES,
+    public_log: PublicLog | None = None,
+) -> UseCases:
     """The use cases on `store`, with the reads that only answer clients on `read_store` when given (its rule:
     ports.GameReads). `changes`: told of every game created and action landed (the live hub). `recent_games`: how
     many games this process keeps as it last wrote them (0: none). `public_log`: one that serves and does not

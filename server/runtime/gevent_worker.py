@@ -77,10 +77,22 @@ class Worker(GeventWorker):  # type: ignore[misc]
 def problem_response(status: int, exc: Exception) -> bytes:
     """A whole HTTP response: `status` as RFC 9457 problem+json, saying what gunicorn found wrong."""
     code = REFUSALS.get(status, "bad-request" if 400 <= status < 500 else "internal-error")
-    detail = ("the server failed to handle this request; it has been logged" if status >= 500
-              else f"the request was refused before it was read: {str(exc)[:200]}")
-    body = json.dumps({"type": f"urn:osmosis:problem:{code}", "title": HTTPStatus(status).phrase, "status": status,
-                       "detail": detail, "code": code}).encode()
-    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
-            f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n")
+    detail = (
+        "the server failed to handle this request; it has been logged"
+        if status >= 500
+        else f"the request was refused before it was read: {str(exc)[:200]}"
+    )
+    body = json.dumps(
+        {
+            "type": f"urn:osmosis:problem:{code}",
+            "title": HTTPStatus(status).phrase,
+            "status": status,
+            "detail": detail,
+            "code": code,
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
+        f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode("latin-1") + body

@@ -24,8 +24,10 @@ def log_signer(settings: Settings) -> Signer:
     if signer.kind != ED25519:
         raise ConfigError("the log's signing key is an Ed25519 note key (type 0x01), not a witness's")
     if settings.log_origin is not None and settings.log_origin != signer.name:
-        raise ConfigError(f"LOG_ORIGIN is {settings.log_origin!r}, but the signing key is named {signer.name!r}: "
-                          "a checkpoint's origin is its key's name")
+        raise ConfigError(
+            f"LOG_ORIGIN is {settings.log_origin!r}, but the signing key is named {signer.name!r}: "
+            "a checkpoint's origin is its key's name"
+        )
     return signer
 
 
@@ -40,8 +42,9 @@ def kept_signer(path: Path, name: str) -> Signer:
             file.write(made.skey + "\n")
         try:
             os.link(draft, path)
-            log.warning("made a new signing key for the public log in %s; its verifier key is %s", path,
-                        made.verifier.vkey)
+            log.warning(
+                "made a new signing key for the public log in %s; its verifier key is %s", path, made.verifier.vkey
+            )
         except FileExistsError:
             pass  # another process made it first: theirs is the key
         finally:

@@ -23,8 +23,13 @@ its sequencer waits for a checkpoint."""
 
 
 class Sequencer(Turns):
-    def __init__(self, public_log: PublicLog, interval: float, witnesses: Witnesses | None = None,
-                 idle_wait: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        public_log: PublicLog,
+        interval: float,
+        witnesses: Witnesses | None = None,
+        idle_wait: float = IDLE_SECONDS,
+    ) -> None:
         # Every half interval while there is work, so that an entry waits at most about one and a half for its
         # checkpoint; the store keeps checkpoints an interval apart whichever process signs them.
         super().__init__("osmosis-log-sequencer", interval / 2, idle_wait)

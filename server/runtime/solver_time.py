@@ -57,8 +57,9 @@ class JobLeases:
     the fair queue of each worker still holds, and an outage of Redis stops no one's game.
     """
 
-    def __init__(self, counters: Storage, per_client: int = JOBS_PER_CLIENT,
-                 lease_seconds: int = LEASE_SECONDS) -> None:
+    def __init__(
+        self, counters: Storage, per_client: int = JOBS_PER_CLIENT, lease_seconds: int = LEASE_SECONDS
+    ) -> None:
         self._counters = counters
         self.per_client = per_client
         self._lease_seconds = lease_seconds
@@ -102,8 +103,9 @@ class JobLeases:
         try:
             self._counters.clear(key)
         except StorageError:
-            log.warning("could not free a solver job's place: it frees itself after %d s", self._lease_seconds,
-                        exc_info=True)
+            log.warning(
+                "could not free a solver job's place: it frees itself after %d s", self._lease_seconds, exc_info=True
+            )
 
     @staticmethod
     def _identity_key(identity: str) -> str:
@@ -140,8 +142,10 @@ class ComputeQueue:
                 return _off_the_loop(work, self._threads)
         lease = self._leases.acquire(client)
         if lease is None:
-            raise SolverBusy(f"you have {self._leases.per_client} solver jobs in flight already (hints, winnable "
-                             "deals, analyses, verifications): retry once one has finished")
+            raise SolverBusy(
+                f"you have {self._leases.per_client} solver jobs in flight already (hints, winnable "
+                "deals, analyses, verifications): retry once one has finished"
+            )
         try:
             with self._turn(client):
                 return _off_the_loop(work, self._threads)
@@ -163,8 +167,10 @@ class ComputeQueue:
                 if remaining <= 0:
                     self._waiting.remove((ticket, client))
                     self._turns.notify_all()
-                    raise SolverSaturated(f"the solver is busy with other clients' work: no thread came free within "
-                                          f"{self._queue_seconds:g} seconds")
+                    raise SolverSaturated(
+                        f"the solver is busy with other clients' work: no thread came free within "
+                        f"{self._queue_seconds:g} seconds"
+                    )
                 self._turns.wait(remaining)
             self._waiting.remove((ticket, client))
             self._running[client] += 1

@@ -28,8 +28,13 @@ MAX_ANSWER_BYTES = 65536
 
 
 class Witnesses:
-    def __init__(self, public_log: PublicLog, store: PublicLogStore, witnesses: Sequence[tuple[Verifier, str]],
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        public_log: PublicLog,
+        store: PublicLogStore,
+        witnesses: Sequence[tuple[Verifier, str]],
+        timeout: float | None = None,
+    ) -> None:
         seconds = WITNESS_SECONDS if timeout is None else timeout
         self._asking = [_Asking(public_log, store, witness, url, seconds) for witness, url in witnesses]
 
@@ -56,8 +61,9 @@ class _Asking:
     """One witness, asked in a thread of its own for the newest checkpoint offered (an older one still waiting is
     dropped: cosigning the newest covers it)."""
 
-    def __init__(self, public_log: PublicLog, store: PublicLogStore, witness: Verifier, url: str,
-                 timeout: float) -> None:
+    def __init__(
+        self, public_log: PublicLog, store: PublicLogStore, witness: Verifier, url: str, timeout: float
+    ) -> None:
         self._log, self._store, self._witness = public_log, store, witness
         self._url = url.rstrip("/") + "/add-checkpoint"
         self._timeout = timeout
@@ -88,8 +94,9 @@ class _Asking:
             self._offers += 1
             self._pending = (self._offers, checkpoint)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=f"osmosis-witness-{self._witness.name}",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name=f"osmosis-witness-{self._witness.name}", daemon=True
+                )
                 self._thread.start()
             self._changed.notify_all()
             return self._offers
@@ -168,8 +175,9 @@ def _post(url: str, body: str, seconds: float) -> tuple[int, str, str]:
     try:
         with deadline(seconds, lambda: connection.sock) as watched:
             try:
-                connection.request("POST", parts.path or "/", body.encode(),
-                                   {"Content-Type": "text/plain; charset=utf-8"})
+                connection.request(
+                    "POST", parts.path or "/", body.encode(), {"Content-Type": "text/plain; charset=utf-8"}
+                )
                 response = connection.getresponse()
                 text = response.read(MAX_ANSWER_BYTES).decode(errors="replace")
             except (OSError, http.client.HTTPException):

@@ -81,8 +81,14 @@ class _Decision:
 class Acting:
     """The use cases that act on a game, the players' and the server's own (closing a day, a game left)."""
 
-    def __init__(self, store: ActingStore, recent: RecentGames, changes: ChangeSink | None, solver_time: SolverTime,
-                 clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        store: ActingStore,
+        recent: RecentGames,
+        changes: ChangeSink | None,
+        solver_time: SolverTime,
+        clock: Callable[[], datetime],
+    ) -> None:
         """`recent`: the games this process keeps as it last wrote them (shared with Creating); `changes`: told of
         every action that lands here (the live hub)."""
         self._store = store
@@ -91,14 +97,29 @@ class Acting:
         self._solver_time = solver_time
         self._clock = clock
 
-    def act(self, game_id: UUID, token: Credential, action: Action, *, versions: Versions = None,
-            idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def act(
+        self,
+        game_id: UUID,
+        token: Credential,
+        action: Action,
+        *,
+        versions: Versions = None,
+        idempotency: Idempotency | None = None,
+        answer: Answer[ActionTaken] | None = None,
+    ) -> Answered[ActionTaken]:
         """Any action, as the game's legal actions name it, or a resignation. `versions`: those the request allows
         it on; `answer`: how the client is answered (kept for retries with the same Idempotency-Key)."""
         return self._act(game_id, token, lambda state: action, versions, idempotency, answer)
 
-    def draw(self, game_id: UUID, token: Credential, *, versions: Versions = None,
-             idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def draw(
+        self,
+        game_id: UUID,
+        token: Credential,
+        *,
+        versions: Versions = None,
+        idempotency: Idempotency | None = None,
+        answer: Answer[ActionTaken] | None = None,
+    ) -> Answered[ActionTaken]:
         """Deal, or redeal when the stock is empty and a redeal is allowed."""
 
         def deal_or_redeal(state: GameState) -> Action:
@@ -106,12 +127,26 @@ class Acting:
 
         return self._act(game_id, token, deal_or_redeal, versions, idempotency, answer)
 
-    def resign(self, game_id: UUID, token: Credential, *, versions: Versions = None,
-               idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def resign(
+        self,
+        game_id: UUID,
+        token: Credential,
+        *,
+        versions: Versions = None,
+        idempotency: Idempotency | None = None,
+        answer: Answer[ActionTaken] | None = None,
+    ) -> Answered[ActionTaken]:
         return self.act(game_id, token, Resign(), versions=versions, idempotency=idempotency, answer=answer)
 
-    def hint(self, game_id: UUID, token: Credential, *, versions: Versions = None,
-             idempotency: Idempotency | None = None, answer: Answer[ActionTaken] | None = None) -> Answered[ActionTaken]:
+    def hint(
+        self,
+        game_id: UUID,
+        token: Credential,
+        *,
+        versions: Versions = None,
+        idempotency: Idempotency | None = None,
+        answer: Answer[ActionTaken] | None = None,
+    ) -> Answered[ActionTaken]:
         """The best action by what the player has seen (solver.hints), appended to the log as hint_given."""
         for _ in range(HINT_ATTEMPTS - 1):
             if (first := self._first_answer(game_id, token, idempotency)) is not None:
@@ -124,8 +159,15 @@ class Acting:
             return first
         return self._hint_once(game_id, token, versions, idempotency, answer, retries_wait=False)
 
-    def _hint_once(self, game_id: UUID, token: Credential, versions: Versions, idempotency: Idempotency | None,
-                   answer: Answer[ActionTaken] | None, retries_wait: bool) -> Answered[ActionTaken]:
+    def _hint_once(
+        self,
+        game_id: UUID,
+        token: Credential,
+        versions: Versions,
+        idempotency: Idempotency | None,
+        answer: Answer[ActionTaken] | None,
+        retries_wait: bool,
+    ) -> Answered[ActionTaken]:
         """One hint worked out and appended; with `retries_wait`, a retry of a request still at it waits for
         it instead (IdenticalRequestFinished)."""
         game, secret = self._store.load_for_action(game_id)
@@ -135,8 +177,10 @@ class Acting:
         state = from_text(secret.state_text)
         # Worked out before the write, outside any transaction: a search of a second or so must not hold
         # the game's lock. Should an action land meanwhile, the hint is worked out again for its position.
-        given = self._solver_time(lambda: hints.hint(state).to_dict(),
-                                  once_for=work_of(f"game:{game_id}", idempotency) if retries_wait else None)
+        given = self._solver_time(
+            lambda: hints.hint(state).to_dict(),
+            once_for=work_of(f"game:{game_id}", idempotency) if retries_wait else None,
+        )
 
         def give(current: GameState) -> Step:
             if current != state:
@@ -145,8 +189,15 @@ class Acting:
 
         return self._step(game_id, token, give, versions, idempotency, answer)
 
-    def _act(self, game_id: UUID, token: Credential, choose: Callable[[GameState], Action], versions: Versions,
-             idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
+    def _act(
+        self,
+        game_id: UUID,
+        token: Credential,
+        choose: Callable[[GameState], Action],
+        versions: Versions,
+        idempotency: Idempotency | None,
+        answer: Answer[ActionTaken] | None,
+    ) -> Answered[ActionTaken]:
         def take(state: GameState) -> Step:
             action = choose(state)
             after = apply(state, action)
@@ -154,8 +205,15 @@ class Acting:
 
         return self._step(game_id, token, take, versions, idempotency, answer)
 
-    def _step(self, game_id: UUID, token: Credential, step: Callable[[GameState], Step], versions: Versions,
-              idempotency: Idempotency | None, answer: Answer[ActionTaken] | None) -> Answered[ActionTaken]:
+    def _step(
+        self,
+        game_id: UUID,
+        token: Credential,
+        step: Callable[[GameState], Step],
+        versions: Versions,
+        idempotency: Idempotency | None,
+        answer: Answer[ActionTaken] | None,
+    ) -> Answered[ActionTaken]:
         """Append what `step` makes of the game's position, or answer a retry as its request was answered."""
         scope = f"game:{game_id}"
         if (first := self._first_answer(game_id, token, idempotency)) is not None:
@@ -192,8 +250,9 @@ class Acting:
         self._tell(decision.known.game, decision.write.events)
         return decision.answered
 
-    def _land(self, game_id: UUID, kept: Known | None,
-              decide: Callable[[GameRecord, GameSecret], _Decision]) -> _Decision:
+    def _land(
+        self, game_id: UUID, kept: Known | None, decide: Callable[[GameRecord, GameSecret], _Decision]
+    ) -> _Decision:
         """The action decided and written: on the game as kept here, else as stored, else under its lock."""
         if kept is not None:
             try:
@@ -219,8 +278,12 @@ class Acting:
         loss (abandoned). Whether it wrote (a game played on meanwhile, or ended, is left as it is)."""
 
         def left(game: GameRecord) -> bool:
-            return game.status == "playing" and game.owner is not None and game.daily is None \
+            return (
+                game.status == "playing"
+                and game.owner is not None
+                and game.daily is None
                 and game.updated_at <= self._clock() - ABANDONED_AFTER
+            )
 
         return self._end(game_id, left, abandoned=True)
 
@@ -230,13 +293,17 @@ class Acting:
         is left as it is)."""
 
         def closed(game: GameRecord) -> bool:
-            return game.daily is not None and "server_seed" not in game.deal \
+            return (
+                game.daily is not None
+                and "server_seed" not in game.deal
                 and not still_private(game.daily, self._clock())
+            )
 
         return self._end(game_id, closed, closing=True)
 
-    def _end(self, game_id: UUID, due: Callable[[GameRecord], bool], closing: bool = False,
-             abandoned: bool = False) -> bool:
+    def _end(
+        self, game_id: UUID, due: Callable[[GameRecord], bool], closing: bool = False, abandoned: bool = False
+    ) -> bool:
         """The server's own end of a game `due` to end, under its lock: resigned if still on, then revealed."""
         with self._store.locked_game(game_id) as locked:
             game, secret = locked.game, locked.secret
@@ -253,9 +320,17 @@ class Acting:
         self._tell(decision.known.game, decision.write.events)
         return True
 
-    def _decision(self, scope: str, game: GameRecord, secret: GameSecret, step: Step,
-                  idempotency: Idempotency | None, answer: Answer[ActionTaken] | None,
-                  closing: bool = False, abandoned: bool = False) -> _Decision:
+    def _decision(
+        self,
+        scope: str,
+        game: GameRecord,
+        secret: GameSecret,
+        step: Step,
+        idempotency: Idempotency | None,
+        answer: Answer[ActionTaken] | None,
+        closing: bool = False,
+        abandoned: bool = False,
+    ) -> _Decision:
         after, new_events, deal = step.after, list(step.events), game.deal
         # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
         reveal = after.is_over and (game.daily is None or closing)
@@ -263,28 +338,47 @@ class Acting:
             new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
             deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
         appended = ev.chain(game.head_hash, game.version + 1, new_events)
-        updated = rendered(replace(
-            game,
-            updated_at=self._clock(),
-            deal=deal,
-            version=appended[-1].seq,
-            status=after.status.value,
-            score=after.cards_on_foundations,
-            head_hash=appended[-1].hash,
-            hints=game.hints + sum(event.kind == ev.HINT_GIVEN for event in new_events),
-        ), after)
+        updated = rendered(
+            replace(
+                game,
+                updated_at=self._clock(),
+                deal=deal,
+                version=appended[-1].seq,
+                status=after.status.value,
+                score=after.cards_on_foundations,
+                head_hash=appended[-1].hash,
+                hints=game.hints + sum(event.kind == ev.HINT_GIVEN for event in new_events),
+            ),
+            after,
+        )
         outcome = ActionTaken(updated, tuple(appended), step.hint)
         reply = answer(outcome) if answer is not None else None
         state_text = to_text(after)
         entries: tuple[PublicEntry, ...] = ()
         if reveal:
-            ended = PublicEntry(game.id, public_entries.GAME_ENDED, public_entries.game_ended(
-                game.id, updated.status, updated.version, updated.head_hash, updated.score, secret.server_seed,
-                secret.client_seed))
+            ended = PublicEntry(
+                game.id,
+                public_entries.GAME_ENDED,
+                public_entries.game_ended(
+                    game.id,
+                    updated.status,
+                    updated.version,
+                    updated.head_hash,
+                    updated.score,
+                    secret.server_seed,
+                    secret.client_seed,
+                ),
+            )
             entries = (ended,) if game.daily is None else (creation_entry(game), ended)
-        write = GameWrite(updated, appended, state_text, kept_reply(scope, idempotency, reply),
-                          snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
-                          result=result_at_reveal(updated, abandoned) if reveal else None, public_entries=entries)
+        write = GameWrite(
+            updated,
+            appended,
+            state_text,
+            kept_reply(scope, idempotency, reply),
+            snapshot=game.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
+            result=result_at_reveal(updated, abandoned) if reveal else None,
+            public_entries=entries,
+        )
         return _Decision(write, Answered(reply, outcome), Known(updated, replace(secret, state_text=state_text), after))
 
     def _check_access(self, credential: Credential, keys: GameKeys, game_id: UUID) -> None:
@@ -305,8 +399,7 @@ class Acting:
 
     def _check_day_open(self, game: GameRecord) -> None:
         if game.daily is not None and not still_private(game.daily, self._clock()):
-            raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with "
-                            "it")
+            raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with it")
 
     def _keep_recent(self, known: Known) -> None:
         keep_recent(self._recent, known, self._clock())
@@ -314,8 +407,9 @@ class Acting:
     def _tell(self, game: GameRecord, events: Sequence[ev.Event]) -> None:
         tell(self._changes, game, events)
 
-    def _first_answer(self, game_id: UUID, token: Credential,
-                      idempotency: Idempotency | None) -> Answered[ActionTaken] | None:
+    def _first_answer(
+        self, game_id: UUID, token: Credential, idempotency: Idempotency | None
+    ) -> Answered[ActionTaken] | None:
         """The reply kept for this key of an action on the game, if any."""
         if idempotency is None:
             return None
@@ -351,5 +445,10 @@ def tell(changes: ChangeSink | None, game: GameRecord, events: Sequence[ev.Event
 
 def creation_entry(game: GameRecord) -> PublicEntry:
     """The game's creation as the public log enters it (its deal without the seeds revealed since)."""
-    return PublicEntry(game.id, public_entries.GAME_CREATED, public_entries.game_created(
-        game.id, game.variant, game.rules, game.deal, game.commitment, game.owner.named() if game.owner else None))
+    return PublicEntry(
+        game.id,
+        public_entries.GAME_CREATED,
+        public_entries.game_created(
+            game.id, game.variant, game.rules, game.deal, game.commitment, game.owner.named() if game.owner else None
+        ),
+    )

@@ -37,8 +37,10 @@ class Analyses:
         if game.status == Status.PLAYING:
             raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
         if game.daily is not None and "server_seed" not in game.deal:
-            raise DayNotClosed(f"game {game_id} is a daily deal of {game.daily.isoformat()}: it is analysed once the "
-                               "day closes, since the analysis would show the deal to players still at it")
+            raise DayNotClosed(
+                f"game {game_id} is a daily deal of {game.daily.isoformat()}: it is analysed once the "
+                "day closes, since the analysis would show the deal to players still at it"
+            )
         events = self._games.load_events(game_id, 0, None)
         rules = Rules.from_mapping(game.rules)
         start = game_opening(rules, secret.server_seed, secret.client_seed, game.deal)

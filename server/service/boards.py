@@ -57,29 +57,50 @@ class Boards:
         return board_view(variant, kind, rank, page, next_cursor)
 
 
-def daily_board_view(day: date, variant: str, kind: str, rank: int, page: Sequence[DailyBoardRow],
-                     next_cursor: str | None) -> dict[str, Any]:
+def daily_board_view(
+    day: date, variant: str, kind: str, rank: int, page: Sequence[DailyBoardRow], next_cursor: str | None
+) -> dict[str, Any]:
     """A page of a day's board as the API shows it, its first row ranked `rank` + 1."""
     return {
-        "day": day.isoformat(), "variant": variant, "kind": kind,
-        "rows": [{"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "game_id": str(row.game_id),
-                  "won": row.won, "score": row.score, "hints": row.hints, "actions": row.actions,
-                  "seconds": round(row.seconds, 3), **_links(row.game_id)}
-                 for n, row in enumerate(page, start=1)],
+        "day": day.isoformat(),
+        "variant": variant,
+        "kind": kind,
+        "rows": [
+            {
+                "rank": rank + n,
+                "player": {"name": row.name, "kind": row.kind},
+                "game_id": str(row.game_id),
+                "won": row.won,
+                "score": row.score,
+                "hints": row.hints,
+                "actions": row.actions,
+                "seconds": round(row.seconds, 3),
+                **_links(row.game_id),
+            }
+            for n, row in enumerate(page, start=1)
+        ],
         "next_cursor": next_cursor,
     }
 
 
-def board_view(variant: str, kind: str, rank: int, page: Sequence[AllTimeRow],
-               next_cursor: str | None) -> dict[str, Any]:
+def board_view(
+    variant: str, kind: str, rank: int, page: Sequence[AllTimeRow], next_cursor: str | None
+) -> dict[str, Any]:
     """A page of a preset's all-time board as the API shows it, its first row ranked `rank` + 1."""
     entries = []
     for n, row in enumerate(page, start=1):
         low, high = wilson_interval(row.wins, row.games)
-        entries.append({"rank": rank + n, "player": {"name": row.name, "kind": row.kind}, "games": row.games,
-                        "wins": row.wins, "win_rate": row.wins / row.games,
-                        "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
-                        "games_url": f"/players/{row.name}/games?variant={variant}"})
+        entries.append(
+            {
+                "rank": rank + n,
+                "player": {"name": row.name, "kind": row.kind},
+                "games": row.games,
+                "wins": row.wins,
+                "win_rate": row.wins / row.games,
+                "win_rate_interval": {"low": round(low, 6), "high": round(high, 6)},
+                "games_url": f"/players/{row.name}/games?variant={variant}",
+            }
+        )
     return {"variant": variant, "kind": kind, "min_games": MIN_GAMES, "rows": entries, "next_cursor": next_cursor}
 
 
@@ -101,8 +122,13 @@ def _opened(cursor: str | None, types: tuple[type, ...]) -> tuple[Any, ...] | No
         return None
     try:
         parts = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode())
-        if isinstance(parts, list) and len(parts) == 2 and _whole(parts[0]) and parts[0] >= 0 \
-                and isinstance(parts[1], list):
+        if (
+            isinstance(parts, list)
+            and len(parts) == 2
+            and _whole(parts[0])
+            and parts[0] >= 0
+            and isinstance(parts[1], list)
+        ):
             parts = parts[1]
         if not (isinstance(parts, list) and len(parts) == len(types)):
             raise ValueError

@@ -21,8 +21,9 @@ class ChoresStore(DailyDeals, Statistics, KeptResponses, Protocol):
 
 
 class Chores:
-    def __init__(self, store: ChoresStore, days: Days, acting: Acting, profiles: Profiles,
-                 clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, store: ChoresStore, days: Days, acting: Acting, profiles: Profiles, clock: Callable[[], datetime]
+    ) -> None:
         self._store = store
         self._days = days
         self._acting = acting
@@ -39,11 +40,15 @@ class Chores:
         games not closed yet is ended and revealed (Acting.close_daily_game). How many games it closed; at most
         `batch` a call, so that a turn stays short (the next turn goes on)."""
         self._days.deals()
-        return sum(self._acting.close_daily_game(game_id)
-                   for game_id in self._store.unrevealed_daily_games(self._days.today(), batch))
+        return sum(
+            self._acting.close_daily_game(game_id)
+            for game_id in self._store.unrevealed_daily_games(self._days.today(), batch)
+        )
 
     def close_left_games(self, batch: int = 100) -> int:
         """End the players' games left without an action for ABANDONED_AFTER (Acting.close_left_game), `batch` a
         turn."""
-        return sum(self._acting.close_left_game(game_id)
-                   for game_id in self._store.left_games(self._clock() - ABANDONED_AFTER, batch))
+        return sum(
+            self._acting.close_left_game(game_id)
+            for game_id in self._store.left_games(self._clock() - ABANDONED_AFTER, batch)
+        )

@@ -67,8 +67,15 @@ class CreatingStore(GameWrites, SealedDeals, KeptResponses, Protocol):
 
 
 class Creating:
-    def __init__(self, store: CreatingStore, days: Days, recent: RecentGames, changes: ChangeSink | None,
-                 solver_time: SolverTime, sources: Sources) -> None:
+    def __init__(
+        self,
+        store: CreatingStore,
+        days: Days,
+        recent: RecentGames,
+        changes: ChangeSink | None,
+        solver_time: SolverTime,
+        sources: Sources,
+    ) -> None:
         """`recent`: the games this process keeps as it last wrote them (shared with Acting), `changes`: told of
         every game created here (the live hub)."""
         self._store = store
@@ -78,8 +85,9 @@ class Creating:
         self._solver_time = solver_time
         self._sources = sources
 
-    def create_game(self, new: NewGame, idempotency: Idempotency | None = None, *,
-                    answer: Answer[GameMade] | None = None) -> Answered[GameMade]:
+    def create_game(
+        self, new: NewGame, idempotency: Idempotency | None = None, *, answer: Answer[GameMade] | None = None
+    ) -> Answered[GameMade]:
         owner = new.owner
         scope = "games" if owner is None else f"player:{owner.player.id}:games"
         if owner is not None:
@@ -104,16 +112,20 @@ class Creating:
                 sealed = self._store.load_sealed_deal(deal_id)
                 if sealed.game_id is not None:
                     raise SealedDealUsed(f"sealed deal {deal_id} has already made a game")
-                server_seed, deal, sealed_deal_id = sealed.server_seed, {"kind": "sealed",
-                                                                         "sealed_deal_id": str(deal_id)}, deal_id
+                server_seed, deal, sealed_deal_id = (
+                    sealed.server_seed,
+                    {"kind": "sealed", "sealed_deal_id": str(deal_id)},
+                    deal_id,
+                )
             case NumberedDeal(number):
                 server_seed, deal = deal_number_seed(number), {"kind": "number", "deal_number": number}
             case FreshDeal():
                 server_seed, deal = self._sources.new_server_seed(), {"kind": "random"}
         if new.winnable:
             try:
-                chosen = self._solver_time(lambda: first_winnable(rules, server_seed, client_seed),
-                                           once_for=work_of(scope, idempotency))
+                chosen = self._solver_time(
+                    lambda: first_winnable(rules, server_seed, client_seed), once_for=work_of(scope, idempotency)
+                )
             except IdenticalRequestFinished:
                 # The first request with this key has finished: its answer, or (if it kept none) this one's.
                 if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
@@ -127,23 +139,26 @@ class Creating:
         player = None if owner is None else owner.owner.named()
         events = ev.chain(commit, 1, [ev.game_created(game_id, rules, deal, commit, state, player)])
         now = self._sources.clock()
-        record = rendered(GameRecord(
-            id=game_id,
-            created_at=now,
-            updated_at=now,
-            rules=rules.to_dict(),
-            variant=rules.preset_name,
-            deal=deal,
-            commitment=commit,
-            version=1,
-            status=state.status.value,
-            score=state.cards_on_foundations,
-            head_hash=events[-1].hash,
-            hints=0,
-            document="",
-            owner=None if owner is None else owner.owner,
-            daily=day,
-        ), state)
+        record = rendered(
+            GameRecord(
+                id=game_id,
+                created_at=now,
+                updated_at=now,
+                rules=rules.to_dict(),
+                variant=rules.preset_name,
+                deal=deal,
+                commitment=commit,
+                version=1,
+                status=state.status.value,
+                score=state.cards_on_foundations,
+                head_hash=events[-1].hash,
+                hints=0,
+                document="",
+                owner=None if owner is None else owner.owner,
+                daily=day,
+            ),
+            state,
+        )
         token = self._sources.new_game_token()
         secret = GameSecret(server_seed, client_seed, to_text(state), token_hash_of(token))
         made = GameMade(record, token)
@@ -151,8 +166,9 @@ class Creating:
         # A daily game enters the public log when its day closes (acting.py): nothing of it shows before.
         logged = None if day is not None else creation_entry(record)
         try:
-            self._store.create_game(record, secret, events, kept_reply(scope, idempotency, reply, token),
-                                    sealed_deal_id, logged)
+            self._store.create_game(
+                record, secret, events, kept_reply(scope, idempotency, reply, token), sealed_deal_id, logged
+            )
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
         keep_recent(self._recent, Known(record, secret, state), now)

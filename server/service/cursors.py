@@ -21,4 +21,4 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         created_at, game_id = text.split("|")
         return datetime.fromisoformat(created_at), UUID(game_id)
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidCursor("cursor is not one this server issued: follow the Link rel=\"next\" header") from None
+        raise InvalidCursor('cursor is not one this server issued: follow the Link rel="next" header') from None

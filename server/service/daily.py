@@ -43,8 +43,12 @@ def closes_at(day: date) -> datetime:
 
 
 class Days:
-    def __init__(self, store: DailyStore, clock: Callable[[], datetime],
-                 new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32)) -> None:
+    def __init__(
+        self,
+        store: DailyStore,
+        clock: Callable[[], datetime],
+        new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+    ) -> None:
         self._store = store
         self._clock = clock
         self._new_seed = new_seed
@@ -86,8 +90,12 @@ class Days:
     def _open(self, day: date, variant: str) -> DailyDeal:
         seed = self._new_seed()
         name = day.isoformat()
-        deal = DailyDeal(day, variant, public_entries.daily_deal_id(name, variant), seed, commitment(seed),
-                         self._clock())
-        entry = PublicEntry(deal.id, public_entries.DAILY_DEAL_OPENED,
-                            public_entries.daily_deal_opened(deal.id, name, variant, deal.commitment))
+        deal = DailyDeal(
+            day, variant, public_entries.daily_deal_id(name, variant), seed, commitment(seed), self._clock()
+        )
+        entry = PublicEntry(
+            deal.id,
+            public_entries.DAILY_DEAL_OPENED,
+            public_entries.daily_deal_opened(deal.id, name, variant, deal.commitment),
+        )
         return self._store.open_daily_deal(deal, entry)

@@ -81,20 +81,31 @@ def player_view(player: PlayerRecord) -> dict[str, Any]:
 
 def api_token_view(token: ApiTokenRecord) -> dict[str, Any]:
     """A token as its player sees it listed: never the token, which only its hash is left of."""
-    return {"id": str(token.id), "label": token.label, "scopes": list(token.scopes),
-            "created_at": token.created_at.isoformat(),
-            "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None}
+    return {
+        "id": str(token.id),
+        "label": token.label,
+        "scopes": list(token.scopes),
+        "created_at": token.created_at.isoformat(),
+        "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
+    }
 
 
-def daily_view(day: date, closes: datetime, closed: bool, deals: list[DailyDeal],
-               games: Mapping[str, UUID]) -> dict[str, Any]:
+def daily_view(
+    day: date, closes: datetime, closed: bool, deals: list[DailyDeal], games: Mapping[str, UUID]
+) -> dict[str, Any]:
     """A day's deals: each preset's commitment, its seed once the day has closed, and the viewer's game of it."""
     return {
         "day": day.isoformat(),
         "closes_at": closes.isoformat(),
         "closed": closed,
-        "deals": [{"variant": deal.variant, "daily_deal_id": str(deal.id), "commitment": deal.commitment,
-                   "server_seed": deal.server_seed.hex() if closed else None,
-                   "your_game": str(games[deal.variant]) if deal.variant in games else None}
-                  for deal in deals],
+        "deals": [
+            {
+                "variant": deal.variant,
+                "daily_deal_id": str(deal.id),
+                "commitment": deal.commitment,
+                "server_seed": deal.server_seed.hex() if closed else None,
+                "your_game": str(games[deal.variant]) if deal.variant in games else None,
+            }
+            for deal in deals
+        ],
     }

@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-FEED_POSITION_PATTERN = (r"^(0|[1-9][0-9]{0,19})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                         r"\.(0|[1-9][0-9]{0,9})$")
+FEED_POSITION_PATTERN = (
+    r"^(0|[1-9][0-9]{0,19})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"\.(0|[1-9][0-9]{0,9})$"
+)
 """How a feed position is written (FeedPosition.__str__): transaction id, game id and seq."""
 
 

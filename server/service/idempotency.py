@@ -41,8 +41,9 @@ def work_of(scope: str, idempotency: Idempotency | None) -> str | None:
     return None if idempotency is None else key_hash(scope, idempotency.key)
 
 
-def kept_reply(scope: str, idempotency: Idempotency | None, reply: Reply | None,
-               player_token: str | None = None) -> StoredResponse | None:
+def kept_reply(
+    scope: str, idempotency: Idempotency | None, reply: Reply | None, player_token: str | None = None
+) -> StoredResponse | None:
     """The reply as kept for retries with the key (none without a key): its text as sent, and a created game's
     player token only wrapped under the raw key, which the server never keeps."""
     if idempotency is None:
@@ -53,8 +54,9 @@ def kept_reply(scope: str, idempotency: Idempotency | None, reply: Reply | None,
     if player_token is not None:
         token = player_token.encode()
         wrapped = _xor(token, _pad(scope, idempotency.key, len(token))).hex()
-    return StoredResponse(scope, key_hash(scope, idempotency.key), idempotency.fingerprint, reply.status, reply.text,
-                          wrapped)
+    return StoredResponse(
+        scope, key_hash(scope, idempotency.key), idempotency.fingerprint, reply.status, reply.text, wrapped
+    )
 
 
 def first_reply(stored: StoredResponse, idempotency: Idempotency) -> tuple[Reply, str | None]:

@@ -74,9 +74,15 @@ class GameReads(Protocol):
         """The full positions kept for time travel, by seq."""
         ...
 
-    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None,
-                   player_id: UUID | None = None) -> list[GameRecord]:
+    def list_games(
+        self,
+        limit: int,
+        before: tuple[datetime, UUID] | None,
+        status: str | None = None,
+        variant: str | None = None,
+        audience: Audience | None = None,
+        player_id: UUID | None = None,
+    ) -> list[GameRecord]:
         """Newest first, created before `before` (created_at, id) and of this status, variant and player if
         given; only those `audience` may read, if given."""
         ...
@@ -94,9 +100,15 @@ class GameWrites(Protocol):
     """What writes games and their log. A game is created, and each action written, whole or not at all; the reply
     to a request with an Idempotency-Key is kept in the same write (KeptResponses reads it)."""
 
-    def create_game(self, game: GameRecord, secret: GameSecret, events: Sequence[Event],
-                    response: StoredResponse | None, sealed_deal_id: UUID | None = None,
-                    public_entry: PublicEntry | None = None) -> None:
+    def create_game(
+        self,
+        game: GameRecord,
+        secret: GameSecret,
+        events: Sequence[Event],
+        response: StoredResponse | None,
+        sealed_deal_id: UUID | None = None,
+        public_entry: PublicEntry | None = None,
+    ) -> None:
         """Raises SealedDealUsed if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's
         key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
         ...
@@ -113,8 +125,9 @@ class GameWrites(Protocol):
 class SealedDeals(Protocol):
     """Sealed deals: kept until one makes a game (GameWrites.create_game claims it), and shown meanwhile."""
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
-                           public_entry: PublicEntry | None = None) -> None:
+    def create_sealed_deal(
+        self, deal: SealedDeal, response: StoredResponse | None, public_entry: PublicEntry | None = None
+    ) -> None:
         """Raises IdempotencyConflict if the reply's key is kept already; then nothing is written."""
         ...
 
@@ -128,8 +141,9 @@ class KeptResponses(Protocol):
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None: ...
 
-    def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
+    def find_token_and_response(
+        self, game_id: UUID, scope: str, key_hash: str
+    ) -> tuple[GameKeys, StoredResponse | None]:
         """What opens the game and the reply kept for the key, if any, read together (so that a retry's token
         is checked first, in the same time whether or not its key was used); raises GameNotFound."""
         ...
@@ -174,8 +188,9 @@ class ChangeNotices(Protocol):
 
     def publish_changes(self, payloads: Sequence[str]) -> None: ...
 
-    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
-                           stopped: threading.Event) -> None:
+    def listen_for_changes(
+        self, on_change: Callable[[str], None], on_listening: Callable[[], None], stopped: threading.Event
+    ) -> None:
         """Pass every change published by any process to `on_change` until `stopped`; `on_listening` each
         time it has (re)started listening."""
         ...
@@ -237,8 +252,14 @@ class PublicLogStore(Protocol):
 class Players(Protocol):
     """Players and their API tokens. A player is created with a first token, whole or not at all."""
 
-    def create_player(self, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
+    def create_player(
+        self,
+        player: PlayerRecord,
+        name_key: str,
+        token: ApiTokenRecord,
+        response: StoredResponse | None,
+        public_entry: PublicEntry | None = None,
+    ) -> None:
         """Raises NameTaken if a player has `name_key` already, IdempotencyConflict if the reply's key is kept
         already; either way nothing is written. `public_entry`: the player's joining, pending for the public log in
         the same transaction."""
@@ -306,13 +327,15 @@ class Statistics(Protocol):
         """Players' games under a preset whose seeds are revealed, by id after `after`: what the statistics count."""
         ...
 
-    def daily_board(self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None,
-                    limit: int) -> list[DailyBoardRow]:
+    def daily_board(
+        self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None, limit: int
+    ) -> list[DailyBoardRow]:
         """The day's results of a preset and kind in the board's order, after the row whose key is `after`."""
         ...
 
-    def all_time_board(self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None,
-                       limit: int) -> list[AllTimeRow]:
+    def all_time_board(
+        self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
+    ) -> list[AllTimeRow]:
         """Players of a kind with at least `min_games` ranked games of a preset (of deals nobody could look up), by
         the lower bound of their win rate's interval, after the row whose key is `after`."""
         ...
@@ -348,8 +371,21 @@ class ReadStore(GameReads, Readiness, Protocol):
     """What a second database serving reads alone implements (see GameReads for what it may serve)."""
 
 
-class Store(GameReads, GameWrites, SealedDeals, KeptResponses, KeptAnalyses, Feed, ChangeNotices, PublicLogStore,
-            Players, DailyDeals, Statistics, Readiness, Protocol):
+class Store(
+    GameReads,
+    GameWrites,
+    SealedDeals,
+    KeptResponses,
+    KeptAnalyses,
+    Feed,
+    ChangeNotices,
+    PublicLogStore,
+    Players,
+    DailyDeals,
+    Statistics,
+    Readiness,
+    Protocol,
+):
     """Every port of the store, as one backend implements them."""
 
 

@@ -58,9 +58,16 @@ class GameProofs:
             "checkpoint": published_note(self.checkpoint),
             "tree_size": self.checkpoint.size,
             "root_hash": _b64(self.checkpoint.root),
-            "leaves": [{"index": leaf.index, "kind": leaf.kind, "entry": leaf.entry.decode(),
-                        "leaf_hash": _b64(leaf_hash(leaf.entry)), "inclusion_proof": [_b64(h) for h in leaf.proof]}
-                       for leaf in self.leaves],
+            "leaves": [
+                {
+                    "index": leaf.index,
+                    "kind": leaf.kind,
+                    "entry": leaf.entry.decode(),
+                    "leaf_hash": _b64(leaf_hash(leaf.entry)),
+                    "inclusion_proof": [_b64(h) for h in leaf.proof],
+                }
+                for leaf in self.leaves
+            ],
             "pending": self.pending,
         }
 
@@ -75,8 +82,14 @@ def published_note(checkpoint: SignedCheckpoint) -> str:
 
 
 class PublicLog:
-    def __init__(self, store: PublicLogStore, games: GameReads, signer: Signer | None,
-                 witnesses: Sequence[Verifier] = (), spacing: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: PublicLogStore,
+        games: GameReads,
+        signer: Signer | None,
+        witnesses: Sequence[Verifier] = (),
+        spacing: float = 1.0,
+    ) -> None:
         """`signer`: the log's key (None: this process serves the log but does not sequence). `witnesses`: whose
         cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints."""
         self._store = store
@@ -109,15 +122,18 @@ class PublicLog:
         published, by any instance, stays the least that is served."""
         self._store.publish_checkpoint(sorted({w.name for w in self.witnesses}))
 
-    def _integrate(self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry],
-                   partial: Mapping[int, bytes]) -> LogGrowth | None:
+    def _integrate(
+        self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry], partial: Mapping[int, bytes]
+    ) -> LogGrowth | None:
         assert self._signer is not None
         if latest is not None:
             try:
                 open_note(latest.note, self._signer.verifier)
             except ValueError:
-                raise KeyMismatch(f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
-                                  "set LOG_SIGNING_KEY to the log's key") from None
+                raise KeyMismatch(
+                    f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
+                    "set LOG_SIGNING_KEY to the log's key"
+                ) from None
             if not pending:
                 return None
         size = latest.size if latest is not None else 0
@@ -128,8 +144,12 @@ class PublicLog:
         edge.update({(a.level, a.index): hashes for a, hashes in tiles.items()})
         root = tree_hash(new_size, tile_subtrees(lambda level, index: edge.get((level, index), b"")))
         note = sign_note(Checkpoint(self._signer.name, new_size, root).text, self._signer)
-        return LogGrowth({(a.level, a.index): hashes for a, hashes in tiles.items()}, bundles,
-                         [(size + i, p.entry) for i, p in enumerate(pending)], SignedCheckpoint(new_size, root, note))
+        return LogGrowth(
+            {(a.level, a.index): hashes for a, hashes in tiles.items()},
+            bundles,
+            [(size + i, p.entry) for i, p in enumerate(pending)],
+            SignedCheckpoint(new_size, root, note),
+        )
 
     def checkpoint(self) -> SignedCheckpoint:
         published = self._store.published_checkpoint()
@@ -154,7 +174,7 @@ class PublicLog:
             raise TileNotFound(f"the log has no {address.path} (yet)")
         if address.level == ENTRIES:
             return bundle_prefix(stored, wanted)
-        return stored[:wanted * 32]
+        return stored[: wanted * 32]
 
     def consistency(self, old_size: int, new_size: int) -> list[bytes]:
         """A consistency proof between two sizes up to the latest checkpoint's."""
@@ -162,8 +182,10 @@ class PublicLog:
         if latest is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
         if not 0 < old_size <= new_size <= latest.size:
-            raise TileNotFound(f"no consistency proof from {old_size} to {new_size}: sizes run from 1 to the "
-                               f"latest checkpoint's, {latest.size}, the first no larger than the second")
+            raise TileNotFound(
+                f"no consistency proof from {old_size} to {new_size}: sizes run from 1 to the "
+                f"latest checkpoint's, {latest.size}, the first no larger than the second"
+            )
         return consistency_proof(old_size, new_size, self._subtrees())
 
     def game_proofs(self, game_id: UUID) -> GameProofs:

@@ -81,9 +81,15 @@ class GameQueries:
         """The game's version, and the game as JSON text, as stored when it last changed."""
         return self._games.load_document(game_id)
 
-    def list_games(self, limit: int, cursor: str | None, status: str | None = None,
-                   variant: str | None = None, viewer: UUID | None = None,
-                   player_id: UUID | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    def list_games(
+        self,
+        limit: int,
+        cursor: str | None,
+        status: str | None = None,
+        variant: str | None = None,
+        viewer: UUID | None = None,
+        player_id: UUID | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """Newest first, of this status, variant and player if given, that `viewer` may read (see `readable`);
         the second value is the cursor of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None

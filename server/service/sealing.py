@@ -26,17 +26,20 @@ class Sealing:
         self._store = store
         self._sources = sources
 
-    def create_sealed_deal(self, idempotency: Idempotency | None,
-                           answer: Answer[SealedDealMade] | None = None) -> Answered[SealedDealMade]:
+    def create_sealed_deal(
+        self, idempotency: Idempotency | None, answer: Answer[SealedDealMade] | None = None
+    ) -> Answered[SealedDealMade]:
         scope = "deals"
         if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
             return first
         server_seed = self._sources.new_server_seed()
-        made = SealedDealMade(SealedDeal(self._sources.new_id(), self._sources.clock(), server_seed,
-                                         commitment(server_seed), None))
+        made = SealedDealMade(
+            SealedDeal(self._sources.new_id(), self._sources.clock(), server_seed, commitment(server_seed), None)
+        )
         reply = answer(made) if answer is not None else None
-        logged = PublicEntry(made.deal.id, public_entries.DEAL_SEALED,
-                             public_entries.deal_sealed(made.deal.id, made.deal.commitment))
+        logged = PublicEntry(
+            made.deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(made.deal.id, made.deal.commitment)
+        )
         try:
             self._store.create_sealed_deal(made.deal, kept_reply(scope, idempotency, reply), logged)
         except IdempotencyConflict:

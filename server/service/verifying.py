@@ -31,20 +31,37 @@ class Verifying:
         game, secret = self._games.load_for_action(game_id)
         events = self._games.load_events(game_id, 0, None)
         snapshots = self._games.load_snapshots(game_id)
-        audit, final = self._solver_time(lambda: verify_log(
-            Rules.from_mapping(game.rules), game.commitment, events, seeds=(secret.server_seed, secret.client_seed),
-            game_id=str(game.id), snapshots=snapshots, budget=VERIFICATION_BUDGET))
-        if audit.valid and final is not None and (
-            game.version != events[-1].seq
-            or game.head_hash != events[-1].hash
-            or game.status != final.status.value
-            or game.score != final.cards_on_foundations
-            or secret.state_text != to_text(final)
-            or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
-            or json.loads(game.document) != game_document(game, final)
+        audit, final = self._solver_time(
+            lambda: verify_log(
+                Rules.from_mapping(game.rules),
+                game.commitment,
+                events,
+                seeds=(secret.server_seed, secret.client_seed),
+                game_id=str(game.id),
+                snapshots=snapshots,
+                budget=VERIFICATION_BUDGET,
+            )
+        )
+        if (
+            audit.valid
+            and final is not None
+            and (
+                game.version != events[-1].seq
+                or game.head_hash != events[-1].hash
+                or game.status != final.status.value
+                or game.score != final.cards_on_foundations
+                or secret.state_text != to_text(final)
+                or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
+                or json.loads(game.document) != game_document(game, final)
+            )
         ):
-            audit = Audit(False, audit.complete, len(events), None,
-                          f"the stored game (version {game.version}) is not the fold of its {len(events)} events")
+            audit = Audit(
+                False,
+                audit.complete,
+                len(events),
+                None,
+                f"the stored game (version {game.version}) is not the fold of its {len(events)} events",
+            )
         return audit.to_dict()
 
     def verify_replay(self, document: dict[str, Any]) -> dict[str, Any]:

@@ -84,10 +84,18 @@ def solve(state: GameState, budget: int = DEFAULT_BUDGET, solver: str = SOLVER_V
     found = _SEARCH.search(state, budget, solver != FIRST_SOLVER)
     if found.won is None:
         return Solution(Verdict.UNKNOWN, (), found.nodes, budget, solver)
-    return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget,
-                    solver)
+    return Solution(Verdict.WINNABLE if found.won else Verdict.UNWINNABLE, found.witness, found.nodes, budget, solver)
 
 
-__all__ = ["DEFAULT_BUDGET", "FIRST_SOLVER", "MAX_BUDGET", "SOLVERS", "SOLVER_VERSION", "Solution",
-           "Verdict", "search_engine",
-           "solve", "use_compiled_search"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "FIRST_SOLVER",
+    "MAX_BUDGET",
+    "SOLVERS",
+    "SOLVER_VERSION",
+    "Solution",
+    "Verdict",
+    "search_engine",
+    "solve",
+    "use_compiled_search",
+]

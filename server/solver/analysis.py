@@ -33,12 +33,22 @@ def analyse(steps: Sequence[Step], budget: int = ANALYSIS_BUDGET) -> dict[str, A
     if final.status is Status.WON:
         played = tuple(step.action for step in steps[1:] if step.action is not None)
         deal = Solution(Verdict.WINNABLE, played, 0, budget)
-        return _answer(budget, final, deal, None, None, True,
-                       "the deal was winnable, and the game won it: the witness is the game's own actions")
+        return _answer(
+            budget,
+            final,
+            deal,
+            None,
+            None,
+            True,
+            "the deal was winnable, and the game won it: the witness is the game's own actions",
+        )
     deal = solve(steps[0].state, budget)
     if deal.verdict is not Verdict.WINNABLE:
-        summary = ("the deal could not be won: every position was searched" if deal.verdict is Verdict.UNWINNABLE
-                   else f"undecided: the search of the deal ran out of its {budget:,} positions")
+        summary = (
+            "the deal could not be won: every position was searched"
+            if deal.verdict is Verdict.UNWINNABLE
+            else f"undecided: the search of the deal ran out of its {budget:,} positions"
+        )
         return _answer(budget, final, deal, None, None, deal.verdict is Verdict.UNWINNABLE, summary)
     low, low_solution, high = 0, deal, len(steps) - 1
     exact = True
@@ -57,8 +67,10 @@ def analyse(steps: Sequence[Step], budget: int = ANALYSIS_BUDGET) -> dict[str, A
         lost_by = steps[high]
         summary = f"winnable until event {last.seq}; {_named(lost_by.action)} at event {lost_by.seq} lost it"
         return _answer(budget, final, deal, (last, low_solution), lost_by, True, summary)
-    summary = (f"winnable until event {last.seq} at least; where it was lost is undecided within "
-               f"{budget:,} positions per search")
+    summary = (
+        f"winnable until event {last.seq} at least; where it was lost is undecided within "
+        f"{budget:,} positions per search"
+    )
     return _answer(budget, final, deal, (last, low_solution), None, False, summary)
 
 
@@ -68,22 +80,34 @@ def _named(action: Action | None) -> str:
     return f"the move {action}" if isinstance(action, Move) else f"the {action}"
 
 
-def _answer(budget: int, final: GameState, deal: Solution, last_winnable: tuple[Step, Solution] | None,
-            lost_by: Step | None, exact: bool, summary: str) -> dict[str, Any]:
+def _answer(
+    budget: int,
+    final: GameState,
+    deal: Solution,
+    last_winnable: tuple[Step, Solution] | None,
+    lost_by: Step | None,
+    exact: bool,
+    summary: str,
+) -> dict[str, Any]:
     return {
         "solver": SOLVER_VERSION,
         "budget": budget,
         "status": final.status.value,
         "deal": _solution(deal),
-        "last_winnable": None if last_winnable is None else {"seq": last_winnable[0].seq,
-                                                             **_solution(last_winnable[1])},
-        "lost_by": None if lost_by is None or lost_by.action is None else {
-            "seq": lost_by.seq, "action": action_to_dict(lost_by.action)},
+        "last_winnable": None
+        if last_winnable is None
+        else {"seq": last_winnable[0].seq, **_solution(last_winnable[1])},
+        "lost_by": None
+        if lost_by is None or lost_by.action is None
+        else {"seq": lost_by.seq, "action": action_to_dict(lost_by.action)},
         "exact": exact,
         "summary": summary,
     }
 
 
 def _solution(solution: Solution) -> dict[str, Any]:
-    return {"verdict": solution.verdict.value, "witness": [action_to_dict(action) for action in solution.witness],
-            "nodes": solution.nodes}
+    return {
+        "verdict": solution.verdict.value,
+        "witness": [action_to_dict(action) for action in solution.witness],
+        "nodes": solution.nodes,
+    }

@@ -156,8 +156,9 @@ def _attempt(searcher: Searcher, budget: int, shuffle: random.Random | None, los
     return Search(False, (), nodes)
 
 
-def _ordered(searcher: Searcher, position: Position, decision: tuple[Place, int] | None,
-             shuffle: random.Random | None) -> Iterator[tuple[Position, list[Action]]]:
+def _ordered(
+    searcher: Searcher, position: Position, decision: tuple[Place, int] | None, shuffle: random.Random | None
+) -> Iterator[tuple[Position, list[Action]]]:
     if shuffle is None:
         return searcher.children(position, decision)
     children = list(searcher.children(position, decision))

@@ -69,8 +69,7 @@ class Estimate:
     unknown: int
 
     def to_dict(self, samples: int) -> dict[str, Any]:
-        return {"action": action_to_dict(self.action), "wins": self.wins, "unknown": self.unknown,
-                "samples": samples}
+        return {"action": action_to_dict(self.action), "wins": self.wins, "unknown": self.unknown, "samples": samples}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +110,9 @@ class Hint:
         }
 
 
-def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSION,
-         exact_choice: str | None = PASS_LINE) -> Hint:
+def hint(
+    state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSION, exact_choice: str | None = PASS_LINE
+) -> Hint:
     """The best action in `state` by what its player has seen, by `solver`'s searches; raises GameOver once
     the game is over. `exact_choice`: how an exact hint chooses (EXACT_CHOICES; None as before it was named)."""
     if state.outcome is not None:
@@ -134,8 +134,10 @@ def hint(state: GameState, budget: int = HINT_BUDGET, solver: str = SOLVER_VERSI
             wins[index] += solution.verdict is Verdict.WINNABLE
             unknown[index] += solution.verdict is Verdict.UNKNOWN
         samples += 1
-    estimates = sorted((Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
-                       key=_ranking(seen.canonical, solver))
+    estimates = sorted(
+        (Estimate(action, wins[i], unknown[i]) for i, action in enumerate(actions)),
+        key=_ranking(seen.canonical, solver),
+    )
     best = estimates[0].action if estimates else None
     return Hint(best, ESTIMATE, None, tuple(estimates), samples, len(seen.unseen_cards), nodes, budget, solver)
 
@@ -212,8 +214,13 @@ def judged_actions(state: GameState, solver: str) -> tuple[Action, ...]:
     72, waiting to start F2). Going round again can be the right move (osmosis deal 152, pass 4), so it is
     judged in the first passes."""
     actions = legal_actions(state)
-    if solver == FIRST_SOLVER or state.rules.max_passes is not None or state.played_this_pass \
-            or state.pass_number < ROUNDS_WITHOUT_PLAY or len(actions) == 1:
+    if (
+        solver == FIRST_SOLVER
+        or state.rules.max_passes is not None
+        or state.played_this_pass
+        or state.pass_number < ROUNDS_WITHOUT_PLAY
+        or len(actions) == 1
+    ):
         return actions
     return tuple(action for action in actions if not isinstance(action, Redeal))
 
@@ -253,7 +260,7 @@ class SeenPosition:
     @classmethod
     def of(cls, state: GameState) -> SeenPosition:
         seen = set(state.waste) | {card for foundation in state.foundations for card in foundation}
-        seen |= {card for p, pile in enumerate(state.reserves) for card in pile[state.face_down(p):]}
+        seen |= {card for p, pile in enumerate(state.reserves) for card in pile[state.face_down(p) :]}
         if state.cell is not None:
             seen.add(state.cell)
         stock_seen = state.pass_number > 1
@@ -279,7 +286,7 @@ def _arranged(state: GameState, unseen: tuple[Card, ...], stock_seen: bool) -> G
     rest = list(unseen)
     stock = state.stock
     if not stock_seen:
-        stock, rest = tuple(rest[: len(stock)]), rest[len(stock):]
+        stock, rest = tuple(rest[: len(stock)]), rest[len(stock) :]
     reserves = []
     for p, pile in enumerate(state.reserves):
         hidden = state.face_down(p)

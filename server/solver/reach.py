@@ -56,11 +56,31 @@ class Reach:
     The talon is the position's (the cards neither home nor in the cell, in the order of the pass), so a
     place in it is an index, and the cards that have left it are a mask of places."""
 
-    __slots__ = ("above", "at", "below", "can_redeal", "cell", "draw", "free", "has_cell", "home", "talon",
-                 "talon_cards")
+    __slots__ = (
+        "above",
+        "at",
+        "below",
+        "can_redeal",
+        "cell",
+        "draw",
+        "free",
+        "has_cell",
+        "home",
+        "talon",
+        "talon_cards",
+    )
 
-    def __init__(self, piles: ReservePiles, talon: tuple[int, ...], free: int, draw: int, can_redeal: bool,
-                 cell: int, has_cell: bool, home: int) -> None:
+    def __init__(
+        self,
+        piles: ReservePiles,
+        talon: tuple[int, ...],
+        free: int,
+        draw: int,
+        can_redeal: bool,
+        cell: int,
+        has_cell: bool,
+        home: int,
+    ) -> None:
         self.above = piles.above
         self.below = piles.below
         self.talon = talon
@@ -106,8 +126,14 @@ class Reach:
 
     def _closure(self, waits: Waits, home: int, left: int) -> int:
         """The cards that come home from `home`, with the cards in `left` (a superset) out of their places."""
-        above, talon, at, free, can_redeal, draw = self.above, self.talon, self.at, self.free, self.can_redeal, \
-            self.draw
+        above, talon, at, free, can_redeal, draw = (
+            self.above,
+            self.talon,
+            self.at,
+            self.free,
+            self.can_redeal,
+            self.draw,
+        )
         talon_cards = self.talon_cards
         last = len(talon) - 1
         gone = 0
@@ -141,8 +167,11 @@ class Reach:
                 low = places & -places
                 places ^= low
                 i = low.bit_length() - 1
-                if gone & low or not (free & low or (i < last and gone >> (i + 1) & 1)
-                                      or (can_redeal and (i + 1) % draw <= (gone & (low - 1)).bit_count())):
+                if gone & low or not (
+                    free & low
+                    or (i < last and gone >> (i + 1) & 1)
+                    or (can_redeal and (i + 1) % draw <= (gone & (low - 1)).bit_count())
+                ):
                     continue
                 while True:
                     home |= 1 << talon[i]
@@ -175,8 +204,14 @@ class Reach:
     def _leavable(self, home: int, tried: int) -> list[int]:
         """The cards not yet tried that could leave their place for the cell, with the cards in `home` home
         (and so the cell free)."""
-        above, talon, at, free, can_redeal, draw = self.above, self.talon, self.at, self.free, self.can_redeal, \
-            self.draw
+        above, talon, at, free, can_redeal, draw = (
+            self.above,
+            self.talon,
+            self.at,
+            self.free,
+            self.can_redeal,
+            self.draw,
+        )
         last = len(talon) - 1
         gone = 0
         for i, card in enumerate(talon):
@@ -192,8 +227,11 @@ class Reach:
             if i < 0:
                 if not above[card] & ~home:
                     cards.append(card)
-            elif free >> i & 1 or (i < last and gone >> (i + 1) & 1) \
-                    or (can_redeal and (i + 1) % draw <= (gone & ((1 << i) - 1)).bit_count()):
+            elif (
+                free >> i & 1
+                or (i < last and gone >> (i + 1) & 1)
+                or (can_redeal and (i + 1) % draw <= (gone & ((1 << i) - 1)).bit_count())
+            ):
                 cards.append(card)
         return cards
 
@@ -209,7 +247,7 @@ class ReservePiles:
         below = [-1] * 52
         for pile in reserves:
             for j, card in enumerate(pile):
-                above[card] = sum(1 << higher for higher in pile[j + 1:])
+                above[card] = sum(1 << higher for higher in pile[j + 1 :])
                 below[card] = pile[j - 1] if j else -1
         self.above: tuple[int, ...] = tuple(above)
         self.below: tuple[int, ...] = tuple(below)

@@ -43,8 +43,20 @@ class Position:
     only ever leave it, so a pass deals it in this order and `dealt` cards of it are on the waste.
     """
 
-    __slots__ = ("cell", "dealt", "excluded", "foundation_of", "home", "live", "pass_number", "piles", "played",
-                 "ranks", "suits", "talon")
+    __slots__ = (
+        "cell",
+        "dealt",
+        "excluded",
+        "foundation_of",
+        "home",
+        "live",
+        "pass_number",
+        "piles",
+        "played",
+        "ranks",
+        "suits",
+        "talon",
+    )
 
     home: int
     ranks: list[int]
@@ -217,8 +229,11 @@ class Searcher:
     def _may_start(self, position: Position, card: int) -> bool:
         """Whether `card` may start the next empty foundation, under the rules and a viable plan."""
         suit = card // 13
-        return position.foundation_of[suit] < 0 and self._starts_next(position, card) \
+        return (
+            position.foundation_of[suit] < 0
+            and self._starts_next(position, card)
             and bool(self._next_suits(position) >> suit & 1)
+        )
 
     def _next_suits(self, position: Position) -> int:
         """The suits the next empty foundation may still take under a viable plan, as a bit mask."""
@@ -229,8 +244,11 @@ class Searcher:
             started = self._started(position)
             mask = 0
             for plan in self.plans:
-                if started < 4 and plan[:started] == tuple(suits[:started]) \
-                        and not position.excluded >> plan[started] & 1:
+                if (
+                    started < 4
+                    and plan[:started] == tuple(suits[:started])
+                    and not position.excluded >> plan[started] & 1
+                ):
                     mask |= 1 << plan[started]
             self._next_suits_cache[key] = mask
         return mask
@@ -263,8 +281,16 @@ class Searcher:
             all_home = self._all_home.get(key)
             if all_home is None:
                 if reach is None:
-                    reach = Reach(self.reserve_piles, position.talon, free, self.draw, redeal_to_come, position.cell,
-                                  self.has_cell, position.home)
+                    reach = Reach(
+                        self.reserve_piles,
+                        position.talon,
+                        free,
+                        self.draw,
+                        redeal_to_come,
+                        position.cell,
+                        self.has_cell,
+                        position.home,
+                    )
                 all_home = self._all_home[key] = reach.all_home(waits)
             if all_home:
                 return False
@@ -282,12 +308,16 @@ class Searcher:
 
     def key(self, position: Position) -> int:
         suits = position.suits
-        key = (position.home
-               | (position.cell + 1) << 52
-               | position.dealt << 58
-               | position.played << 64
-               | (suits[1] + 1) << 65 | (suits[2] + 1) << 68 | (suits[3] + 1) << 71
-               | position.excluded << 74)
+        key = (
+            position.home
+            | (position.cell + 1) << 52
+            | position.dealt << 58
+            | position.played << 64
+            | (suits[1] + 1) << 65
+            | (suits[2] + 1) << 68
+            | (suits[3] + 1) << 71
+            | position.excluded << 74
+        )
         if self.group:
             key |= position.live << 78
         if self.max_passes is not None:
@@ -322,8 +352,9 @@ class Searcher:
 
     # --- the choices ---------------------------------------------------------------------------------
 
-    def children(self, position: Position, decision: tuple[Place, int] | None
-                 ) -> Iterator[tuple[Position, list[Action]]]:
+    def children(
+        self, position: Position, decision: tuple[Place, int] | None
+    ) -> Iterator[tuple[Position, list[Action]]]:
         """Each choice at a settled position: the position after it (settled too) and the engine's actions."""
         if decision is not None:
             source, card = decision
@@ -399,4 +430,5 @@ class Searcher:
     def _playable(self, position: Position, card: int) -> bool:
         """Whether `card` has a foundation now, under the engine's rules (whatever the plan)."""
         return self._accepting(position, card) >= 0 or (
-            position.foundation_of[card // 13] < 0 and self._starts_next(position, card))
+            position.foundation_of[card // 13] < 0 and self._starts_next(position, card)
+        )

@@ -46,8 +46,7 @@ def candidate_opening(rules: Rules, server_seed: bytes, client_seed: str, candid
     return opening(rules, layout(shuffled_deck(server_seed, candidate_client_seed(client_seed, candidate)), rules))
 
 
-def first_winnable(rules: Rules, server_seed: bytes, client_seed: str, solver: str = SOLVER_VERSION
-                   ) -> WinnableDeal:
+def first_winnable(rules: Rules, server_seed: bytes, client_seed: str, solver: str = SOLVER_VERSION) -> WinnableDeal:
     for candidate in range(MAX_CANDIDATES):
         state = candidate_opening(rules, server_seed, client_seed, candidate)
         solution = solve(state, WINNABLE_BUDGET, solver)
@@ -55,7 +54,8 @@ def first_winnable(rules: Rules, server_seed: bytes, client_seed: str, solver: s
             return WinnableDeal(candidate, state, solution)
     raise NoWinnableDeal(
         f"none of the first {MAX_CANDIDATES} deals of these seeds is proven winnable within "
-        f"{WINNABLE_BUDGET} positions under these rules: choose other rules, or deal without 'winnable'")
+        f"{WINNABLE_BUDGET} positions under these rules: choose other rules, or deal without 'winnable'"
+    )
 
 
 def rederivation_cost(record: Mapping[str, Any]) -> int:
@@ -66,8 +66,9 @@ def rederivation_cost(record: Mapping[str, Any]) -> int:
     return (candidate + 1) * WINNABLE_BUDGET
 
 
-def check_winnable(rules: Rules, server_seed: bytes, client_seed: str,
-                   record: Mapping[str, Any]) -> tuple[str | None, int]:
+def check_winnable(
+    rules: Rules, server_seed: bytes, client_seed: str, record: Mapping[str, Any]
+) -> tuple[str | None, int]:
     """Whether `record` is what first_winnable makes of these seeds: None, or what is wrong in words; and
     the positions searched to find out (at most rederivation_cost(record))."""
     if set(record) != {"candidate", "solver", "budget"}:
@@ -85,6 +86,7 @@ def check_winnable(rules: Rules, server_seed: bytes, client_seed: str,
         solution = solve(candidate_opening(rules, server_seed, client_seed, tried), WINNABLE_BUDGET, solver)
         nodes += solution.nodes
         if solution.verdict is Verdict.WINNABLE:
-            return (None if tried == candidate else f"the first candidate proven winnable is {tried}, "
-                                                    f"not {candidate}"), nodes
+            return (
+                None if tried == candidate else f"the first candidate proven winnable is {tried}, not {candidate}"
+            ), nodes
     return f"candidate {candidate} is not proven winnable within {WINNABLE_BUDGET} positions", nodes

@@ -22,9 +22,16 @@ class _Connections(Protocol):
 
 class DailyTables:
     def open_daily_deal(self: _Connections, deal: DailyDeal, entry: PublicEntry) -> DailyDeal:
-        parameters = {"day": deal.day, "variant": deal.variant, "id": deal.id, "server_seed": deal.server_seed,
-                      "commitment": deal.commitment, "opened_at": deal.opened_at, "log_kind": entry.kind,
-                      "log_entry": entry.entry}
+        parameters = {
+            "day": deal.day,
+            "variant": deal.variant,
+            "id": deal.id,
+            "server_seed": deal.server_seed,
+            "commitment": deal.commitment,
+            "opened_at": deal.opened_at,
+            "log_kind": entry.kind,
+            "log_entry": entry.entry,
+        }
         with self._connection() as conn:
             row = conn.execute(player_sql.OPEN_DAILY_DEAL, parameters).fetchone()
             if row is None:  # opened by another meanwhile: committed now, and visible to a new statement
@@ -40,17 +47,24 @@ class DailyTables:
 
     def daily_games_of(self: _Connections, player_id: UUID, day: date) -> dict[str, UUID]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(
-                player_sql.SELECT_DAILY_GAMES_OF_PLAYER, {"player_id": player_id, "day": day}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(player_sql.SELECT_DAILY_GAMES_OF_PLAYER, {"player_id": player_id, "day": day})
+                .fetchall()
+            )
         return dict(rows)
 
     def unrevealed_daily_games(self: _Connections, closed_before: date, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(
-                player_sql.SELECT_UNREVEALED_DAILY_GAMES, {"closed_before": closed_before, "limit": limit}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(player_sql.SELECT_UNREVEALED_DAILY_GAMES, {"closed_before": closed_before, "limit": limit})
+                .fetchall()
+            )
         return [row[0] for row in rows]
 
 
 def _daily_of(row: dict[str, Any]) -> DailyDeal:
-    return DailyDeal(row["day"], row["variant"], row["id"], bytes(row["server_seed"]), row["commitment"],
-                     row["opened_at"])
+    return DailyDeal(
+        row["day"], row["variant"], row["id"], bytes(row["server_seed"]), row["commitment"], row["opened_at"]
+    )

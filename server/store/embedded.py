@@ -38,9 +38,11 @@ def running(data_dir: Path) -> Iterator[str]:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             owner = os.pread(lock, 32, 0).decode(errors="replace").strip() or "another process"
-            raise InUse(f"the embedded PostgreSQL in {data_dir.resolve() / 'postgres'} is in use by process {owner} "
-                        "(another osmosis serve): stop that one first, or set OSMOSIS_DATA_DIR to another "
-                        "directory") from None
+            raise InUse(
+                f"the embedded PostgreSQL in {data_dir.resolve() / 'postgres'} is in use by process {owner} "
+                "(another osmosis serve): stop that one first, or set OSMOSIS_DATA_DIR to another "
+                "directory"
+            ) from None
         os.ftruncate(lock, 0)
         os.pwrite(lock, str(os.getpid()).encode(), 0)
         url = start(data_dir)

@@ -26,19 +26,35 @@ class _Connections(Protocol):
 
 
 class PlayerTables:
-    def create_player(self: _Connections, player: PlayerRecord, name_key: str, token: ApiTokenRecord,
-                      response: StoredResponse | None, public_entry: PublicEntry | None = None) -> None:
+    def create_player(
+        self: _Connections,
+        player: PlayerRecord,
+        name_key: str,
+        token: ApiTokenRecord,
+        response: StoredResponse | None,
+        public_entry: PublicEntry | None = None,
+    ) -> None:
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
-                conn.execute(player_sql.INSERT_PLAYER, {"id": player.id, "name": player.name, "name_key": name_key,
-                                                        "kind": player.kind, "created_at": player.created_at})
+                conn.execute(
+                    player_sql.INSERT_PLAYER,
+                    {
+                        "id": player.id,
+                        "name": player.name,
+                        "name_key": name_key,
+                        "kind": player.kind,
+                        "created_at": player.created_at,
+                    },
+                )
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             if error.diag.constraint_name == "players_name_key_unique":
-                raise NameTaken(f"the name {player.name!r} is taken (names differing only by case or look-alike "
-                                "characters are one name)") from error
+                raise NameTaken(
+                    f"the name {player.name!r} is taken (names differing only by case or look-alike "
+                    "characters are one name)"
+                ) from error
             raise_translated(error)
         self._committed(public_entry is not None)
 
@@ -68,7 +84,8 @@ class PlayerTables:
                 conn.execute(player_sql.LOCK_PLAYER, {"player_id": token.player_id})
                 keep_first(conn, response)
                 (live,) = conn.cursor(row_factory=tuple_row).execute(
-                    player_sql.COUNT_LIVE_TOKENS, {"player_id": token.player_id}).fetchone() or (0,)
+                    player_sql.COUNT_LIVE_TOKENS, {"player_id": token.player_id}
+                ).fetchone() or (0,)
                 if live >= most:
                     raise TooManyTokens(f"you have {live} live API tokens, the most a player may have: revoke one")
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
@@ -82,10 +99,24 @@ class PlayerTables:
 
 
 def _token_params(token: ApiTokenRecord) -> dict[str, Any]:
-    return {"id": token.id, "player_id": token.player_id, "token_hash": token.token_hash,
-            "scopes": list(token.scopes), "label": token.label, "created_at": token.created_at}
+    return {
+        "id": token.id,
+        "player_id": token.player_id,
+        "token_hash": token.token_hash,
+        "scopes": list(token.scopes),
+        "label": token.label,
+        "created_at": token.created_at,
+    }
 
 
 def _token_of(row: dict[str, Any]) -> ApiTokenRecord:
-    return ApiTokenRecord(row["id"], row["player_id"], row["token_hash"], tuple(row["scopes"]), row["label"],
-                          row["created_at"], row["last_used_at"], row["revoked_at"])
+    return ApiTokenRecord(
+        row["id"],
+        row["player_id"],
+        row["token_hash"],
+        tuple(row["scopes"]),
+        row["label"],
+        row["created_at"],
+        row["last_used_at"],
+        row["revoked_at"],
+    )

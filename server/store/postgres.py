@@ -134,13 +134,21 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             raise_translated(error)
         self._committed(public_entry is not None)
 
-    def create_sealed_deal(self, deal: SealedDeal, response: StoredResponse | None,
-                           public_entry: PublicEntry | None = None) -> None:
+    def create_sealed_deal(
+        self, deal: SealedDeal, response: StoredResponse | None, public_entry: PublicEntry | None = None
+    ) -> None:
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
-                conn.execute(sql.INSERT_SEALED_DEAL, {"id": deal.id, "created_at": deal.created_at,
-                                                  "server_seed": deal.server_seed, "commitment": deal.commitment})
+                conn.execute(
+                    sql.INSERT_SEALED_DEAL,
+                    {
+                        "id": deal.id,
+                        "created_at": deal.created_at,
+                        "server_seed": deal.server_seed,
+                        "commitment": deal.commitment,
+                    },
+                )
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
@@ -224,27 +232,43 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             latest = snapshot.fetchone()
             after = latest["seq"] - 1 if latest else 0  # the snapshot's own event too, for its hash
             # Up to the end of the step `seq` is in: an action appends at most two events after its own.
-            rows = conn.execute(sql.SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2,
-                                                "limit": None}).fetchall()
-        return TimeTravel(secret_of(found), found["rules"], found["deal"],
-                          (latest["seq"], latest["state"]) if latest else None,
-                          [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows])
+            rows = conn.execute(
+                sql.SELECT_EVENTS, {"game_id": game_id, "after": after, "upto": seq + 2, "limit": None}
+            ).fetchall()
+        return TimeTravel(
+            secret_of(found),
+            found["rules"],
+            found["deal"],
+            (latest["seq"], latest["state"]) if latest else None,
+            [Event(r["seq"], r["kind"], r["data"], r["hash"]) for r in rows],
+        )
 
     def load_snapshots(self, game_id: UUID) -> dict[int, str]:
         with self._connection() as conn:
             rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
         return dict(rows)
 
-    def list_games(self, limit: int, before: tuple[datetime, UUID] | None, status: str | None = None,
-                   variant: str | None = None, audience: Audience | None = None,
-                   player_id: UUID | None = None) -> list[GameRecord]:
+    def list_games(
+        self,
+        limit: int,
+        before: tuple[datetime, UUID] | None,
+        status: str | None = None,
+        variant: str | None = None,
+        audience: Audience | None = None,
+        player_id: UUID | None = None,
+    ) -> list[GameRecord]:
         parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant, "player_id": player_id}
         if before is not None:
             parameters["created_at"], parameters["id"] = before
         if audience is not None:
             parameters["closed_before"], parameters["viewer"] = audience.closed_before, audience.viewer
-        given = (("visible", audience), ("before", before), ("status", status), ("variant", variant),
-                 ("player", player_id))
+        given = (
+            ("visible", audience),
+            ("before", before),
+            ("status", status),
+            ("variant", variant),
+            ("player", player_id),
+        )
         conditions = tuple(name for name, value in given if value is not None)
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()
@@ -266,13 +290,24 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
 
     def read_feed(self, after: FeedPosition, limit: int) -> tuple[list[FeedEntry], bool]:
         with self._connection() as conn, conn.pipeline():
-            rows = conn.execute(sql.READ_FEED, {"tx": str(after.tx), "game_id": after.game_id, "seq": after.seq,
-                                                "limit": limit})
+            rows = conn.execute(
+                sql.READ_FEED, {"tx": str(after.tx), "game_id": after.game_id, "seq": after.seq, "limit": limit}
+            )
             pending = conn.cursor(row_factory=tuple_row).execute(sql.FEED_PENDING)
-            entries = [FeedEntry(FeedPosition(int(row["tx"]), str(row["game_id"]), row["seq"]), row["variant"],
-                                 {"game_id": str(row["game_id"]), "seq": row["seq"], "kind": row["kind"],
-                                  "data": row["data"], "hash": row["hash"]})
-                       for row in rows.fetchall()]
+            entries = [
+                FeedEntry(
+                    FeedPosition(int(row["tx"]), str(row["game_id"]), row["seq"]),
+                    row["variant"],
+                    {
+                        "game_id": str(row["game_id"]),
+                        "seq": row["seq"],
+                        "kind": row["kind"],
+                        "data": row["data"],
+                        "hash": row["hash"],
+                    },
+                )
+                for row in rows.fetchall()
+            ]
             (waiting,) = pending.fetchone() or (False,)
         return entries, bool(waiting)
 
@@ -298,8 +333,9 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 self._publisher.close()
             raise StoreUnavailable("the database is unreachable") from error
 
-    def listen_for_changes(self, on_change: Callable[[str], None], on_listening: Callable[[], None],
-                           stopped: threading.Event) -> None:
+    def listen_for_changes(
+        self, on_change: Callable[[str], None], on_listening: Callable[[], None], stopped: threading.Event
+    ) -> None:
         """Pass the payload of every change published by any process to `on_change` until `stopped`.
 
         Listens on a connection of its own. After a failure it connects again, a second later; it calls
@@ -320,14 +356,18 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
 
     def load_analysis(self, game_id: UUID, solver: str, budget: int) -> str | None:
         with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(
-                sql.SELECT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget}).fetchone()
+            row = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(sql.SELECT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget})
+                .fetchone()
+            )
         return None if row is None else str(row[0])
 
     def save_analysis(self, game_id: UUID, solver: str, budget: int, analysis: str) -> None:
         with self._connection() as conn:
-            conn.execute(sql.INSERT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget,
-                                               "analysis": analysis})
+            conn.execute(
+                sql.INSERT_ANALYSIS, {"game_id": game_id, "solver": solver, "budget": budget, "analysis": analysis}
+            )
 
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:
@@ -338,11 +378,13 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         with self._connection() as conn:
             return conn.execute(sql.FORGET_RESPONSES, {"before": kept_before, "limit": limit}).rowcount
 
-    def find_token_and_response(self, game_id: UUID, scope: str,
-                                key_hash: str) -> tuple[GameKeys, StoredResponse | None]:
+    def find_token_and_response(
+        self, game_id: UUID, scope: str, key_hash: str
+    ) -> tuple[GameKeys, StoredResponse | None]:
         with self._connection() as conn:
-            row = conn.execute(sql.SELECT_TOKEN_AND_RESPONSE,
-                               {"game_id": game_id, "scope": scope, "key_hash": key_hash}).fetchone()
+            row = conn.execute(
+                sql.SELECT_TOKEN_AND_RESPONSE, {"game_id": game_id, "scope": scope, "key_hash": key_hash}
+            ).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"), row.pop("daily"))

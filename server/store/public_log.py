@@ -40,8 +40,10 @@ class PublicLogTables:
             if row is not None and row["recent"]:
                 return None
             latest = None if row is None else SignedCheckpoint(row["size"], bytes(row["root"]), row["note"])
-            pending = [PendingEntry(r["id"], PublicEntry(r["subject"], r["kind"], bytes(r["entry"])))
-                       for r in conn.execute(sql.SELECT_PENDING_ENTRIES, {"limit": limit}).fetchall()]
+            pending = [
+                PendingEntry(r["id"], PublicEntry(r["subject"], r["kind"], bytes(r["entry"])))
+                for r in conn.execute(sql.SELECT_PENDING_ENTRIES, {"limit": limit}).fetchall()
+            ]
             growth = integrate(latest, pending, _partial_tiles(conn, latest.size if latest else 0))
             if growth is None:
                 return None
@@ -61,8 +63,10 @@ class PublicLogTables:
 
     def publish_checkpoint(self: _Connections, witnesses: Sequence[str]) -> None:
         with self._transaction() as conn:
-            row = conn.execute(sql.SELECT_PUBLISHABLE, {"witnesses": list(witnesses)}).fetchone() \
+            row = (
+                conn.execute(sql.SELECT_PUBLISHABLE, {"witnesses": list(witnesses)}).fetchone()
                 or conn.execute(sql.SELECT_FIRST_TO_PUBLISH).fetchone()
+            )
             if row is not None and row["size"] is not None:
                 conn.execute(sql.PUBLISH_CHECKPOINT, {"size": row["size"]})
 
@@ -77,8 +81,9 @@ class PublicLogTables:
 
     def read_tile(self: _Connections, level: int, index: int) -> bytes:
         with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_TILE,
-                                                             {"level": level, "index": index}).fetchone()
+            row = (
+                conn.cursor(row_factory=tuple_row).execute(sql.SELECT_TILE, {"level": level, "index": index}).fetchone()
+            )
         return bytes(row[0]) if row else b""
 
     def read_bundle(self: _Connections, index: int) -> bytes:
@@ -88,8 +93,11 @@ class PublicLogTables:
 
     def leaves_of(self: _Connections, subjects: Collection[UUID]) -> list[tuple[int, str]]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_LEAVES_OF,
-                                                              {"subjects": list(subjects)}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(sql.SELECT_LEAVES_OF, {"subjects": list(subjects)})
+                .fetchall()
+            )
         return [(int(index), str(kind)) for index, kind in rows]
 
 
@@ -106,10 +114,15 @@ def _partial_tiles(conn: psycopg.Connection[Any], size: int) -> dict[int, bytes]
     addresses = partial_tiles(size)
     partial: dict[int, bytes] = {}
     if addresses:
-        rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_TILES, {
-            "levels": [a.level for a in addresses], "indexes": [a.index for a in addresses]}).fetchall()
+        rows = (
+            conn.cursor(row_factory=tuple_row)
+            .execute(
+                sql.SELECT_TILES, {"levels": [a.level for a in addresses], "indexes": [a.index for a in addresses]}
+            )
+            .fetchall()
+        )
         widths = {a.level: a.width or 0 for a in addresses}
-        partial = {level: bytes(hashes)[:32 * widths[level]] for level, hashes in rows}
+        partial = {level: bytes(hashes)[: 32 * widths[level]] for level, hashes in rows}
     if size % 256:
         row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_BUNDLE, {"index": size // 256}).fetchone()
         partial[-1] = bytes(row[0]) if row else b""
@@ -121,18 +134,33 @@ def _write(conn: psycopg.Connection[Any], growth: LogGrowth, taken: Sequence[int
     bundles = sorted(growth.bundles.items())
     with conn.pipeline():
         if tiles:
-            conn.execute(sql.UPSERT_TILES, {"levels": [level for (level, _), _ in tiles],
-                                            "indexes": [index for (_, index), _ in tiles],
-                                            "hashes": [hashes for _, hashes in tiles]})
+            conn.execute(
+                sql.UPSERT_TILES,
+                {
+                    "levels": [level for (level, _), _ in tiles],
+                    "indexes": [index for (_, index), _ in tiles],
+                    "hashes": [hashes for _, hashes in tiles],
+                },
+            )
         if bundles:
-            conn.execute(sql.UPSERT_BUNDLES, {"indexes": [index for index, _ in bundles],
-                                              "widths": [_bundle_width(entries) for _, entries in bundles],
-                                              "entries": [entries for _, entries in bundles]})
+            conn.execute(
+                sql.UPSERT_BUNDLES,
+                {
+                    "indexes": [index for index, _ in bundles],
+                    "widths": [_bundle_width(entries) for _, entries in bundles],
+                    "entries": [entries for _, entries in bundles],
+                },
+            )
         if growth.leaves:
-            conn.execute(sql.INSERT_LEAVES, {"indexes": [index for index, _ in growth.leaves],
-                                             "subjects": [entry.subject for _, entry in growth.leaves],
-                                             "kinds": [entry.kind for _, entry in growth.leaves],
-                                             "hashes": [leaf_hash(entry.entry) for _, entry in growth.leaves]})
+            conn.execute(
+                sql.INSERT_LEAVES,
+                {
+                    "indexes": [index for index, _ in growth.leaves],
+                    "subjects": [entry.subject for _, entry in growth.leaves],
+                    "kinds": [entry.kind for _, entry in growth.leaves],
+                    "hashes": [leaf_hash(entry.entry) for _, entry in growth.leaves],
+                },
+            )
         checkpoint = growth.checkpoint
         conn.execute(sql.INSERT_CHECKPOINT, {"size": checkpoint.size, "root": checkpoint.root, "note": checkpoint.note})
         if taken:
@@ -141,4 +169,3 @@ def _write(conn: psycopg.Connection[Any], growth: LogGrowth, taken: Sequence[int
 
 def _bundle_width(bundle: bytes) -> int:
     return len(bundle_entries(bundle))
-

@@ -21,8 +21,13 @@ def insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence
     conn.cursor().executemany(
         sql.INSERT_EVENT,
         [
-            {"game_id": game_id, "seq": event.seq, "kind": event.kind, "data": jsonb_text(event.data),
-             "hash": event.hash}
+            {
+                "game_id": game_id,
+                "seq": event.seq,
+                "kind": event.kind,
+                "data": jsonb_text(event.data),
+                "hash": event.hash,
+            }
             for event in events
         ],
     )
@@ -32,34 +37,56 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
     """Write `change` if the game is still at `expected_version`; whether it was."""
     response = change.response
     game = change.game
-    row = conn.cursor(row_factory=tuple_row).execute(sql.WRITE_CHANGE, {
-        "id": game.id,
-        **_moving_params(game),
-        # A deal changes only when its seeds are revealed: until then the stored one stands, and the action neither
-        # encodes it nor has PostgreSQL parse it again.
-        "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
-        "lock_key": lock_key(game.id),
-        "expected_version": expected_version,
-        "state": change.state_text,
-        "events": jsonb_text([{"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
-                             for event in change.events]),
-        "snapshot": change.snapshot,
-        **_result_params(change.result),
-        "log_kinds": [entry.kind for entry in change.public_entries],
-        "log_entries": [entry.entry for entry in change.public_entries],
-        "scope": response.scope if response else None,
-        "key_hash": response.key_hash if response else None,
-        "fingerprint": response.fingerprint if response else None,
-        "response_status": response.status if response else None,
-        "body": response.body if response else None,
-    }).fetchone()
+    row = (
+        conn.cursor(row_factory=tuple_row)
+        .execute(
+            sql.WRITE_CHANGE,
+            {
+                "id": game.id,
+                **_moving_params(game),
+                # A deal changes only when its seeds are revealed: until then the stored one stands, and the action
+                # neither encodes it nor has PostgreSQL parse it again.
+                "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
+                "lock_key": lock_key(game.id),
+                "expected_version": expected_version,
+                "state": change.state_text,
+                "events": jsonb_text(
+                    [
+                        {"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
+                        for event in change.events
+                    ]
+                ),
+                "snapshot": change.snapshot,
+                **_result_params(change.result),
+                "log_kinds": [entry.kind for entry in change.public_entries],
+                "log_entries": [entry.entry for entry in change.public_entries],
+                "scope": response.scope if response else None,
+                "key_hash": response.key_hash if response else None,
+                "fingerprint": response.fingerprint if response else None,
+                "response_status": response.status if response else None,
+                "body": response.body if response else None,
+            },
+        )
+        .fetchone()
+    )
     return bool(row and row[0])
 
 
 def _result_params(result: PlayerResult | None) -> dict[str, Any]:
-    fields = {"player": "player_id", "kind": "kind", "variant": "variant", "daily": "daily", "won": "won",
-              "score": "score", "hints": "hints", "actions": "actions", "started": "started_at", "ended": "ended_at",
-              "public_deal": "public_deal", "abandoned": "abandoned"}
+    fields = {
+        "player": "player_id",
+        "kind": "kind",
+        "variant": "variant",
+        "daily": "daily",
+        "won": "won",
+        "score": "score",
+        "hints": "hints",
+        "actions": "actions",
+        "started": "started_at",
+        "ended": "ended_at",
+        "public_deal": "public_deal",
+        "abandoned": "abandoned",
+    }
     return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
 
 
@@ -105,8 +132,15 @@ def game_params(game: GameRecord) -> dict[str, Any]:
 
 def _moving_params(game: GameRecord) -> dict[str, Any]:
     """What an action changes of a game's row (besides its deal, at the reveal)."""
-    return {"updated_at": game.updated_at, "version": game.version, "status": game.status, "score": game.score,
-            "head_hash": game.head_hash, "hints": game.hints, "document": game.document}
+    return {
+        "updated_at": game.updated_at,
+        "version": game.version,
+        "status": game.status,
+        "score": game.score,
+        "head_hash": game.head_hash,
+        "hints": game.hints,
+        "document": game.document,
+    }
 
 
 def keep_first(conn: psycopg.Connection[Any], response: StoredResponse | None) -> None:

@@ -25,8 +25,11 @@ class _Connections(Protocol):
 class StatisticsTables:
     def left_games(self: _Connections, idle_since: datetime, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(
-                sql.SELECT_LEFT_GAMES, {"idle_since": idle_since, "limit": limit}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(sql.SELECT_LEFT_GAMES, {"idle_since": idle_since, "limit": limit})
+                .fetchall()
+            )
         return [row[0] for row in rows]
 
     def load_player_stats(self: _Connections, player_id: UUID) -> list[PlayerStats]:
@@ -35,50 +38,99 @@ class StatisticsTables:
             days = conn.execute(player_sql.SELECT_DAILY_DAYS, {"player_id": player_id})
             by_variant = {row["variant"]: list(row["days"]) for row in days.fetchall()}
             rows = sums.fetchall()
-        return [PlayerStats(row["variant"], row["games"], row["wins"], row["best_actions"], row["best_game"],
-                            tuple(by_variant.get(row["variant"], ())), row["ranked_games"], row["ranked_wins"],
-                            row["abandoned"]) for row in rows]
+        return [
+            PlayerStats(
+                row["variant"],
+                row["games"],
+                row["wins"],
+                row["best_actions"],
+                row["best_game"],
+                tuple(by_variant.get(row["variant"], ())),
+                row["ranked_games"],
+                row["ranked_wins"],
+                row["abandoned"],
+            )
+            for row in rows
+        ]
 
     def revealed_player_games(self: _Connections, after: UUID, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(
-                player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit})
+                .fetchall()
+            )
         return [row[0] for row in rows]
 
-    def daily_board(self: _Connections, day: date, variant: str, kind: str,
-                    after: tuple[bool, int, int, int, int, UUID] | None, limit: int) -> list[DailyBoardRow]:
-        parameters = {**_daily_key(after or (False, -53, 0, 0, -1, UUID(int=0))), "day": day, "variant": variant,
-                      "kind": kind, "limit": limit}
+    def daily_board(
+        self: _Connections,
+        day: date,
+        variant: str,
+        kind: str,
+        after: tuple[bool, int, int, int, int, UUID] | None,
+        limit: int,
+    ) -> list[DailyBoardRow]:
+        parameters = {
+            **_daily_key(after or (False, -53, 0, 0, -1, UUID(int=0))),
+            "day": day,
+            "variant": variant,
+            "kind": kind,
+            "limit": limit,
+        }
         with self._connection() as conn:
             rows = conn.execute(player_sql.DAILY_BOARD, parameters).fetchall()
-        return [DailyBoardRow(row["game_id"], row["name"], row["kind"], row["won"], row["score"], row["hints"],
-                              row["actions"], row["seconds"]) for row in rows]
+        return [
+            DailyBoardRow(
+                row["game_id"],
+                row["name"],
+                row["kind"],
+                row["won"],
+                row["score"],
+                row["hints"],
+                row["actions"],
+                row["seconds"],
+            )
+            for row in rows
+        ]
 
-    def all_time_board(self: _Connections, variant: str, kind: str, min_games: int,
-                       after: tuple[float, int, UUID] | None, limit: int) -> list[AllTimeRow]:
-        parameters = {**_all_time_key(after or (-2.0, 0, UUID(int=0))), "variant": variant, "kind": kind,
-                      "min_games": min_games, "limit": limit}
+    def all_time_board(
+        self: _Connections, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
+    ) -> list[AllTimeRow]:
+        parameters = {
+            **_all_time_key(after or (-2.0, 0, UUID(int=0))),
+            "variant": variant,
+            "kind": kind,
+            "min_games": min_games,
+            "limit": limit,
+        }
         with self._connection() as conn:
             rows = conn.execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
-        return [AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
-                for row in rows]
+        return [
+            AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
+            for row in rows
+        ]
 
-    def daily_board_rank(self: _Connections, day: date, variant: str, kind: str,
-                         key: tuple[bool, int, int, int, int, UUID]) -> int:
+    def daily_board_rank(
+        self: _Connections, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]
+    ) -> int:
         parameters = {**_daily_key(key), "day": day, "variant": variant, "kind": kind}
         with self._connection() as conn:
             return int(conn.execute(player_sql.DAILY_BOARD_RANK, parameters).fetchone()["rank"])  # type: ignore[index]
 
-    def all_time_board_rank(self: _Connections, variant: str, kind: str, min_games: int,
-                            key: tuple[float, int, UUID]) -> int:
+    def all_time_board_rank(
+        self: _Connections, variant: str, kind: str, min_games: int, key: tuple[float, int, UUID]
+    ) -> int:
         parameters = {**_all_time_key(key), "variant": variant, "kind": kind, "min_games": min_games}
         with self._connection() as conn:
             return int(conn.execute(player_sql.ALL_TIME_BOARD_RANK, parameters).fetchone()["rank"])  # type: ignore[index]
 
     def unverified_results(self: _Connections, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(player_sql.SELECT_UNVERIFIED_RESULTS,
-                                                               {"limit": limit}).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(player_sql.SELECT_UNVERIFIED_RESULTS, {"limit": limit})
+                .fetchall()
+            )
         return [row[0] for row in rows]
 
     def mark_verified(self: _Connections, game_id: UUID, valid: bool) -> None:
@@ -96,8 +148,14 @@ class StatisticsTables:
 
 def _daily_key(key: tuple[bool, int, int, int, int, UUID]) -> dict[str, Any]:
     lost, minus_score, hints, actions, micros, game_id = key
-    return {"lost": lost, "minus_score": minus_score, "hints": hints, "actions": actions,
-            "duration": timedelta(microseconds=micros), "game_id": game_id}
+    return {
+        "lost": lost,
+        "minus_score": minus_score,
+        "hints": hints,
+        "actions": actions,
+        "duration": timedelta(microseconds=micros),
+        "game_id": game_id,
+    }
 
 
 def _all_time_key(key: tuple[float, int, UUID]) -> dict[str, Any]:
@@ -106,7 +164,19 @@ def _all_time_key(key: tuple[float, int, UUID]) -> dict[str, Any]:
 
 
 def _result_params(result: PlayerResult) -> dict[str, Any]:
-    return {"game_id": result.game_id, "player_id": result.player_id, "kind": result.kind, "variant": result.variant,
-            "daily": result.daily, "won": result.won, "score": result.score, "hints": result.hints,
-            "actions": result.actions, "started_at": result.started_at, "ended_at": result.ended_at,
-            "verified": result.verified, "public_deal": result.public_deal, "abandoned": result.abandoned}
+    return {
+        "game_id": result.game_id,
+        "player_id": result.player_id,
+        "kind": result.kind,
+        "variant": result.variant,
+        "daily": result.daily,
+        "won": result.won,
+        "score": result.score,
+        "hints": result.hints,
+        "actions": result.actions,
+        "started_at": result.started_at,
+        "ended_at": result.ended_at,
+        "verified": result.verified,
+        "public_deal": result.public_deal,
+        "abandoned": result.abandoned,
+    }

@@ -74,7 +74,8 @@ class BoardScreen(Screen[None]):
         if small:
             self.query_one("#too-small", Static).update(
                 f"The table needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {width}x{height}.\n"
-                "Make it larger (the game waits), or press q to leave.")
+                "Make it larger (the game waits), or press q to leave."
+            )
 
     def show(self, game: Mapping[str, Any], state: Mapping[str, Any] | None = None, lit: Sequence[Lit] = ()) -> None:
         """The game's table, at `state` when another position than the game's own is shown."""
@@ -82,14 +83,16 @@ class BoardScreen(Screen[None]):
         self.query_one("#headline", Static).update(headline({**game, "state": shown}))
         rules = game["rules"]
         self.query_one("#table", Static).update(
-            draw_table(shown, rules["free_cells"], lit, self.faces, group_waste=rules["waste_access"] == "group"))
+            draw_table(shown, rules["free_cells"], lit, self.faces, group_waste=rules["waste_access"] == "group")
+        )
 
     def ask(self, text: str | Text) -> None:
         self.query_one("#prompt", Static).update(text)
 
     def say(self, text: str | Text, refused: bool = False) -> None:
         self.query_one("#message", Static).update(
-            Text(text, style="bold red" if refused and not self.faces.ascii else "") if isinstance(text, str) else text)
+            Text(text, style="bold red" if refused and not self.faces.ascii else "") if isinstance(text, str) else text
+        )
 
     async def call(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
         """The API's answer, or None when it refused (its reason is said on the screen)."""

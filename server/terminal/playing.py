@@ -21,8 +21,10 @@ from .seat import Seat
 from .table import Lit, lit_cards, stock_action
 from .words import action_text, ending, hint_text, verdict
 
-NO_UNDO = ("There is no undo: every action is final, a signed entry in the game's public log. "
-           "Press h for a hint before you move.")
+NO_UNDO = (
+    "There is no undo: every action is final, a signed entry in the game's public log. "
+    "Press h for a hint before you move."
+)
 CARD = re.compile(r"^\s*(?P<card>(10|[2-9TJQKA])[SHDC])\s*(?:(?:to\s+)?(?P<to>F[1-4]|cell))?\s*$", re.IGNORECASE)
 
 
@@ -55,8 +57,7 @@ class PlayScreen(BoardScreen):
             game, refusal = await ask(self.api.post, "/games", dict(self.new_game or {}))
             if game is not None:
                 self.token = game.pop("player_token")
-                saved.add(SavedGame(self.seat.server_name, game["id"], self.token, game["variant"],
-                                    game["created_at"]))
+                saved.add(SavedGame(self.seat.server_name, game["id"], self.token, game["variant"], game["created_at"]))
         else:
             # A game of yours begun elsewhere (today's deal on another device): your API token acts on it too.
             self.token = saved.token_of(self.seat.server_name, self.game_id) or self.api.bearer or ""
@@ -82,8 +83,10 @@ class PlayScreen(BoardScreen):
             return ""
         if game["status"] != "playing":
             return "The game is over: Enter shows how it ended and the solver's verdict; q quits."
-        moves = [f"{lit.number} {action_text(lit.moves[0]) if len(lit.moves) == 1 else lit.card + ' (choose where)'}"
-                 for lit in self.lit]
+        moves = [
+            f"{lit.number} {action_text(lit.moves[0]) if len(lit.moves) == 1 else lit.card + ' (choose where)'}"
+            for lit in self.lit
+        ]
         stock = stock_action(game["legal_actions"])
         moves += [f"d {action_text(stock)}"] if stock else []
         return "   ".join(moves) or "No move is left but to resign (r)."
@@ -121,14 +124,21 @@ class PlayScreen(BoardScreen):
         if key.isdigit():
             lit = next((lit for lit in self.lit if str(lit.number) == key), None)
             if lit is None:
-                self.say(f"No card is numbered {key}: the lit cards are numbered 1 to {len(self.lit)}."
-                         if self.lit else "No card can move now.", refused=True)
+                self.say(
+                    f"No card is numbered {key}: the lit cards are numbered 1 to {len(self.lit)}."
+                    if self.lit
+                    else "No card can move now.",
+                    refused=True,
+                )
             elif len(lit.moves) == 1:
                 self._send(lit.moves[0])
             else:
                 self.choosing = lit
-                self.ask(f"{lit.card} to: " + "  ".join(f"{chr(ord('a') + i)} {move['to']}"
-                                                       for i, move in enumerate(lit.moves)) + "  (Esc: never mind)")
+                self.ask(
+                    f"{lit.card} to: "
+                    + "  ".join(f"{chr(ord('a') + i)} {move['to']}" for i, move in enumerate(lit.moves))
+                    + "  (Esc: never mind)"
+                )
         elif key == "d":
             stock = stock_action(self.game["legal_actions"])
             if stock:
@@ -165,8 +175,11 @@ class PlayScreen(BoardScreen):
         self._close_name()
         match = CARD.match(event.value)
         if match is None:
-            self.say(f"{event.value.strip()!r} is not a card: a rank (A, 2-10, J, Q, K) and a suit (S, H, D, C), "
-                     "then a place if you like (F1-F4, cell)", refused=True)
+            self.say(
+                f"{event.value.strip()!r} is not a card: a rank (A, 2-10, J, Q, K) and a suit (S, H, D, C), "
+                "then a place if you like (F1-F4, cell)",
+                refused=True,
+            )
             return
         assert self.game is not None
         card = match["card"].upper().replace("10", "T")
@@ -211,8 +224,10 @@ class PlayScreen(BoardScreen):
         except ApiError as error:
             if error.code != "version-conflict":
                 raise
-        return (self.api.get(f"/games/{self.game['id']}"),
-                "The game moved on elsewhere (another window?): nothing was done; here it is now.")
+        return (
+            self.api.get(f"/games/{self.game['id']}"),
+            "The game moved on elsewhere (another window?): nothing was done; here it is now.",
+        )
 
     def _hint(self) -> None:
         assert self.game is not None
@@ -228,7 +243,6 @@ class PlayScreen(BoardScreen):
                 self.say(hint_text(answer["hint"]) + self._key_for(answer["hint"]["action"]))
         finally:
             self.busy = False
-
 
     def _key_for(self, action: Mapping[str, Any]) -> str:
         """Which key takes the hinted action."""
@@ -260,11 +274,15 @@ class EndPanel(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(ending(self.game), id="ending")
-            yield Static(f"{self.game['score']} of 52 cards home in {self.game['version']} events; hints asked: "
-                         f"{self.game['hints']}.", id="figures")
+            yield Static(
+                f"{self.game['score']} of 52 cards home in {self.game['version']} events; hints asked: "
+                f"{self.game['hints']}.",
+                id="figures",
+            )
             yield Static("The solver is looking at the deal...", id="verdict")
-            yield Static(f"Game {self.game['id']}\n"
-                         "p replay it  n a new game  Esc look at the table  q quit", id="end-keys")
+            yield Static(
+                f"Game {self.game['id']}\np replay it  n a new game  Esc look at the table  q quit", id="end-keys"
+            )
 
     def on_mount(self) -> None:
         self.set_class(self.seat.faces.ascii, "-ascii")
@@ -273,7 +291,8 @@ class EndPanel(ModalScreen[None]):
     async def _analyse(self) -> None:
         analysis, refusal = await ask(self.seat.api.get, f"/games/{self.game['id']}/analysis")
         self.query_one("#verdict", Static).update(
-            verdict(analysis) if analysis is not None else f"No verdict from the solver just now: {refusal}")
+            verdict(analysis) if analysis is not None else f"No verdict from the solver just now: {refusal}"
+        )
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -40,8 +40,12 @@ class ResumeScreen(BoardScreen):
             self.say("Press n for a new game, or q to leave.")
             return
         self.ask("Your games in progress, newest first:")
-        self.say("\n".join(f"{n}  {headline(game)}\n   game {game['id']}, last move {game['updated_at'][:16]}"
-                           for n, game in enumerate(games, start=1)))
+        self.say(
+            "\n".join(
+                f"{n}  {headline(game)}\n   game {game['id']}, last move {game['updated_at'][:16]}"
+                for n, game in enumerate(games, start=1)
+            )
+        )
 
     def _in_progress(self, ids: list[str]) -> list[dict[str, Any]]:
         found = []

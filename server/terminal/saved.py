@@ -85,8 +85,10 @@ class SavedGames:
         try:
             descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
         except OSError as error:
-            raise SavedGamesError(f"{lock} cannot be opened as a lock file ({error.strerror}): "
-                                  "if it is a link or not a file, move it away") from None
+            raise SavedGamesError(
+                f"{lock} cannot be opened as a lock file ({error.strerror}): "
+                "if it is a link or not a file, move it away"
+            ) from None
         try:
             if not stat.S_ISREG(os.fstat(descriptor).st_mode):
                 raise SavedGamesError(f"{lock} is not a file: move it away")
@@ -104,8 +106,10 @@ class SavedGames:
             return [], {}
         try:
             entries = json.loads(text)
-            return ([SavedGame(**entry) for entry in entries["games"]],
-                    {server: SavedPlayer(**player) for server, player in entries.get("players", {}).items()})
+            return (
+                [SavedGame(**entry) for entry in entries["games"]],
+                {server: SavedPlayer(**player) for server, player in entries.get("players", {}).items()},
+            )
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
             reason = "nested too deep" if isinstance(error, RecursionError) else error
             raise SavedGamesError(f"{self.path} is not a list of saved games ({reason}); move it away") from None
@@ -125,8 +129,9 @@ class SavedGames:
         with os.fdopen(descriptor, "rb") as file:
             data = file.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
-            raise SavedGamesError(f"{self.path} is larger than {MAX_BYTES} bytes, more than {KEPT} games take: "
-                                  "move it away")
+            raise SavedGamesError(
+                f"{self.path} is larger than {MAX_BYTES} bytes, more than {KEPT} games take: move it away"
+            )
         try:
             return data.decode()
         except UnicodeDecodeError:
@@ -136,8 +141,14 @@ class SavedGames:
         descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".games-")
         try:
             with os.fdopen(descriptor, "w") as file:  # mkstemp made it 0600: the tokens are yours alone
-                json.dump({"games": [asdict(game) for game in games],
-                           "players": {server: asdict(player) for server, player in players.items()}}, file, indent=1)
+                json.dump(
+                    {
+                        "games": [asdict(game) for game in games],
+                        "players": {server: asdict(player) for server, player in players.items()},
+                    },
+                    file,
+                    indent=1,
+                )
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, self.path)

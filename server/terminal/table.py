@@ -86,12 +86,13 @@ def stock_action(legal_actions: Sequence[Mapping[str, Any]]) -> dict[str, Any] |
     return next((dict(action) for action in legal_actions if action["kind"] in ("deal", "redeal")), None)
 
 
-def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], faces: Faces,
-               group_waste: bool = False) -> Text:
+def draw_table(
+    state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], faces: Faces, group_waste: bool = False
+) -> Text:
     """`group_waste`: only the latest deal's cards may be played (the strict waste rule): the others are dimmed."""
     numbers = {item.card: item.number for item in lit}
     base = state["base_rank"]
-    order = RANKS[RANKS.index(base):] + RANKS[:RANKS.index(base)] if base else RANKS
+    order = RANKS[RANKS.index(base) :] + RANKS[: RANKS.index(base)] if base else RANKS
     lines = [Text(" " * 34) + faces.styled("".join(f"{faces.rank(rank + 'S').plain:>3}" for rank in order), "dim")]
     reserves, foundations = state["reserves"], state["foundations"]
     for row in range(max(len(reserves), len(foundations))):
@@ -107,8 +108,10 @@ def draw_table(state: Mapping[str, Any], free_cells: int, lit: Sequence[Lit], fa
             foundation = foundations[row]
             line += faces.styled(f"F{row + 1} ", "bold") + faces.suit(foundation["suit"]) + Text(" ")
             ranks = {code[0]: code for code in foundation["cards"]}
-            line += Text("").join(Text(" " * (3 - faces.rank(ranks[r]).cell_len)) + faces.rank(ranks[r])
-                                  if r in ranks else Text("   ") for r in order)
+            line += Text("").join(
+                Text(" " * (3 - faces.rank(ranks[r]).cell_len)) + faces.rank(ranks[r]) if r in ranks else Text("   ")
+                for r in order
+            )
         lines.append(line)
     lines.append(Text(""))
     lines.append(_stock_and_waste(state, numbers, faces, group_waste))

@@ -83,8 +83,15 @@ class ReplayScreen(BoardScreen):
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
-        moves = {"right": self.at + 1, "space": self.at + 1, "l": self.at + 1, "left": self.at - 1, "h": self.at - 1,
-                 "home": 0, "end": len(self.steps) - 1}
+        moves = {
+            "right": self.at + 1,
+            "space": self.at + 1,
+            "l": self.at + 1,
+            "left": self.at - 1,
+            "h": self.at - 1,
+            "home": 0,
+            "end": len(self.steps) - 1,
+        }
         if event.key == "q":
             self.app.exit()
         elif event.key in moves and self.steps:
@@ -162,8 +169,10 @@ class FollowScreen(BoardScreen):
         assert self.game is not None
         self.game = {**self.game, "state": state, "status": state["status"], "version": event["seq"]}
         self.show(self.game)
-        self.say(f"{time.strftime('%H:%M:%S')}  event {event['seq']}: {event_text(event)}"
-                 + (f"\n{ending(self.game)}" if state["status"] != "playing" else ""))
+        self.say(
+            f"{time.strftime('%H:%M:%S')}  event {event['seq']}: {event_text(event)}"
+            + (f"\n{ending(self.game)}" if state["status"] != "playing" else "")
+        )
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

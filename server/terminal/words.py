@@ -12,14 +12,21 @@ ENDINGS = {"won": "Won: all 52 cards are home.", "lost": "Lost", "resigned": "Re
 def headline(game: Mapping[str, Any]) -> str:
     state = game["state"]
     deal = game["deal"]
-    dealt = (f"deal {deal['deal_number']}" if deal.get("kind") == "number"
-             else f"daily {deal['day']}" if deal.get("kind") == "daily" else "a secret deal")
+    dealt = (
+        f"deal {deal['deal_number']}"
+        if deal.get("kind") == "number"
+        else f"daily {deal['day']}"
+        if deal.get("kind") == "daily"
+        else "a secret deal"
+    )
     if deal.get("winnable"):
         dealt += ", winnable"
     passes = "unlimited passes" if state["passes_left"] is None else f"{state['passes_left']} redeals left"
     home = sum(len(foundation["cards"]) for foundation in state["foundations"])
-    return (f"{game['variant'] or 'custom rules'} | {dealt} | base {_rank(state['base_rank'])} | "
-            f"pass {state['pass_number']}, {passes} | {home}/52 home")
+    return (
+        f"{game['variant'] or 'custom rules'} | {dealt} | base {_rank(state['base_rank'])} | "
+        f"pass {state['pass_number']}, {passes} | {home}/52 home"
+    )
 
 
 def action_text(action: Mapping[str, Any]) -> str:

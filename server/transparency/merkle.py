@@ -37,7 +37,7 @@ def subtrees_of(leaves: Sequence[bytes]) -> Subtree:
         start = index << height
         if start + (1 << height) > len(leaves):
             raise IndexError(f"no complete subtree of height {height} at index {index} in {len(leaves)} leaves")
-        level = list(leaves[start:start + (1 << height)])
+        level = list(leaves[start : start + (1 << height)])
         while len(level) > 1:
             level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
         return level[0]
@@ -133,8 +133,7 @@ def verify_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[bytes],
         raise ProofError(f"the inclusion proof of leaf {index} does not lead to the root of the tree of size {size}")
 
 
-def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: bytes,
-                       proof: Sequence[bytes]) -> None:
+def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> None:
     """RFC 9162 2.1.4.2: raises ProofError unless the tree of `old_size` is a prefix of the one of `new_size`.
 
     Sizes start at 1: every tree extends the empty one, which needs no proof (and has none here)."""

@@ -110,8 +110,9 @@ class Signer:
 
     @property
     def verifier(self) -> Verifier:
-        public = Ed25519PrivateKey.from_private_bytes(self.seed).public_key().public_bytes(Encoding.Raw,
-                                                                                        PublicFormat.Raw)
+        public = (
+            Ed25519PrivateKey.from_private_bytes(self.seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        )
         return Verifier(self.name, self.kind, public)
 
     @property
@@ -184,7 +185,7 @@ def parse_note(note: str) -> Note:
     split = note.rfind("\n\n")
     if split < 0 or not note.endswith("\n"):
         raise NoteError("a note is its text, a blank line and its signature lines, each ending in a newline")
-    text, lines = note[:split + 1], note[split + 2:].splitlines(keepends=True)
+    text, lines = note[: split + 1], note[split + 2 :].splitlines(keepends=True)
     if not lines:
         raise NoteError("the note has no signature")
     if len(lines) > MAX_SIGNATURES:

@@ -51,7 +51,7 @@ class TileAddress:
 def tile_path(level: int, index: int, width: int | None = None) -> str:
     digits = f"{index:d}"
     digits = "0" * (-len(digits) % 3) + digits
-    elements = [digits[i:i + 3] for i in range(0, len(digits), 3)]
+    elements = [digits[i : i + 3] for i in range(0, len(digits), 3)]
     encoded = "/".join([*("x" + element for element in elements[:-1]), elements[-1]])
     name = "entries" if level == ENTRIES else str(level)
     return f"tile/{name}/{encoded}" + (f".p/{width}" if width is not None else "")
@@ -107,12 +107,13 @@ def partial_tiles(size: int) -> list[TileAddress]:
 
 def tile_root(tile: bytes) -> bytes:
     """The root of a full tile: the hash at the next level up."""
-    hashes = [tile[i:i + HASH_SIZE] for i in range(0, len(tile), HASH_SIZE)]
+    hashes = [tile[i : i + HASH_SIZE] for i in range(0, len(tile), HASH_SIZE)]
     return subtrees_of(hashes)(TILE_HEIGHT, 0)
 
 
-def grown(size: int, partial: Mapping[int, bytes], entries: Sequence[bytes]) -> tuple[dict[TileAddress, bytes],
-                                                                                    dict[int, bytes]]:
+def grown(
+    size: int, partial: Mapping[int, bytes], entries: Sequence[bytes]
+) -> tuple[dict[TileAddress, bytes], dict[int, bytes]]:
     """The tiles and entry bundles that change when `entries` are appended to a tree of `size`.
 
     `partial` holds, by level, the hashes of that tree's partial tiles, and level -1 its partial entry bundle
@@ -142,7 +143,7 @@ def grown(size: int, partial: Mapping[int, bytes], entries: Sequence[bytes]) -> 
             raise ValueError(f"the partial tile at level {level} has the wrong width for a tree of {size}")
         added = []
         for offset in range(0, len(buffer), FULL_TILE_BYTES):
-            tile = buffer[offset:offset + FULL_TILE_BYTES]
+            tile = buffer[offset : offset + FULL_TILE_BYTES]
             tiles[TileAddress(level, full + offset // FULL_TILE_BYTES)] = tile
             if len(tile) == FULL_TILE_BYTES:
                 added.append(tile_root(tile))
@@ -162,7 +163,7 @@ def tile_subtrees(read: Callable[[int, int], bytes]) -> Subtree:
         if (level, tile_index) not in cache:
             cache[(level, tile_index)] = read(level, tile_index)
         tile = cache[(level, tile_index)]
-        hashes = [tile[i * HASH_SIZE:(i + 1) * HASH_SIZE] for i in range(offset, offset + (1 << within))]
+        hashes = [tile[i * HASH_SIZE : (i + 1) * HASH_SIZE] for i in range(offset, offset + (1 << within))]
         if len(hashes[-1]) != HASH_SIZE:
             raise IndexError(f"tile {level}/{tile_index} does not yet hold the subtree ({height}, {index})")
         return subtrees_of(hashes)(within, 0)
@@ -177,10 +178,10 @@ def bundle_entries(bundle: bytes) -> list[bytes]:
     while offset < len(bundle):
         if offset + 2 > len(bundle):
             raise ValueError(f"the entry bundle is truncated at byte {offset}")
-        length = int.from_bytes(bundle[offset:offset + 2], "big")
+        length = int.from_bytes(bundle[offset : offset + 2], "big")
         if offset + 2 + length > len(bundle):
             raise ValueError(f"the entry bundle is truncated in its entry {len(entries)}")
-        entries.append(bundle[offset + 2:offset + 2 + length])
+        entries.append(bundle[offset + 2 : offset + 2 + length])
         offset += 2 + length
     return entries
 
@@ -189,5 +190,5 @@ def bundle_prefix(bundle: bytes, width: int) -> bytes:
     """The first `width` entries of a bundle, as the partial bundle of that width was served."""
     offset = 0
     for _ in range(width):
-        offset += 2 + int.from_bytes(bundle[offset:offset + 2], "big")
+        offset += 2 + int.from_bytes(bundle[offset : offset + 2], "big")
     return bundle[:offset]

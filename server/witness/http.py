@@ -149,14 +149,18 @@ class WitnessServer:
     def _route(self, path: str) -> str:
         path = path.split("?", 1)[0]
         prefix = self.prefix
-        return path[len(prefix):] if prefix and path.startswith(prefix + "/") else ("" if prefix else path)
+        return path[len(prefix) :] if prefix and path.startswith(prefix + "/") else ("" if prefix else path)
 
     @staticmethod
     async def _send(writer: asyncio.StreamWriter, method: str, answer: Answer, close: bool) -> None:
         body = answer.body.encode()
-        lines = [f"HTTP/1.1 {answer.status} {HTTPStatus(answer.status).phrase}", f"Server: {SERVER}",
-                 f"Date: {formatdate(usegmt=True)}", f"Content-Type: {answer.content_type}",
-                 f"Content-Length: {len(body)}"]
+        lines = [
+            f"HTTP/1.1 {answer.status} {HTTPStatus(answer.status).phrase}",
+            f"Server: {SERVER}",
+            f"Date: {formatdate(usegmt=True)}",
+            f"Content-Type: {answer.content_type}",
+            f"Content-Length: {len(body)}",
+        ]
         if answer.status == 405:
             lines.append(f"Allow: {ALLOWED}")
         if close:

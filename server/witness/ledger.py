@@ -67,15 +67,21 @@ class FileLedger:
         if not isinstance(document, dict) or document.get("format") != FORMAT:
             raise LedgerError(f"{self._path} is not a witness's state (its format is not {FORMAT})")
         try:
-            return {origin: Cosigned(int(record["size"]), base64.b64decode(record["root"]), str(record["checkpoint"]))
-                    for origin, record in document["logs"].items()}
+            return {
+                origin: Cosigned(int(record["size"]), base64.b64decode(record["root"]), str(record["checkpoint"]))
+                for origin, record in document["logs"].items()
+            }
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise LedgerError(f"{self._path} holds a malformed record: {error!r}") from None
 
     def _write(self, logs: dict[str, Cosigned]) -> None:
-        document: dict[str, Any] = {"format": FORMAT, "logs": {
-            origin: {"size": c.size, "root": base64.b64encode(c.root).decode(), "checkpoint": c.note}
-            for origin, c in sorted(logs.items())}}
+        document: dict[str, Any] = {
+            "format": FORMAT,
+            "logs": {
+                origin: {"size": c.size, "root": base64.b64encode(c.root).decode(), "checkpoint": c.note}
+                for origin, c in sorted(logs.items())
+            },
+        }
         draft = self._path.with_name(self._path.name + ".new")
         with open(draft, "w") as file:
             file.write(json.dumps(document, indent=2) + "\n")

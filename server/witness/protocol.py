@@ -139,8 +139,13 @@ class Witness:
             try:
                 _check_consistency(known, old_size, checkpoint.size, checkpoint.root, proof)
             except ProofError as error:
-                log.warning("log %s signed a checkpoint inconsistent with the one cosigned at size %d (%s):\n%s",
-                            origin, known_size, error, note)
+                log.warning(
+                    "log %s signed a checkpoint inconsistent with the one cosigned at size %d (%s):\n%s",
+                    origin,
+                    known_size,
+                    error,
+                    note,
+                )
                 raise _Refused(422, f"not consistent with the checkpoint of size {known_size}: {error}") from None
             signature = cosign(parsed.text, self.signer, max(1, int(self._clock())))
             record.replace(Cosigned(checkpoint.size, checkpoint.root, _kept(parsed, verified, signature)))

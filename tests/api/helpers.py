@@ -19,8 +19,9 @@ def create(client, headers=None, **body):
 def act(client, game, token, action):
     """Take a legal action as the game body lists it; the game after it."""
     if action["kind"] == "move":
-        response = client.post(f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]},
-                               headers=token)
+        response = client.post(
+            f"/games/{game['id']}/moves", json={"card": action["card"], "to": action["to"]}, headers=token
+        )
     else:
         response = client.post(f"/games/{game['id']}/draw", headers=token)
     assert response.status_code == 200, response.get_json()
@@ -72,7 +73,7 @@ def rehash(document, start=1):
     """What a forger does after an edit to an export: recompute every hash from `start` on, and the head."""
     events = document["events"]
     previous = document["commitment"] if start == 1 else events[start - 2]["hash"]
-    for event in events[start - 1:]:
+    for event in events[start - 1 :]:
         event["hash"] = chain_hash(previous, event["seq"], event["kind"], event["data"])
         previous = event["hash"]
     document["head_hash"] = previous
@@ -134,11 +135,28 @@ def crafted_export(rules, winnable_candidate=None, server_seed=bytes(range(32)),
     start = candidate_opening(rules, server_seed, client_seed, winnable_candidate or 0)
     game_id, commit = uuid.uuid4(), commitment(server_seed)
     resigned = apply(start, Resign())
-    events = chain(commit, 1, [game_created(game_id, rules, deal, commit, start),
-                               *events_for(start, Resign(), resigned), seeds_revealed(server_seed, client_seed)])
+    events = chain(
+        commit,
+        1,
+        [
+            game_created(game_id, rules, deal, commit, start),
+            *events_for(start, Resign(), resigned),
+            seeds_revealed(server_seed, client_seed),
+        ],
+    )
     revealed = {**deal, "server_seed": server_seed.hex(), "client_seed": client_seed}
-    return export({"id": str(game_id), "variant": rules.preset_name, "rules": rules.to_dict(), "deal": revealed,
-                   "commitment": commit, "status": "resigned", "head_hash": events[-1].hash}, events)
+    return export(
+        {
+            "id": str(game_id),
+            "variant": rules.preset_name,
+            "rules": rules.to_dict(),
+            "deal": revealed,
+            "commitment": commit,
+            "status": "resigned",
+            "head_hash": events[-1].hash,
+        },
+        events,
+    )
 
 
 def body_of(answered):

@@ -43,8 +43,9 @@ def test_a_bot_posting_each_chosen_legal_action_unchanged_plays_the_game_the_old
     twin = play_first_legal_through_moves_and_draws(client, twin, twin_token)
 
     assert game["status"] == twin["status"] == "won"
-    assert [(e["kind"], e["data"]) for e in events_of(client, game)[1:]] == \
-           [(e["kind"], e["data"]) for e in events_of(client, twin)[1:]]
+    assert [(e["kind"], e["data"]) for e in events_of(client, game)[1:]] == [
+        (e["kind"], e["data"]) for e in events_of(client, twin)[1:]
+    ]
 
 
 def test_random_legal_actions_posted_as_listed_are_always_accepted(client):
@@ -85,8 +86,9 @@ def test_a_stale_expected_version_is_412_and_if_match_works_the_same(client):
     assert post_action(client, game, token, {"kind": "deal"}).status_code == 200
 
     stale = post_action(client, game, token, {"kind": "deal"}, expected_version=1)
-    stale_header = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}},
-                               headers={**token, "If-Match": '"1"'})
+    stale_header = client.post(
+        f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}}, headers={**token, "If-Match": '"1"'}
+    )
 
     assert stale.status_code == stale_header.status_code == 412
     assert client.get(f"/games/{game['id']}").get_json()["version"] == 2
@@ -103,25 +105,28 @@ def test_a_retry_with_the_same_key_gets_the_same_answer_and_lands_once(client):
     assert client.get(f"/games/{game['id']}").get_json()["version"] == 2
 
 
-@pytest.mark.parametrize("body", [
-    {"action": {"kind": {}}},
-    {"action": {"kind": ["deal"]}},
-    {"action": {"kind": None}},
-    {"action": {"kind": 3}},
-    {"action": {}},
-    {"action": "deal"},
-    {"action": ["deal"]},
-    {"action": None},
-    {"action": {"kind": "draw"}},
-    {"action": {"kind": "deal", "card": "7S"}},
-    {"action": {"kind": "move", "card": "7S"}},
-    {"action": {"kind": "move", "card": "7S", "from": "R1", "to": "F9"}},
-    {"action": {"kind": "move", "card": " 7S", "from": "R1", "to": "F1"}},
-    {"action": {"kind": "deal"}, "expected_version": "1"},
-    {"action": {"kind": "deal"}, "extra": 1},
-    {"kind": "deal"},
-    {},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"action": {"kind": {}}},
+        {"action": {"kind": ["deal"]}},
+        {"action": {"kind": None}},
+        {"action": {"kind": 3}},
+        {"action": {}},
+        {"action": "deal"},
+        {"action": ["deal"]},
+        {"action": None},
+        {"action": {"kind": "draw"}},
+        {"action": {"kind": "deal", "card": "7S"}},
+        {"action": {"kind": "move", "card": "7S"}},
+        {"action": {"kind": "move", "card": "7S", "from": "R1", "to": "F9"}},
+        {"action": {"kind": "move", "card": " 7S", "from": "R1", "to": "F1"}},
+        {"action": {"kind": "deal"}, "expected_version": "1"},
+        {"action": {"kind": "deal"}, "extra": 1},
+        {"kind": "deal"},
+        {},
+    ],
+)
 def test_a_malformed_action_is_422_and_nothing_is_appended(client, body):
     game, token = create(client, deal_number=5)
 

@@ -33,8 +33,11 @@ class Server:
 
     def __init__(self):
         self.clock = Clock(DAY)
-        self.app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                              MemoryStore(), sources=Sources(clock=self.clock))
+        self.app = create_app(
+            Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+            MemoryStore(),
+            sources=Sources(clock=self.clock),
+        )
         self.client = self.app.test_client()
         self.lie = None
 
@@ -47,12 +50,17 @@ class Server:
         self.client.get("/daily")  # the day's deals open
         self.late = self.sign_up("human")
         for n, token in enumerate([*tokens, self.late]):
-            game = self.client.post("/games", json={"variant": "osmosis-draw-one", "daily": True},
-                                    headers=token).get_json()
+            game = self.client.post(
+                "/games", json={"variant": "osmosis-draw-one", "daily": True}, headers=token
+            ).get_json()
             if n == 1:
                 self.client.post(f"/games/{game['id']}/hint", headers=token)
-            play_first_legal(self.client, self.client.get(f"/games/{game['id']}", headers=token).get_json(), token,
-                             resign_after=(40, 40, 3, 10, 40)[n])
+            play_first_legal(
+                self.client,
+                self.client.get(f"/games/{game['id']}", headers=token).get_json(),
+                token,
+                resign_after=(40, 40, 3, 10, 40)[n],
+            )
         self.clock.now = datetime.combine(DAY.date() + timedelta(days=1), time(0, 1), UTC)
         while self.app.extensions["osmosis.upkeep"].run_once():
             pass
@@ -69,8 +77,12 @@ class Server:
             raise OSError(f"{path} answered {response.status_code}")
         body = response.get_data()
         query = parse_qs(urlparse(path).query)
-        if self.lie and path.startswith("/boards/daily/") and query.get("kind") == ["human"] \
-                and query.get("variant") == ["osmosis-draw-one"]:
+        if (
+            self.lie
+            and path.startswith("/boards/daily/")
+            and query.get("kind") == ["human"]
+            and query.get("variant") == ["osmosis-draw-one"]
+        ):
             page = json.loads(body)
             self.lie(page["rows"])
             body = json.dumps(page).encode()
@@ -86,8 +98,9 @@ def server():
 
 
 def run(server):
-    return audit(server.fetch, parse_verifier(LOG_SIGNER.verifier.vkey), [], MonitorState(),
-                 boards=[DAY.date().isoformat()])
+    return audit(
+        server.fetch, parse_verifier(LOG_SIGNER.verifier.vkey), [], MonitorState(), boards=[DAY.date().isoformat()]
+    )
 
 
 def test_the_boards_served_are_the_boards_the_log_and_the_exports_make(server):
@@ -105,8 +118,9 @@ def scout_ranked(server):
     """The served board ranks the late player's game, as if they had joined before the day's deal opened."""
     late = server.client.get("/players/me", headers=server.late).get_json()["name"]
     game_id = next(game["id"] for game in server.client.get(f"/players/{late}/games").get_json()["games"])
-    return lambda rows: rows.append({**rows[0], "game_id": game_id, "player": {"name": late, "kind": "human"},
-                                     "rank": len(rows) + 1})
+    return lambda rows: rows.append(
+        {**rows[0], "game_id": game_id, "player": {"name": late, "kind": "human"}, "rank": len(rows) + 1}
+    )
 
 
 def test_a_player_who_joined_after_the_day_s_deal_opened_is_not_ranked_and_a_board_that_ranks_them_is_caught(server):
@@ -119,14 +133,19 @@ def test_a_player_who_joined_after_the_day_s_deal_opened_is_not_ranked_and_a_boa
     assert not report.ok and any("joined before its deal opened" in problem for problem in report.problems)
 
 
-@pytest.mark.parametrize(("lie", "named"), [
-    (lambda rows: rows.pop(), "leaves out game"),
-    (swap_first_two, "not in the boards' order"),
-    (lambda rows: rows[0].update(hints=rows[0]["hints"] + 1), "another hints"),
-    (lambda rows: rows[0]["player"].update(name="mallory"), "another name"),
-    (lambda rows: rows.append({**rows[0], "game_id": "00000000-0000-4000-8000-000000000000", "rank": 4}),
-     "shows game 00000000"),
-])
+@pytest.mark.parametrize(
+    ("lie", "named"),
+    [
+        (lambda rows: rows.pop(), "leaves out game"),
+        (swap_first_two, "not in the boards' order"),
+        (lambda rows: rows[0].update(hints=rows[0]["hints"] + 1), "another hints"),
+        (lambda rows: rows[0]["player"].update(name="mallory"), "another name"),
+        (
+            lambda rows: rows.append({**rows[0], "game_id": "00000000-0000-4000-8000-000000000000", "rank": 4}),
+            "shows game 00000000",
+        ),
+    ],
+)
 def test_every_lie_of_a_served_board_is_named(server, lie, named):
     server.lie = lie
     report = run(server)
@@ -136,6 +155,16 @@ def test_every_lie_of_a_served_board_is_named(server, lie, named):
 
 def test_a_board_day_that_is_not_a_day_is_refused_before_anything_runs(tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
-        main(["audit", "http://127.0.0.1:9", "--log-key", LOG_SIGNER.verifier.vkey, "--state",
-              str(tmp_path / "state.json"), "--board", "2026-13-40"])
+        main(
+            [
+                "audit",
+                "http://127.0.0.1:9",
+                "--log-key",
+                LOG_SIGNER.verifier.vkey,
+                "--state",
+                str(tmp_path / "state.json"),
+                "--board",
+                "2026-13-40",
+            ]
+        )
     assert exited.value.code == 2 and "not a day" in capsys.readouterr().err

@@ -45,8 +45,11 @@ def clock(day):
 
 @pytest.fixture
 def board_app(store, clock):
-    app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                     store, sources=Sources(clock=clock))
+    app = create_app(
+        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+        store,
+        sources=Sources(clock=clock),
+    )
     yield app
     app.extensions["osmosis.hub"].stop()
 
@@ -66,8 +69,12 @@ def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(boar
         if n == 1:
             client.post(f"/games/{game['id']}/hint", headers=token)
         if n != 3:  # one game is left on: the close resigns it
-            game = play_first_legal(client, client.get(f"/games/{game['id']}", headers=token).get_json(), token,
-                                    resign_after=[60, 60, 5, None, 60, 0][n])
+            game = play_first_legal(
+                client,
+                client.get(f"/games/{game['id']}", headers=token).get_json(),
+                token,
+                resign_after=[60, 60, 5, None, 60, 0][n],
+            )
         played[name] = (kind, game["id"])
     early = client.get(f"/boards/daily/{day.isoformat()}?variant=osmosis-draw-one")
     assert early.status_code == 409 and early.get_json()["code"] == "day-not-closed"
@@ -90,8 +97,9 @@ def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(boar
         events = game["events"]
         assert row["game_id"] == played[row["player"]["name"]][1] == game["game_id"]
         assert row["hints"] == sum(event["kind"] == "hint_given" for event in events)
-        assert row["actions"] == sum(event["kind"] in ("card_played", "card_moved_to_cell", "cards_dealt",
-                                                       "waste_redealt") for event in events)
+        assert row["actions"] == sum(
+            event["kind"] in ("card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt") for event in events
+        )
         assert row["won"] == (game["status"] == "won")
         logged = client.get(row["transparency"]).get_json()
         assert [leaf["kind"] for leaf in logged["leaves"]] == ["daily_deal_opened", "game_created", "game_ended"]
@@ -102,8 +110,9 @@ def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(boar
         seen += page["rows"]
         if page["next_cursor"] is None:
             break
-        page = client.get(f"/boards/daily/{day.isoformat()}?variant=osmosis-draw-one&limit=1"
-                          f"&cursor={page['next_cursor']}").get_json()
+        page = client.get(
+            f"/boards/daily/{day.isoformat()}?variant=osmosis-draw-one&limit=1&cursor={page['next_cursor']}"
+        ).get_json()
     assert seen == humans["rows"]
 
 
@@ -126,8 +135,12 @@ def lost_secret_game(client, token, variant):
 def test_the_all_time_board_ranks_by_the_lower_bound_of_the_win_rate_with_enough_games(app, client, db):
     variant = "osmosis-draw-one"
     players = {}
-    for wins, games, kind in ((5, MIN_GAMES, "human"), (1, MIN_GAMES + 2, "human"), (2, MIN_GAMES - 1, "human"),
-                              (3, MIN_GAMES, "bot")):
+    for wins, games, kind in (
+        (5, MIN_GAMES, "human"),
+        (1, MIN_GAMES + 2, "human"),
+        (2, MIN_GAMES - 1, "human"),
+        (3, MIN_GAMES, "bot"),
+    ):
         name, token = sign_up(client, kind)
         for n in range(games):
             if n < wins:
@@ -140,14 +153,19 @@ def test_the_all_time_board_ranks_by_the_lower_bound_of_the_win_rate_with_enough
         pass
     humans = client.get(f"/boards/{variant}?limit=100").get_json()
     ranked = [row for row in humans["rows"] if row["player"]["name"] in players]
-    expected = sorted((name for name, (w, g, k) in players.items() if k == "human" and g >= MIN_GAMES),
-                      key=lambda name: -wilson_interval(*players[name][:2])[0])
+    expected = sorted(
+        (name for name, (w, g, k) in players.items() if k == "human" and g >= MIN_GAMES),
+        key=lambda name: -wilson_interval(*players[name][:2])[0],
+    )
     assert [row["player"]["name"] for row in ranked] == expected
     for row in ranked:
         wins, games, _ = players[row["player"]["name"]]
         low, high = wilson_interval(wins, games)
         assert (row["games"], row["wins"], row["win_rate_interval"]) == (
-            games, wins, {"low": round(low, 6), "high": round(high, 6)})
+            games,
+            wins,
+            {"low": round(low, 6), "high": round(high, 6)},
+        )
     assert humans["rows"] == sorted(humans["rows"], key=lambda r: (-r["win_rate_interval"]["low"], -r["games"]))
     bots = [row["player"]["name"] for row in client.get(f"/boards/{variant}?kind=bot&limit=100").get_json()["rows"]]
     assert next(name for name, (_, _, kind) in players.items() if kind == "bot") in bots
@@ -194,22 +212,36 @@ def test_a_rank_comes_from_the_board_not_from_the_cursor(app, client, db):
     assert again["rows"] == second["rows"]
 
 
-@pytest.mark.parametrize("cursor", [
-    "bm9wZQ", "", base64.urlsafe_b64encode(json.dumps([1, ["x", 1, "00000000-0000-4000-8000-000000000000"]])
-                                            .encode()).decode(),
-    base64.urlsafe_b64encode(json.dumps([1, [0.5, 2**80, "00000000-0000-4000-8000-000000000000"]]).encode()).decode(),
-    base64.urlsafe_b64encode(json.dumps([-1, [0.5, 2, "00000000-0000-4000-8000-000000000000"]]).encode()).decode(),
-])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "bm9wZQ",
+        "",
+        base64.urlsafe_b64encode(json.dumps([1, ["x", 1, "00000000-0000-4000-8000-000000000000"]]).encode()).decode(),
+        base64.urlsafe_b64encode(
+            json.dumps([1, [0.5, 2**80, "00000000-0000-4000-8000-000000000000"]]).encode()
+        ).decode(),
+        base64.urlsafe_b64encode(json.dumps([-1, [0.5, 2, "00000000-0000-4000-8000-000000000000"]]).encode()).decode(),
+    ],
+)
 def test_a_forged_board_cursor_is_422(client, cursor):
     response = client.get(f"/boards/osmosis?cursor={cursor}")
     assert response.status_code == 422 and response.get_json()["code"] in ("invalid-cursor", "validation-failed")
 
 
-@pytest.mark.parametrize(("path", "status"), [
-    ("/boards/klondike", 404), ("/boards/daily/2026-02-30", 422), ("/boards/daily/2999-01-01", 409),
-    ("/boards/daily/9999-12-31", 409), ("/daily/9999-12-31", 404), ("/boards/daily/0001-01-01", 200),
-    ("/boards/osmosis?kind=alien", 422), ("/boards/daily/2020-01-01?variant=klondike", 422),
-])
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/boards/klondike", 404),
+        ("/boards/daily/2026-02-30", 422),
+        ("/boards/daily/2999-01-01", 409),
+        ("/boards/daily/9999-12-31", 409),
+        ("/daily/9999-12-31", 404),
+        ("/boards/daily/0001-01-01", 200),
+        ("/boards/osmosis?kind=alien", 422),
+        ("/boards/daily/2020-01-01?variant=klondike", 422),
+    ],
+)
 def test_a_board_of_any_day_or_none_is_answered_without_a_5xx(client, path, status):
     response = client.get(path)
     assert response.status_code == status

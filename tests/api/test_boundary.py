@@ -25,8 +25,10 @@ def count_games(db):
 # --- bodies in other content types ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", None, "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x", "application/jsonp"])
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", None, "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"],
+)
 def test_a_body_that_is_not_sent_as_json_is_refused_with_415_and_creates_nothing(client, db, content_type):
     before = count_games(db)
     headers = {"Content-Type": content_type} if content_type else {}
@@ -43,8 +45,9 @@ def test_a_stale_draw_sent_as_text_is_refused_not_played_without_its_version(cli
     game, token = create(client, deal_number=1)
     client.post(f"/games/{game['id']}/draw", headers=token)
 
-    response = client.post(f"/games/{game['id']}/draw", data='{"expected_version": 1}',
-                           headers={**token, "Content-Type": "text/plain"})
+    response = client.post(
+        f"/games/{game['id']}/draw", data='{"expected_version": 1}', headers={**token, "Content-Type": "text/plain"}
+    )
 
     problem_of(response, 415)
     assert client.get(f"/games/{game['id']}").get_json()["version"] == 2
@@ -53,15 +56,20 @@ def test_a_stale_draw_sent_as_text_is_refused_not_played_without_its_version(cli
 def test_a_resign_sent_as_a_form_is_refused_and_the_game_goes_on(client):
     game, token = create(client)
 
-    response = client.post(f"/games/{game['id']}/resign", data="expected_version=1",
-                           headers={**token, "Content-Type": "application/x-www-form-urlencoded"})
+    response = client.post(
+        f"/games/{game['id']}/resign",
+        data="expected_version=1",
+        headers={**token, "Content-Type": "application/x-www-form-urlencoded"},
+    )
 
     problem_of(response, 415)
     assert client.get(f"/games/{game['id']}").get_json()["status"] == "playing"
 
 
-@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
-                                          "application/problem+json", None, "text/plain"])
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json", "application/json; charset=utf-8", "application/problem+json", None, "text/plain"],
+)
 def test_an_empty_body_is_no_body_whatever_its_content_type(client, content_type):
     game, token = create(client)
     headers = {**token, **({"Content-Type": content_type} if content_type else {})}
@@ -74,9 +82,16 @@ def test_an_empty_body_is_no_body_whatever_its_content_type(client, content_type
 # --- malformed JSON -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/games", "/games/00000000-0000-4000-8000-000000000000/moves",
-                                  "/games/00000000-0000-4000-8000-000000000000/draw", "/deals",
-                                  "/replays/verification"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/games",
+        "/games/00000000-0000-4000-8000-000000000000/moves",
+        "/games/00000000-0000-4000-8000-000000000000/draw",
+        "/deals",
+        "/replays/verification",
+    ],
+)
 @pytest.mark.parametrize("depth", [100, 1000, 100_000])
 def test_json_nested_too_deep_is_400_on_every_post_even_without_a_token(client, path, depth):
     body = "[" * depth + "]" * depth
@@ -142,8 +157,13 @@ def test_a_chunked_body_over_the_limit_is_413_on_the_real_server(live_server):
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     chunk = b" " * (64 * 1024)
 
-    connection.request("POST", "/games", body=iter([b"{", *([chunk] * 80), b"}"]),
-                       headers={"Content-Type": "application/json"}, encode_chunked=True)
+    connection.request(
+        "POST",
+        "/games",
+        body=iter([b"{", *([chunk] * 80), b"}"]),
+        headers={"Content-Type": "application/json"},
+        encode_chunked=True,
+    )
     response = connection.getresponse()
 
     assert response.status == 413
@@ -175,10 +195,21 @@ def test_ten_may_be_written_10(client):
 # --- query strings --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/games?foo=1", "/games?limit=5&foo=1",
-                                  "/games/{id}/events?bogus=1", "/games/{id}/events/stream?bogus=1",
-                                  "/games/{id}?x=1", "/games/{id}/states/1?x=1", "/games/{id}/replay?x=1",
-                                  "/games/{id}/verification?x=1", "/variants?x=1", "/deals/{deal}?x=1"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/games?foo=1",
+        "/games?limit=5&foo=1",
+        "/games/{id}/events?bogus=1",
+        "/games/{id}/events/stream?bogus=1",
+        "/games/{id}?x=1",
+        "/games/{id}/states/1?x=1",
+        "/games/{id}/replay?x=1",
+        "/games/{id}/verification?x=1",
+        "/variants?x=1",
+        "/deals/{deal}?x=1",
+    ],
+)
 def test_an_unknown_query_parameter_is_422_naming_it(client, path):
     game, _ = create(client)
     deal = client.post("/deals").get_json()
@@ -204,7 +235,7 @@ def test_a_query_parameter_given_twice_is_422(client):
 # --- If-Match -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("if_match", ['"1", "2"', '"0", "1"', '"7" , "1"', '*', '"1"', 'W/"1"', '"3", W/"1"'])
+@pytest.mark.parametrize("if_match", ['"1", "2"', '"0", "1"', '"7" , "1"', "*", '"1"', 'W/"1"', '"3", W/"1"'])
 def test_if_match_with_a_list_that_names_the_current_version_lets_the_action_land(client, if_match):
     game, token = create(client)
 
@@ -213,7 +244,7 @@ def test_if_match_with_a_list_that_names_the_current_version_lets_the_action_lan
     assert response.status_code == 200, response.get_json()
 
 
-@pytest.mark.parametrize("if_match", ['"2", "3"', '"2"', '"abc"', 'garbage', '"1', ""])
+@pytest.mark.parametrize("if_match", ['"2", "3"', '"2"', '"abc"', "garbage", '"1', ""])
 def test_if_match_that_names_no_current_version_is_412_and_changes_nothing(client, if_match):
     game, token = create(client)
 
@@ -226,10 +257,12 @@ def test_if_match_that_names_no_current_version_is_412_and_changes_nothing(clien
 def test_if_match_with_a_list_and_expected_version_must_agree(client):
     game, token = create(client)
 
-    both = client.post(f"/games/{game['id']}/draw", json={"expected_version": 1},
-                       headers={**token, "If-Match": '"1", "5"'})
-    contradicting = client.post(f"/games/{game['id']}/draw", json={"expected_version": 2},
-                                headers={**token, "If-Match": '"1", "5"'})
+    both = client.post(
+        f"/games/{game['id']}/draw", json={"expected_version": 1}, headers={**token, "If-Match": '"1", "5"'}
+    )
+    contradicting = client.post(
+        f"/games/{game['id']}/draw", json={"expected_version": 2}, headers={**token, "If-Match": '"1", "5"'}
+    )
 
     assert both.status_code == 200
     assert problem_of(contradicting, 422)["code"] == "invalid-input"

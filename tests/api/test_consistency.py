@@ -23,12 +23,17 @@ def test_of_two_racing_actions_on_the_same_version_exactly_one_wins(app, db):
         game, token = create(client, deal_number=attempt)
 
         url = f"/games/{game['id']}/draw"
-        statuses = run_together(2, lambda i, url=url, token=token: app.test_client().post(
-            url, json={"expected_version": 1}, headers=token).status_code)
+        statuses = run_together(
+            2,
+            lambda i, url=url, token=token: (
+                app.test_client().post(url, json={"expected_version": 1}, headers=token).status_code
+            ),
+        )
 
         assert sorted(statuses) == [200, 412]
-        seqs = [row[0] for row in db.execute(
-            "SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]
+        seqs = [
+            row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))
+        ]
         assert seqs == [1, 2]
 
 
@@ -36,12 +41,10 @@ def test_racing_actions_without_a_version_all_land_with_no_gap_and_no_duplicate(
     client = app.test_client()
     game, token = create(client, variant="osmosis-draw-one", deal_number=11)
 
-    statuses = run_together(6, lambda i: app.test_client().post(
-        f"/games/{game['id']}/draw", headers=token).status_code)
+    statuses = run_together(6, lambda i: app.test_client().post(f"/games/{game['id']}/draw", headers=token).status_code)
 
     assert statuses == [200] * 6
-    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
-                                         (game["id"],))]
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]
     assert seqs == list(range(1, 8))
     assert client.get(f"/games/{game['id']}").get_json()["state"]["stock_count"] == 35 - 6
 
@@ -84,8 +87,7 @@ class RacedStore:
             yield locked
 
 
-def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands_after_the_winner(
-        app, store, db):
+def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands_after_the_winner(app, store, db):
     client = app.test_client()
     game, token = create(client, variant="osmosis-draw-one", deal_number=11)
     bearer = token["Authorization"].removeprefix("Bearer ")
@@ -96,8 +98,7 @@ def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands
     assert raced.decided_at == [1, 2]
     assert result.outcome.game.version == 3
     assert [event.seq for event in result.outcome.events] == [3]
-    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
-                                         (game["id"],))]
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]
     assert seqs == [1, 2, 3]
     assert client.get(f"/games/{game['id']}").get_json()["state"]["stock_count"] == 35 - 2
 
@@ -112,23 +113,30 @@ def test_an_action_that_loses_the_race_with_its_version_stated_is_refused_and_wr
         compose(raced).acting.draw(UUID(game["id"]), bearer, versions=frozenset({1}))
 
     assert raced.decided_at == [1, 2]
-    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq",
-                                         (game["id"],))]
+    seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]
     assert seqs == [1, 2]
 
 
 def stored_game(db, game_id):
-    events = [Event(*row) for row in db.execute(
-        "SELECT seq, kind, data, hash FROM game_events WHERE game_id = %s ORDER BY seq", (game_id,))]
+    events = [
+        Event(*row)
+        for row in db.execute(
+            "SELECT seq, kind, data, hash FROM game_events WHERE game_id = %s ORDER BY seq", (game_id,)
+        )
+    ]
     seed, client_seed, state_text = db.execute(
-        "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)).fetchone()
+        "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)
+    ).fetchone()
     document, head_hash, version, commitment = db.execute(
-        "SELECT document, head_hash, version, commitment FROM games WHERE id = %s", (game_id,)).fetchone()
+        "SELECT document, head_hash, version, commitment FROM games WHERE id = %s", (game_id,)
+    ).fetchone()
     return events, bytes(seed), client_seed, state_text, document, head_hash, version, commitment
 
 
-@pytest.mark.parametrize("variant", ["osmosis", "osmosis-strict-waste", "osmosis-ablage", "peek-till-dawn",
-                                     "bridesmaids", "osmosis-three-passes"])
+@pytest.mark.parametrize(
+    "variant",
+    ["osmosis", "osmosis-strict-waste", "osmosis-ablage", "peek-till-dawn", "bridesmaids", "osmosis-three-passes"],
+)
 def test_the_projection_always_equals_the_fold_of_the_log(client, db, variant):
     rng = random.Random(variant)
     for _ in range(3):
@@ -158,10 +166,13 @@ def test_the_events_form_a_hash_chain_from_the_commitment(client, db):
         previous = event.hash
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE game_events SET kind = 'x' WHERE game_id = %s",
-    "DELETE FROM game_events WHERE game_id = %s",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE game_events SET kind = 'x' WHERE game_id = %s",
+        "DELETE FROM game_events WHERE game_id = %s",
+    ],
+)
 def test_the_event_log_refuses_update_and_delete(client, db, statement):
     game, _ = create(client)
 
@@ -176,8 +187,15 @@ def test_the_event_log_refuses_truncate(db):
 
 def database_digest(db):
     digest = hashlib.sha256()
-    for table in ("games", "game_secrets", "game_events", "game_snapshots", "sealed_deals", "idempotency_keys",
-                  "alembic_version"):
+    for table in (
+        "games",
+        "game_secrets",
+        "game_events",
+        "game_snapshots",
+        "sealed_deals",
+        "idempotency_keys",
+        "alembic_version",
+    ):
         for (row,) in db.execute(f"SELECT row_to_json(t)::text FROM {table} t ORDER BY 1"):
             digest.update(row.encode())
     return digest.hexdigest()
@@ -188,9 +206,18 @@ def test_no_get_changes_anything(client, db):
     play(client, game, token, random.Random(9), steps=20)
     before = database_digest(db)
 
-    for path in ("/variants", "/healthz", "/readyz", "/openapi.json", "/games", "/games?limit=1",
-                 f"/games/{game['id']}", f"/games/{game['id']}/events", f"/games/{game['id']}/events?after=3",
-                 "/games/00000000-0000-4000-8000-000000000000"):
+    for path in (
+        "/variants",
+        "/healthz",
+        "/readyz",
+        "/openapi.json",
+        "/games",
+        "/games?limit=1",
+        f"/games/{game['id']}",
+        f"/games/{game['id']}/events",
+        f"/games/{game['id']}/events?after=3",
+        "/games/00000000-0000-4000-8000-000000000000",
+    ):
         client.get(path)
         client.head(path)
     client.get(f"/games/{game['id']}", headers={"If-None-Match": '"2"'})
@@ -221,12 +248,14 @@ def test_a_snapshot_is_kept_each_time_the_version_passes_a_multiple_of_32(client
         if game["status"] != "playing":
             break
 
-    seqs = [row[0] for row in db.execute("SELECT seq FROM game_snapshots WHERE game_id = %s ORDER BY seq",
-                                         (game["id"],))]
+    seqs = [
+        row[0] for row in db.execute("SELECT seq FROM game_snapshots WHERE game_id = %s ORDER BY seq", (game["id"],))
+    ]
 
     assert seqs == [32 * k for k in range(1, game["version"] // 32 + 1)]
-    state_at = {row[0]: row[1] for row in db.execute(
-        "SELECT seq, state FROM game_snapshots WHERE game_id = %s", (game["id"],))}
+    state_at = {
+        row[0]: row[1] for row in db.execute("SELECT seq, state FROM game_snapshots WHERE game_id = %s", (game["id"],))
+    }
     events, seed, client_seed, *_ = stored_game(db, game["id"])
     rules = parse_rules("osmosis-draw-one")
     for seq, text in state_at.items():

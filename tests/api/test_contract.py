@@ -42,8 +42,11 @@ def test_every_response_has_an_example_and_every_example_validates_against_its_s
         for status, response in operation["responses"].items():
             response = resolve(document, response)
             for media_type, media in response.get("content", {}).items():
-                values = [media["example"]] if "example" in media else [
-                    example["value"] for example in media.get("examples", {}).values()]
+                values = (
+                    [media["example"]]
+                    if "example" in media
+                    else [example["value"] for example in media.get("examples", {}).values()]
+                )
                 assert values, f"{method} {path} {status} {media_type} has no example"
                 for value in values:
                     validate(document, resolve(document, media["schema"]), value)
@@ -113,8 +116,12 @@ def test_every_example_problem_code_is_one_its_status_can_give(document):
 def test_the_run_wide_check_reports_a_status_its_operation_does_not_declare():
     from tests.answers import undeclared_statuses
 
-    answered = {("/games/{game_id}", "get", 418), ("/games/{game_id}", "get", 304),
-                ("/games/{game_id}/actions", "post", 412), ("/not/in/the/document", "get", 418)}
+    answered = {
+        ("/games/{game_id}", "get", 418),
+        ("/games/{game_id}", "get", 304),
+        ("/games/{game_id}/actions", "post", 412),
+        ("/not/in/the/document", "get", 418),
+    }
 
     assert undeclared_statuses(answered) == [("/games/{game_id}", "get", 418)]
 
@@ -124,13 +131,26 @@ def test_the_run_wide_check_reports_a_body_its_schema_refuses_and_a_query_parame
 
     answers = Answers()
     event = {"seq": 1, "kind": "cards_dealt", "data": {"cards": ["7S"]}, "hash": "ab"}
-    answers.record("/games/<uuid:game_id>/events", "GET", 200, "application/json",
-                   json.dumps({"events": [event], "next": None, "next_after": None}).encode(), ["after"])
+    answers.record(
+        "/games/<uuid:game_id>/events",
+        "GET",
+        200,
+        "application/json",
+        json.dumps({"events": [event], "next": None, "next_after": None}).encode(),
+        ["after"],
+    )
     assert answers.breaches == []
 
-    answers.record("/games/<uuid:game_id>/events", "GET", 200, "application/json",
-                   json.dumps({"events": [{**event, "data": {"cards": ["7S"], "extra": 1}}], "next": None,
-                               "next_after": None}).encode(), [])
+    answers.record(
+        "/games/<uuid:game_id>/events",
+        "GET",
+        200,
+        "application/json",
+        json.dumps(
+            {"events": [{**event, "data": {"cards": ["7S"], "extra": 1}}], "next": None, "next_after": None}
+        ).encode(),
+        [],
+    )
     answers.record("/boards/<any('osmosis', 'peek'):variant>", "GET", 200, "application/json", None, ["nope"])
     answers.record("/boards/daily/<string(maxlength=64):day>", "GET", 418, "application/json", None, [])
 

@@ -39,8 +39,11 @@ def clock(day):
 
 @pytest.fixture
 def daily_app(store, clock):
-    app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                     store, sources=Sources(clock=clock))
+    app = create_app(
+        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+        store,
+        sources=Sources(clock=clock),
+    )
     app.config["TESTING"] = True
     yield app
     app.extensions["osmosis.hub"].stop()
@@ -100,16 +103,26 @@ def test_every_player_gets_the_same_deal_once_and_a_second_attempt_makes_nothing
 
 def test_of_concurrent_attempts_at_one_daily_deal_exactly_one_is_made(daily_app):
     token = player(daily_app.test_client())
-    statuses = run_together(6, lambda _: daily_app.test_client().post(
-        "/games", json={"variant": "osmosis", "daily": True}, headers=token).status_code)
+    statuses = run_together(
+        6,
+        lambda _: (
+            daily_app.test_client()
+            .post("/games", json={"variant": "osmosis", "daily": True}, headers=token)
+            .status_code
+        ),
+    )
     assert sorted(statuses) == [201] + [409] * 5
 
 
 def test_retries_of_a_daily_attempt_in_flight_at_once_all_get_the_first_game(daily_app):
     token = player(daily_app.test_client())
     key = {"Idempotency-Key": secrets.token_hex(8)}
-    answers = run_together(12, lambda _: daily_app.test_client().post(
-        "/games", json={"variant": "peek-till-dawn", "daily": True}, headers={**token, **key}))
+    answers = run_together(
+        12,
+        lambda _: daily_app.test_client().post(
+            "/games", json={"variant": "peek-till-dawn", "daily": True}, headers={**token, **key}
+        ),
+    )
 
     assert {answer.status_code for answer in answers} == {201}
     assert len({answer.get_json()["id"] for answer in answers}) == 1
@@ -119,8 +132,9 @@ def test_an_account_only_token_does_not_read_its_player_s_hidden_daily_game(clie
     made = client.post("/players", json={"name": f"d{secrets.token_hex(6)}"}).get_json()
     alice = {"Authorization": f"Bearer {made['token']}"}
     game, _ = daily_game(client, alice)
-    account = client.post("/players/me/tokens", json={"label": "tokens only", "scopes": ["account"]},
-                          headers=alice).get_json()["token"]
+    account = client.post(
+        "/players/me/tokens", json={"label": "tokens only", "scopes": ["account"]}, headers=alice
+    ).get_json()["token"]
 
     for path in reads(game["id"]):
         status, _, _ = answer(client, path, {"Authorization": f"Bearer {account}"})
@@ -130,11 +144,16 @@ def test_an_account_only_token_does_not_read_its_player_s_hidden_daily_game(clie
     assert answer(client, reads(game["id"])[0], alice)[0] == 200
 
 
-@pytest.mark.parametrize("body", [
-    {"daily": True, "deal_number": 3}, {"daily": True, "rules": {"draw": 1}}, {"daily": True, "winnable": True},
-    {"daily": True, "sealed_deal_id": "0b3c9a1e-6d2f-4c57-8a3e-2f1d5e7c9b40", "client_seed": "x"},
-    {"daily": "yes"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"daily": True, "deal_number": 3},
+        {"daily": True, "rules": {"draw": 1}},
+        {"daily": True, "winnable": True},
+        {"daily": True, "sealed_deal_id": "0b3c9a1e-6d2f-4c57-8a3e-2f1d5e7c9b40", "client_seed": "x"},
+        {"daily": "yes"},
+    ],
+)
 def test_the_daily_deal_takes_nothing_but_its_variant(client, body):
     response = client.post("/games", json=body, headers=player(client))
     assert response.status_code == 422 and response.get_json()["code"] == "validation-failed"
@@ -146,9 +165,17 @@ def test_the_daily_deal_is_played_as_a_player(client):
 
 
 def reads(game_id):
-    return [f"/games/{game_id}", f"/games/{game_id}/events", f"/games/{game_id}/states/1",
-            f"/games/{game_id}/replay", f"/games/{game_id}/verification", f"/games/{game_id}/events/stream",
-            f"/games/{game_id}/analysis", f"/games/{game_id}/transparency", f"/events/stream?game_id={game_id}"]
+    return [
+        f"/games/{game_id}",
+        f"/games/{game_id}/events",
+        f"/games/{game_id}/states/1",
+        f"/games/{game_id}/replay",
+        f"/games/{game_id}/verification",
+        f"/games/{game_id}/events/stream",
+        f"/games/{game_id}/analysis",
+        f"/games/{game_id}/transparency",
+        f"/events/stream?game_id={game_id}",
+    ]
 
 
 def answer(client, path, headers=None):
@@ -223,7 +250,7 @@ def test_at_the_close_every_game_of_the_day_ends_reveals_its_seeds_and_becomes_p
         game = client.get(f"/games/{game_id}").get_json()
         assert game["deal"]["server_seed"] == seed and game["status"] != "playing"
         events = client.get(f"/games/{game_id}/events?limit=200").get_json()["events"]
-        assert [event["kind"] for event in events[-len(last_kinds):]] == last_kinds
+        assert [event["kind"] for event in events[-len(last_kinds) :]] == last_kinds
         verdict = client.get(f"/games/{game_id}/verification").get_json()
         assert (verdict["valid"], verdict["complete"], verdict["first_bad_seq"]) == (True, True, None), verdict
         assert client.get(f"/games/{game_id}/analysis").status_code == 200
@@ -232,7 +259,8 @@ def test_at_the_close_every_game_of_the_day_ends_reveals_its_seeds_and_becomes_p
 
 
 def test_a_closed_daily_game_verifies_offline_against_the_logged_opening_of_its_day(
-        daily_app, client, clock, tmp_path, capsys):
+    daily_app, client, clock, tmp_path, capsys
+):
     alice = player(client, "bot")
     game, _ = daily_game(client, alice, "osmosis")
     close_the_day(daily_app, clock)
@@ -255,10 +283,15 @@ def test_a_closed_daily_game_verifies_offline_against_the_logged_opening_of_its_
     assert "daily" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("path", "status", "code"), [
-    ("/daily/2999-12-31", 404, "day-not-found"), ("/daily/yesterday", 422, "invalid-input"),
-    ("/daily/2026-13-01", 422, "invalid-input"), ("/daily/2026-1-1", 422, "invalid-input"),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/daily/2999-12-31", 404, "day-not-found"),
+        ("/daily/yesterday", 422, "invalid-input"),
+        ("/daily/2026-13-01", 422, "invalid-input"),
+        ("/daily/2026-1-1", 422, "invalid-input"),
+    ],
+)
 def test_a_day_to_come_or_not_a_day_is_refused(client, path, status, code):
     response = client.get(path)
     assert (response.status_code, response.get_json()["code"]) == (status, code)

@@ -56,8 +56,16 @@ def verdict_of_cli(document, tmp_path, *options):
 def test_the_stored_exports_cover_every_preset_every_kind_of_deal_and_hints():
     documents = [json.loads(path.read_text()) for path in STORED_EXPORTS]
     assert {document["variant"] for document in documents} >= {
-        "osmosis", "osmosis-draw-one", "osmosis-three-passes", "osmosis-strict-waste", "osmosis-ablage", "peek",
-        "peek-till-dawn", "bridesmaids", None}
+        "osmosis",
+        "osmosis-draw-one",
+        "osmosis-three-passes",
+        "osmosis-strict-waste",
+        "osmosis-ablage",
+        "peek",
+        "peek-till-dawn",
+        "bridesmaids",
+        None,
+    }
     assert {document["deal"]["kind"] for document in documents} == {"number", "random", "sealed"}
     assert {document["status"] for document in documents} == {"won", "lost", "resigned", "playing"}
     hints = [event["data"] for document in documents for event in document["events"] if event["kind"] == "hint_given"]
@@ -76,8 +84,10 @@ def test_every_stored_export_still_verifies_with_its_hints_recomputed(path):
     assert not verdict.unchecked
 
 
-@pytest.mark.parametrize("name", ["osmosis-won-winnable-number", "osmosis-ablage-won-winnable-number",
-                                  "osmosis-strict-waste-won-winnable-number"])
+@pytest.mark.parametrize(
+    "name",
+    ["osmosis-won-winnable-number", "osmosis-ablage-won-winnable-number", "osmosis-strict-waste-won-winnable-number"],
+)
 def test_the_servers_own_hinted_exports_verify_completely_over_http(client, name):
     answer = client.post("/replays/verification", json=stored(name))
 
@@ -122,13 +132,18 @@ def test_a_forged_hint_record_is_invalid_at_its_event_naming_the_field(client, t
         assert printed.startswith(f"INVALID at event {seq}: hint_given:")
 
 
-@pytest.mark.parametrize("edit", [
-    lambda data: data.update(action=next(estimate["action"] for estimate in data["estimates"]
-                                         if estimate["action"] != data["action"])),
-    lambda data: data["estimates"][0].update(wins=data["estimates"][0]["wins"] + 1),
-    lambda data: data.update(nodes=data["nodes"] - 1),
-    lambda data: data.update(samples=data["samples"] - 1),
-], ids=["another-legal-action", "a-win-more", "fewer-positions", "fewer-samples"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda data: data.update(
+            action=next(estimate["action"] for estimate in data["estimates"] if estimate["action"] != data["action"])
+        ),
+        lambda data: data["estimates"][0].update(wins=data["estimates"][0]["wins"] + 1),
+        lambda data: data.update(nodes=data["nodes"] - 1),
+        lambda data: data.update(samples=data["samples"] - 1),
+    ],
+    ids=["another-legal-action", "a-win-more", "fewer-positions", "fewer-samples"],
+)
 def test_a_hint_of_the_right_shape_but_not_the_solvers_is_invalid(client, tmp_path, edit):
     document = stored("osmosis-resigned-sealed")
     seq = first_event(document, "hint_given")["seq"]
@@ -145,8 +160,9 @@ def test_a_hint_of_the_right_shape_but_not_the_solvers_is_invalid(client, tmp_pa
 
 def test_an_exact_hint_forged_to_say_the_position_is_lost_is_invalid():
     document = stored("peek-won-winnable-number")
-    hint = next(event for event in document["events"]
-                if event["kind"] == "hint_given" and event["data"]["basis"] == "exact")
+    hint = next(
+        event for event in document["events"] if event["kind"] == "hint_given" and event["data"]["basis"] == "exact"
+    )
     assert hint["data"]["action"] == {"kind": "deal"}
     document = forged(document, hint["seq"], lambda data: data.update(action=None, verdict="unwinnable"))
 
@@ -206,19 +222,33 @@ def test_an_event_of_any_kind_with_other_fields_is_invalid_at_that_event(kind, f
     assert verdict.reason.startswith(f"{kind}: data"), verdict.reason
 
 
-@pytest.mark.parametrize(("kind", "edit", "field"), [
-    ("game_lost", lambda data: data.update(score=float(data["score"])), "data.score"),
-    ("game_won", lambda data: data.update(score=52.0), "data.score"),
-    ("waste_redealt", lambda data: data.update(pass_number=2.0), "data.pass_number"),
-    ("game_created", lambda data: data["rules"].update(draw=3.0), "data.rules.draw"),
-    ("game_created", lambda data: data["deal"].update(deal_number=11.0), "data.deal.deal_number"),
-    ("game_created", lambda data: data["opening"].update(stock_count=35.0), "data.opening.stock_count"),
-    ("game_created", lambda data: data["opening"]["reserves"][0].update(secret="AS"), "data.opening.reserves[0]"),
-    ("cards_dealt", lambda data: data["cards"].append("AS"), "data.cards"),
-    ("card_played", lambda data: data.update(uncovered="10H"), "data.uncovered"),
-    ("seeds_revealed", lambda data: data.update(client_seed="x" * 257), "data.client_seed"),
-], ids=["lost-score-float", "won-score-float", "pass-float", "rules-float", "deal-number-float",
-        "opening-float", "opening-extra-key", "four-cards-dealt", "card-not-canonical", "long-client-seed"])
+@pytest.mark.parametrize(
+    ("kind", "edit", "field"),
+    [
+        ("game_lost", lambda data: data.update(score=float(data["score"])), "data.score"),
+        ("game_won", lambda data: data.update(score=52.0), "data.score"),
+        ("waste_redealt", lambda data: data.update(pass_number=2.0), "data.pass_number"),
+        ("game_created", lambda data: data["rules"].update(draw=3.0), "data.rules.draw"),
+        ("game_created", lambda data: data["deal"].update(deal_number=11.0), "data.deal.deal_number"),
+        ("game_created", lambda data: data["opening"].update(stock_count=35.0), "data.opening.stock_count"),
+        ("game_created", lambda data: data["opening"]["reserves"][0].update(secret="AS"), "data.opening.reserves[0]"),
+        ("cards_dealt", lambda data: data["cards"].append("AS"), "data.cards"),
+        ("card_played", lambda data: data.update(uncovered="10H"), "data.uncovered"),
+        ("seeds_revealed", lambda data: data.update(client_seed="x" * 257), "data.client_seed"),
+    ],
+    ids=[
+        "lost-score-float",
+        "won-score-float",
+        "pass-float",
+        "rules-float",
+        "deal-number-float",
+        "opening-float",
+        "opening-extra-key",
+        "four-cards-dealt",
+        "card-not-canonical",
+        "long-client-seed",
+    ],
+)
 def test_numbers_that_python_calls_equal_but_json_does_not_are_invalid(kind, edit, field):
     name = "osmosis-lost-random" if kind in ("game_lost", "waste_redealt") else "osmosis-won-winnable-number"
     document = stored(name)
@@ -230,11 +260,15 @@ def test_numbers_that_python_calls_equal_but_json_does_not_are_invalid(kind, edi
     assert not verdict.valid and verdict.first_bad_seq == seq and field in verdict.reason, verdict.summary
 
 
-@pytest.mark.parametrize("edit", [
-    lambda deal: deal.update(deal_number=11.0),
-    lambda deal: deal["winnable"].update(candidate=2.0),
-    lambda deal: deal.update(winnable={**deal["winnable"], "budget": True}),
-], ids=["deal-number", "candidate", "budget"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda deal: deal.update(deal_number=11.0),
+        lambda deal: deal["winnable"].update(candidate=2.0),
+        lambda deal: deal.update(winnable={**deal["winnable"], "budget": True}),
+    ],
+    ids=["deal-number", "candidate", "budget"],
+)
 def test_the_documents_own_deal_is_compared_as_json_not_as_python_values(edit):
     document = stored("osmosis-won-winnable-number")
     edit(document["deal"])
@@ -268,7 +302,8 @@ def test_a_2kb_upload_claiming_a_late_winnable_candidate_costs_nothing_over_http
     assert answer["valid"] and not answer["complete"] and elapsed < 1, (answer, elapsed)
     assert answer["unchecked"] == [
         "that candidate 99 is the first winnable deal of these seeds (re-deriving it searches up to 1,000,000 "
-        "positions, beyond this check's budget of 300,000 solver positions; `osmosis verify` re-derives it)"]
+        "positions, beyond this check's budget of 300,000 solver positions; `osmosis verify` re-derives it)"
+    ]
     assert answer["summary"].startswith("VALID as far as checked")
 
 
@@ -287,17 +322,23 @@ def test_hints_beyond_the_budget_are_listed_unchecked_and_the_rest_still_checked
     nodes = [event["data"]["nodes"] for event in document["events"] if event["kind"] == "hint_given"]
     first_unpaid = next(event["seq"] for event in document["events"] if event["kind"] == "hint_given")
     seeds = document["events"][-1]["data"]
-    _, searched = check_winnable(Rules.from_mapping(document["rules"]), bytes.fromhex(seeds["server_seed"]),
-                                 seeds["client_seed"], document["deal"]["winnable"])
+    _, searched = check_winnable(
+        Rules.from_mapping(document["rules"]),
+        bytes.fromhex(seeds["server_seed"]),
+        seeds["client_seed"],
+        document["deal"]["winnable"],
+    )
     budget = searched + nodes[0] - 1  # the winnable deal is paid for, the first hint is not
 
     verdict = verify(document, budget)
     exit_code, printed = verdict_of_cli(document, tmp_path, "--budget", str(budget))
 
     assert verdict.valid and not verdict.complete
-    assert verdict.unchecked == (f"the 3 hint(s) from event {first_unpaid} on (recomputing them searches beyond "
-                                 f"this check's budget of {budget:,} solver positions; `osmosis verify` recomputes "
-                                 "every hint)",)
+    assert verdict.unchecked == (
+        f"the 3 hint(s) from event {first_unpaid} on (recomputing them searches beyond "
+        f"this check's budget of {budget:,} solver positions; `osmosis verify` recomputes "
+        "every hint)",
+    )
     assert exit_code == 3 and printed.startswith("VALID as far as checked")
     assert verify(forged(document, first_unpaid + 1, lambda data: data.update(x=1)), budget).first_bad_seq is not None
 

@@ -16,7 +16,6 @@ from tests.api.helpers import body_of, create
 PROBLEM = "application/problem+json"
 
 
-
 def first_move(game):
     return next(action for action in game["legal_actions"] if action["kind"] == "move")
 
@@ -37,11 +36,24 @@ def test_variants_lists_the_eight_presets_with_their_rules(client):
     variants = client.get("/variants").get_json()["variants"]
 
     assert [v["name"] for v in variants] == [
-        "osmosis", "osmosis-draw-one", "osmosis-three-passes", "osmosis-strict-waste",
-        "osmosis-ablage", "peek", "peek-till-dawn", "bridesmaids",
+        "osmosis",
+        "osmosis-draw-one",
+        "osmosis-three-passes",
+        "osmosis-strict-waste",
+        "osmosis-ablage",
+        "peek",
+        "peek-till-dawn",
+        "bridesmaids",
     ]
-    assert variants[2]["rules"] == {"reserve_piles": 4, "reserve_face_down": 3, "draw": 1, "max_passes": 3,
-                                    "waste_access": "top", "start_rule": "base_rank", "free_cells": 0}
+    assert variants[2]["rules"] == {
+        "reserve_piles": 4,
+        "reserve_face_down": 3,
+        "draw": 1,
+        "max_passes": 3,
+        "waste_access": "top",
+        "start_rule": "base_rank",
+        "free_cells": 0,
+    }
 
 
 def test_healthz_and_readyz_answer_ok_with_a_migrated_database(client):
@@ -268,8 +280,11 @@ def test_a_move_needs_only_the_card(client):
 
     body = response.get_json()
     assert response.status_code == 200
-    assert body["events"][0] == {**body["events"][0], "kind": "card_played",
-                                 "data": {"card": "TH", "from": "waste", "to": "F1", "uncovered": None}}
+    assert body["events"][0] == {
+        **body["events"][0],
+        "kind": "card_played",
+        "data": {"card": "TH", "from": "waste", "to": "F1", "uncovered": None},
+    }
     assert body["game"]["state"]["foundations"][0]["cards"] == ["6H", "TH"]
 
 
@@ -277,8 +292,9 @@ def test_a_move_may_state_where_the_card_is_and_where_it_goes(client):
     game, token = create(client, deal_number=0)
     client.post(f"/games/{game['id']}/draw", headers=token)
 
-    response = client.post(f"/games/{game['id']}/moves", json={"card": "TH", "from": "waste", "to": "F1"},
-                           headers=token)
+    response = client.post(
+        f"/games/{game['id']}/moves", json={"card": "TH", "from": "waste", "to": "F1"}, headers=token
+    )
 
     assert response.status_code == 200
 
@@ -309,8 +325,9 @@ def test_an_illegal_move_is_409_naming_the_rule_and_the_cards(client):
 def test_a_face_down_card_is_refused_without_saying_where_it_is(client):
     game, token = create(client, deal_number=0)
 
-    problem = assert_problem(client.post(f"/games/{game['id']}/moves", json={"card": "KC"}, headers=token),
-                             409, "illegal-action")
+    problem = assert_problem(
+        client.post(f"/games/{game['id']}/moves", json={"card": "KC"}, headers=token), 409, "illegal-action"
+    )
 
     assert problem["rule"] == "not-available"
     assert "R1" not in problem["detail"]
@@ -319,8 +336,9 @@ def test_a_face_down_card_is_refused_without_saying_where_it_is(client):
 def test_a_malformed_card_is_422_not_409(client):
     game, token = create(client)
 
-    problem = assert_problem(client.post(f"/games/{game['id']}/moves", json={"card": "QX"}, headers=token),
-                             422, "validation-failed")
+    problem = assert_problem(
+        client.post(f"/games/{game['id']}/moves", json={"card": "QX"}, headers=token), 422, "validation-failed"
+    )
 
     assert "card" in problem["errors"]
 
@@ -329,8 +347,10 @@ def test_moving_to_the_cell_without_a_cell_is_409(client):
     game, token = create(client, deal_number=0)
 
     problem = assert_problem(
-        client.post(f"/games/{game['id']}/moves", json={"card": "8S", "to": "cell"}, headers=token), 409,
-        "illegal-action")
+        client.post(f"/games/{game['id']}/moves", json={"card": "8S", "to": "cell"}, headers=token),
+        409,
+        "illegal-action",
+    )
 
     assert problem["rule"] == "no-cell"
 
@@ -398,15 +418,17 @@ def test_if_match_with_a_stale_etag_is_412_and_with_the_current_one_succeeds(cli
     game, token = create(client)
 
     assert client.post(f"/games/{game['id']}/draw", headers={**token, "If-Match": '"1"'}).status_code == 200
-    assert_problem(client.post(f"/games/{game['id']}/draw", headers={**token, "If-Match": '"1"'}), 412,
-                   "version-conflict")
+    assert_problem(
+        client.post(f"/games/{game['id']}/draw", headers={**token, "If-Match": '"1"'}), 412, "version-conflict"
+    )
 
 
 def test_if_match_and_expected_version_must_agree(client):
     game, token = create(client)
 
-    response = client.post(f"/games/{game['id']}/draw", json={"expected_version": 1},
-                           headers={**token, "If-Match": '"2"'})
+    response = client.post(
+        f"/games/{game['id']}/draw", json={"expected_version": 1}, headers={**token, "If-Match": '"2"'}
+    )
 
     assert_problem(response, 422, "invalid-input")
 
@@ -445,20 +467,27 @@ def test_a_retried_create_returns_the_same_game_and_token_and_creates_one_game(c
     assert retry.headers["Location"] == first.headers["Location"]
     count = db.execute("SELECT count(*) FROM games WHERE id = %s", (first.get_json()["id"],)).fetchone()[0]
     assert count == 1
-    assert client.post(f"/games/{first.get_json()['id']}/draw",
-                       headers={"Authorization": f"Bearer {retry.get_json()['player_token']}"}).status_code == 200
+    assert (
+        client.post(
+            f"/games/{first.get_json()['id']}/draw",
+            headers={"Authorization": f"Bearer {retry.get_json()['player_token']}"},
+        ).status_code
+        == 200
+    )
 
 
 def test_player_tokens_are_stored_only_as_hashes(client, db):
     game, _ = create(client, headers={"Idempotency-Key": "token-check"})
     raw = game["player_token"]
 
-    dump = json.dumps([
-        db.execute("SELECT row_to_json(t)::text FROM games t").fetchall(),
-        db.execute("SELECT row_to_json(t)::text FROM game_secrets t").fetchall(),
-        db.execute("SELECT row_to_json(t)::text FROM game_events t").fetchall(),
-        db.execute("SELECT row_to_json(t)::text FROM idempotency_keys t").fetchall(),
-    ])
+    dump = json.dumps(
+        [
+            db.execute("SELECT row_to_json(t)::text FROM games t").fetchall(),
+            db.execute("SELECT row_to_json(t)::text FROM game_secrets t").fetchall(),
+            db.execute("SELECT row_to_json(t)::text FROM game_events t").fetchall(),
+            db.execute("SELECT row_to_json(t)::text FROM idempotency_keys t").fetchall(),
+        ]
+    )
 
     assert raw not in dump
 

@@ -36,7 +36,11 @@ def test_a_hint_is_a_legal_action_logged_as_an_event_and_counted_in_the_game(cli
     assert body["events"][0]["data"] == hint and body["events"][0]["seq"] == game["version"] + 1
     after = body["game"]
     assert (after["version"], after["hints"], after["state"], after["legal_actions"]) == (
-        game["version"] + 1, 1, game["state"], game["legal_actions"])
+        game["version"] + 1,
+        1,
+        game["state"],
+        game["legal_actions"],
+    )
     assert response.headers["ETag"] == f'"{after["version"]}"'
     read = client.get(f"/games/{game['id']}").get_json()
     assert read == after
@@ -62,8 +66,10 @@ def test_a_hinted_game_replays_and_verifies_and_a_forged_hint_does_not(client):
     assert "not legal" in verdict.reason
     after_end = json.loads(json.dumps(replay))
     seeds = after_end["events"].pop()
-    after_end["events"] += [{**after_end["events"][hint_at - 1], "seq": seeds["seq"]},
-                            {**seeds, "seq": seeds["seq"] + 1}]
+    after_end["events"] += [
+        {**after_end["events"][hint_at - 1], "seq": seeds["seq"]},
+        {**seeds, "seq": seeds["seq"] + 1},
+    ]
     verdict = verify(rehash(after_end, hint_at))
     assert (verdict.valid, verdict.first_bad_seq) == (False, seeds["seq"])
     assert "game is over" in verdict.reason

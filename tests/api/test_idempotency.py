@@ -32,7 +32,8 @@ def deal_with_a_move(client):
 
 @pytest.mark.parametrize("request_kind", ["move", "draw", "draw with its version", "resign"])
 def test_identical_concurrent_requests_with_one_key_all_get_the_first_response_and_one_action_lands(
-        app, db, request_kind):
+    app, db, request_kind
+):
     client = app.test_client()
     for attempt in range(4):
         game, token = deal_with_a_move(client)
@@ -44,8 +45,12 @@ def test_identical_concurrent_requests_with_one_key_all_get_the_first_response_a
             "resign": ("resign", None),
         }[request_kind]
 
-        answers = run_together(COPIES, lambda i, game=game, path=path, body=body, headers=headers: answer(
-            app.test_client().post(f"/games/{game['id']}/{path}", json=body, headers=headers)))
+        answers = run_together(
+            COPIES,
+            lambda i, game=game, path=path, body=body, headers=headers: answer(
+                app.test_client().post(f"/games/{game['id']}/{path}", json=body, headers=headers)
+            ),
+        )
 
         assert {status for status, _ in answers} == {200}, sorted({a[0] for a in answers})
         assert len({text for _, text in answers}) == 1, "the answers differ"
@@ -54,19 +59,27 @@ def test_identical_concurrent_requests_with_one_key_all_get_the_first_response_a
 
 
 def test_identical_concurrent_creates_with_one_key_make_one_game_and_give_it_to_all(app, db):
-    answers = run_together(COPIES, lambda i: answer(app.test_client().post(
-        "/games", json={"variant": "peek"}, headers={"Idempotency-Key": "create-together"})))
+    answers = run_together(
+        COPIES,
+        lambda i: answer(
+            app.test_client().post("/games", json={"variant": "peek"}, headers={"Idempotency-Key": "create-together"})
+        ),
+    )
 
     assert {status for status, _ in answers} == {201}
     assert len({text for _, text in answers}) == 1
-    game_id = app.test_client().post("/games", json={"variant": "peek"},
-                                     headers={"Idempotency-Key": "create-together"}).get_json()["id"]
+    game_id = (
+        app.test_client()
+        .post("/games", json={"variant": "peek"}, headers={"Idempotency-Key": "create-together"})
+        .get_json()["id"]
+    )
     assert db.execute("SELECT count(*) FROM games WHERE id = %s", (game_id,)).fetchone()[0] == 1
 
 
 def test_identical_concurrent_sealed_deals_with_one_key_seal_one_deal(app):
-    answers = run_together(COPIES, lambda i: answer(app.test_client().post(
-        "/deals", headers={"Idempotency-Key": "seal-together"})))
+    answers = run_together(
+        COPIES, lambda i: answer(app.test_client().post("/deals", headers={"Idempotency-Key": "seal-together"}))
+    )
 
     assert {status for status, _ in answers} == {201}
     assert len({text for _, text in answers}) == 1
@@ -113,8 +126,9 @@ def test_a_stranger_with_a_used_key_gets_403_and_learns_nothing_of_the_key(clien
     client.post(f"/games/{game['id']}/draw", headers={**token, "Idempotency-Key": "used-key"})
     body = None if same_body else {"expected_version": 2}
 
-    with_key = client.post(f"/games/{game['id']}/draw", json=body,
-                           headers={**strangers_token, "Idempotency-Key": "used-key"})
+    with_key = client.post(
+        f"/games/{game['id']}/draw", json=body, headers={**strangers_token, "Idempotency-Key": "used-key"}
+    )
     without = client.post(f"/games/{game['id']}/draw", json=body, headers=strangers_token)
 
     assert with_key.status_code == without.status_code == 403

@@ -27,11 +27,14 @@ def cors_client(store):
 
 
 def test_a_preflight_from_an_allowed_origin_allows_the_headers_clients_send(cors_client):
-    response = cors_client.options("/games/00000000-0000-4000-8000-000000000000/moves", headers={
-        "Origin": "https://cards.example",
-        "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "Authorization, If-Match, Idempotency-Key, Content-Type",
-    })
+    response = cors_client.options(
+        "/games/00000000-0000-4000-8000-000000000000/moves",
+        headers={
+            "Origin": "https://cards.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, If-Match, Idempotency-Key, Content-Type",
+        },
+    )
 
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == "https://cards.example"
@@ -114,7 +117,10 @@ def test_the_event_stream_starts_with_the_game_then_sends_past_and_new_events_an
     assert messages[0]["event"] == "game" and "id" not in messages[0]
     assert json.loads(messages[0]["data"]) == drawn
     assert [(int(m["id"]), json.loads(m["data"])["kind"]) for m in messages[1:]] == [
-        (2, "cards_dealt"), (3, "game_resigned"), (4, "seeds_revealed")]
+        (2, "cards_dealt"),
+        (3, "game_resigned"),
+        (4, "seeds_revealed"),
+    ]
 
 
 def test_the_event_stream_resumes_after_last_event_id_or_after(client):
@@ -124,8 +130,9 @@ def test_the_event_stream_resumes_after_last_event_id_or_after(client):
 
     by_header = client.get(f"/games/{game['id']}/events/stream", headers={"Last-Event-ID": "2"}, buffered=False)
     by_query = client.get(f"/games/{game['id']}/events/stream?after=2", buffered=False)
-    header_wins = client.get(f"/games/{game['id']}/events/stream?after=0", headers={"Last-Event-ID": "3"},
-                             buffered=False)
+    header_wins = client.get(
+        f"/games/{game['id']}/events/stream?after=0", headers={"Last-Event-ID": "3"}, buffered=False
+    )
 
     assert [m.get("id") for m in read_stream(by_header, 10)] == [None, "3", "4"]
     assert [m.get("id") for m in read_stream(by_query, 10)] == [None, "3", "4"]
@@ -181,13 +188,21 @@ def test_the_feed_of_named_games_sends_each_as_it_is_then_only_their_events(app,
     assert {json.loads(m["data"])["id"] for m in messages[:2]} == {first["id"], second["id"]}
     events = [json.loads(m["data"]) for m in messages[2:]]
     assert [(e["game_id"], e["seq"], e["kind"]) for e in events] == [
-        (first["id"], 2, "cards_dealt"), (second["id"], 2, "game_resigned"), (second["id"], 3, "seeds_revealed")]
+        (first["id"], 2, "cards_dealt"),
+        (second["id"], 2, "game_resigned"),
+        (second["id"], 3, "seeds_revealed"),
+    ]
 
 
 def test_the_feed_of_every_game_of_a_variant_sends_their_events_from_now_on(app, client):
     response = feed(client, "?variant=peek-till-dawn")
-    read = later(0.5, lambda: [create(app.test_client(), variant="osmosis"),
-                               create(app.test_client(), variant="peek-till-dawn", deal_number=8)])
+    read = later(
+        0.5,
+        lambda: [
+            create(app.test_client(), variant="osmosis"),
+            create(app.test_client(), variant="peek-till-dawn", deal_number=8),
+        ],
+    )
 
     messages = read_stream(response, 1)
     read.join()
@@ -208,7 +223,8 @@ def test_the_feed_of_every_game_sends_the_events_of_games_it_never_heard_of(app,
 
 
 def test_the_feed_from_now_on_leaves_out_what_committed_before_though_an_older_transaction_still_ran(
-        app, client, database_url):
+    app, client, database_url
+):
     with psycopg.connect(database_url) as older:  # a transaction begun first, still running
         older.execute("SELECT pg_current_xact_id()")
         before, _ = create(client, variant="osmosis-three-passes", deal_number=31)
@@ -234,8 +250,9 @@ def test_the_feed_resumed_after_an_event_sends_what_came_after_it_at_once_on_a_q
 
     resumed = client.get("/events/stream", headers={"Last-Event-ID": mine[0]["id"]}, buffered=False)
     read: list[dict] = []
-    reader = later(0, lambda: read.extend(itertools.islice(
-        (m for m in sse_messages(resumed.response) if "data" in m), 2)))
+    reader = later(
+        0, lambda: read.extend(itertools.islice((m for m in sse_messages(resumed.response) if "data" in m), 2))
+    )
     reader.join(timeout=5)
 
     assert not reader.is_alive(), "nothing came after the Last-Event-ID until another event was written"
@@ -297,8 +314,9 @@ def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
 def test_a_stream_whose_reader_falls_far_behind_catches_up_from_the_log(app, client, monkeypatch):
     monkeypatch.setattr(live, "PENDING_LIMIT", 3)
     game, token = create(client, variant="osmosis-draw-one", deal_number=4)
-    stream = streams.game_stream(app.extensions["osmosis.use_cases"].queries, app.extensions["osmosis.hub"],
-                                 UUID(game["id"]), after=1)
+    stream = streams.game_stream(
+        app.extensions["osmosis.use_cases"].queries, app.extensions["osmosis.hub"], UUID(game["id"]), after=1
+    )
     next(stream)
     for _ in range(20):  # far more changes than a subscription keeps unread
         client.post(f"/games/{game['id']}/draw", headers=token)

@@ -17,8 +17,9 @@ class Server:
     """An app on a log of its own (in memory), fetched as the monitor fetches over HTTP, with ways to lie."""
 
     def __init__(self):
-        self.app = create_app(Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-                              MemoryStore())
+        self.app = create_app(
+            Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0), MemoryStore()
+        )
         self.client = self.app.test_client()
         self.rewrite = {}
 
@@ -62,8 +63,8 @@ def test_a_rewritten_entry_does_not_hash_to_the_root(server):
     server.play(1)
     bundle = server.fetch("/log/tile/entries/000.p/3")
     at = bundle.index(b'"head_hash":"') + len(b'"head_hash":"')
-    flipped = b"0" if bundle[at:at + 1] != b"0" else b"1"
-    server.rewrite["/log/tile/entries/000.p/3"] = bundle[:at] + flipped + bundle[at + 1:]
+    flipped = b"0" if bundle[at : at + 1] != b"0" else b"1"
+    server.rewrite["/log/tile/entries/000.p/3"] = bundle[:at] + flipped + bundle[at + 1 :]
     report = audit(server.fetch, LOG_SIGNER.verifier, [], MonitorState())
     assert not report.ok and "do not hash to the root" in report.problems[0]
 

@@ -42,13 +42,15 @@ def test_every_operation_has_a_unique_operation_id_a_tag_and_a_summary(document)
 
 def test_every_operation_documents_its_errors_as_problem_json(document):
     for path, method, operation in operations(document):
-        errors = {code: resolve(document, response) for code, response in operation["responses"].items()
-                  if code.startswith(("4", "5")) or code == "default"}
+        errors = {
+            code: resolve(document, response)
+            for code, response in operation["responses"].items()
+            if code.startswith(("4", "5")) or code == "default"
+        }
         assert errors, f"{method} {path} documents no error"
         for response in errors.values():
             assert list(response["content"]) == ["application/problem+json"]
-            assert response["content"]["application/problem+json"]["schema"] == {
-                "$ref": "#/components/schemas/Problem"}
+            assert response["content"]["application/problem+json"]["schema"] == {"$ref": "#/components/schemas/Problem"}
 
 
 def test_every_schema_is_a_named_component(document):

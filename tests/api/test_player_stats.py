@@ -47,7 +47,8 @@ def verify_results(app):
 
 
 def test_a_players_page_counts_their_finished_games_as_the_rebuild_from_the_logs_does(
-        app, client, db, database_url, monkeypatch, capsys):
+    app, client, db, database_url, monkeypatch, capsys
+):
     name, token = sign_up(client)
     won = []
     for number in WON_BY_FIRST_LEGAL:
@@ -89,8 +90,7 @@ class Clock:
         return self.now
 
 
-def test_daily_streaks_count_consecutive_days_and_the_rebuild_agrees(
-        store, db, database_url, monkeypatch, capsys):
+def test_daily_streaks_count_consecutive_days_and_the_rebuild_agrees(store, db, database_url, monkeypatch, capsys):
     start = date(2150, 1, 1) + timedelta(days=secrets.randbelow(200_000))
     clock = Clock(datetime.combine(start, time(12), UTC))
     app = create_app(Settings(rate_limit=""), store, sources=Sources(clock=clock))
@@ -151,19 +151,25 @@ def test_a_game_whose_log_was_tampered_with_does_not_count(app, client, attacker
     name, token = sign_up(client)
     game, _ = create(client, token, variant="osmosis-draw-one", deal_number=WON_BY_FIRST_LEGAL[0])
     assert play_first_legal(client, game, token)["status"] == "won"
-    (seq,) = attacker.execute("SELECT min(seq) FROM game_events WHERE game_id = %s AND kind = 'cards_dealt'",
-                              (game["id"],)).fetchone()
-    attacker.execute("UPDATE game_events SET data = jsonb_set(data, '{cards}', '[\"AS\"]') "
-                     "WHERE game_id = %s AND seq = %s", (game["id"], seq))
+    (seq,) = attacker.execute(
+        "SELECT min(seq) FROM game_events WHERE game_id = %s AND kind = 'cards_dealt'", (game["id"],)
+    ).fetchone()
+    attacker.execute(
+        "UPDATE game_events SET data = jsonb_set(data, '{cards}', '[\"AS\"]') WHERE game_id = %s AND seq = %s",
+        (game["id"], seq),
+    )
 
     verify_results(app)
     assert client.get(f"/players/{name}").get_json()["stats"] == []
     assert db.execute("SELECT won, verified FROM player_results WHERE game_id = %s", (game["id"],)).fetchone() == (
-        True, False)
+        True,
+        False,
+    )
 
 
 def test_a_game_left_without_an_action_is_ended_by_the_upkeep_and_counts_as_abandoned(
-        store, db, database_url, monkeypatch, capsys):
+    store, db, database_url, monkeypatch, capsys
+):
     """Under unlimited passes a game ends only when won or resigned: a player could leave every losing game open and
     never lose. Left ABANDONED_AFTER without an action, it is ended as resigned and counted (the rebuild agrees)."""
     from server.service.players.stats import ABANDONED_AFTER

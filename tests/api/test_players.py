@@ -68,17 +68,34 @@ def test_a_retry_of_a_sign_up_gets_the_same_player_and_token(client):
     assert again.get_data() == first.get_data()
 
 
-@pytest.mark.parametrize(("written", "stored"), [("\uff21\uff4e\uff4e\uff22", "AnnB"),  # full-width letters
-                                                 ("Zoe_the-2nd", "Zoe_the-2nd")])
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("\uff21\uff4e\uff4e\uff22", "AnnB"),  # full-width letters
+        ("Zoe_the-2nd", "Zoe_the-2nd"),
+    ],
+)
 def test_names_are_stored_in_nfkc(client, written, stored):
     name = written + secrets.token_hex(3)
-    assert sign_up(client, name).get_json()["player"]["name"] == stored + name[len(written):]
+    assert sign_up(client, name).get_json()["player"]["name"] == stored + name[len(written) :]
 
 
-@pytest.mark.parametrize("name", [
-    "ab", "a" * 25, "1abc", "_abc", "bob smith", "bob!", "\u0430lice",  # the first letter Cyrillic
-    "zoë", "\ufb00ab", "me", "",  # a ligature NFKC would make "ff", but no full-width form
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ab",
+        "a" * 25,
+        "1abc",
+        "_abc",
+        "bob smith",
+        "bob!",
+        "\u0430lice",  # the first letter Cyrillic
+        "zoë",
+        "\ufb00ab",
+        "me",
+        "",  # a ligature NFKC would make "ff", but no full-width form
+    ],
+)
 def test_names_outside_the_alphabet_are_refused(client, name):
     response = client.post("/players", json={"name": name})
     assert response.status_code == 422 and response.get_json()["code"] in ("invalid-name", "validation-failed")
@@ -144,8 +161,9 @@ def test_a_play_token_plays_but_does_not_manage_the_account(client):
 
 def test_an_account_token_without_play_cannot_act(client):
     made = sign_up(client).get_json()
-    account = client.post("/players/me/tokens", json={"label": "admin", "scopes": ["account"]},
-                          headers=bearer(made)).get_json()
+    account = client.post(
+        "/players/me/tokens", json={"label": "admin", "scopes": ["account"]}, headers=bearer(made)
+    ).get_json()
     game, _ = create(client, headers=bearer(made), deal_number=1)
 
     problem(client.post(f"/games/{game['id']}/draw", headers=bearer(account)), 403, "forbidden")
@@ -157,11 +175,13 @@ def test_a_revoked_token_opens_nothing_and_another_players_token_is_not_found(cl
     other = sign_up(client).get_json()
     spare = client.post("/players/me/tokens", json={"label": "spare"}, headers=bearer(made)).get_json()
 
-    problem(client.delete(f"/players/me/tokens/{spare['api_token']['id']}", headers=bearer(other)), 404,
-            "token-not-found")
+    problem(
+        client.delete(f"/players/me/tokens/{spare['api_token']['id']}", headers=bearer(other)), 404, "token-not-found"
+    )
     assert client.delete(f"/players/me/tokens/{spare['api_token']['id']}", headers=bearer(made)).status_code == 204
-    problem(client.delete(f"/players/me/tokens/{spare['api_token']['id']}", headers=bearer(made)), 404,
-            "token-not-found")
+    problem(
+        client.delete(f"/players/me/tokens/{spare['api_token']['id']}", headers=bearer(made)), 404, "token-not-found"
+    )
     refused = client.get("/players/me", headers=bearer(spare))
     problem(refused, 401, "unauthorized")
     assert refused.headers["WWW-Authenticate"].startswith("Bearer")
@@ -180,8 +200,9 @@ def test_a_player_has_at_most_twenty_live_tokens(client):
     made = sign_up(client).get_json()
     for index in range(19):
         assert client.post("/players/me/tokens", json={"label": f"t{index}"}, headers=bearer(made)).status_code == 201
-    problem(client.post("/players/me/tokens", json={"label": "one too many"}, headers=bearer(made)), 409,
-            "too-many-tokens")
+    problem(
+        client.post("/players/me/tokens", json={"label": "one too many"}, headers=bearer(made)), 409, "too-many-tokens"
+    )
 
 
 def test_a_players_game_is_theirs_to_play_and_no_one_elses(client):

@@ -102,8 +102,11 @@ def test_a_refused_action_leaves_the_game_kept_so_the_next_action_needs_no_read(
     counting = CountingStore(store)
     cases = compose(counting)
     game_id, token = new_game(cases)
-    illegal = next(card for card in ("AS", "AH", "AD", "AC", "KS") if card not in json.dumps(
-        body_of(cases.acting.draw(game_id, token))["game"]["legal_actions"]))
+    illegal = next(
+        card
+        for card in ("AS", "AH", "AD", "AC", "KS")
+        if card not in json.dumps(body_of(cases.acting.draw(game_id, token))["game"]["legal_actions"])
+    )
     reads_before = counting.reads
 
     with pytest.raises(RulesError):

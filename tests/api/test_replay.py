@@ -19,9 +19,6 @@ OSMOSIS = Path(sys.executable).with_name("osmosis")
 CARD_IN_JSON = re.compile(r'"([A2-9TJQK][CDHS])"')
 
 
-
-
-
 def finish(client, game, token, rng):
     game = play(client, game, token, rng, steps=3000)
     if game["status"] == "playing":
@@ -216,8 +213,9 @@ def test_osmosis_verify_reads_a_file_or_stdin_and_exits_by_verdict(client, tmp_p
     bad = edit_card_of_a_deal(bad_document)
 
     from_file = subprocess.run([OSMOSIS, "verify", good], capture_output=True, text=True)
-    from_stdin = subprocess.run([OSMOSIS, "verify", "-"], input=json.dumps(bad_document), capture_output=True,
-                                text=True)
+    from_stdin = subprocess.run(
+        [OSMOSIS, "verify", "-"], input=json.dumps(bad_document), capture_output=True, text=True
+    )
     unreadable = subprocess.run([OSMOSIS, "verify", tmp_path / "none.json"], capture_output=True, text=True)
 
     assert from_file.returncode == 0 and from_file.stdout.startswith("VALID:")
@@ -253,10 +251,14 @@ def verification(client, game):
 
 def test_a_changed_event_in_the_database_is_detected(client, attacker):
     game = finished_game_in_db(client, 10)
-    (seq,) = attacker.execute("SELECT min(seq) FROM game_events WHERE game_id = %s AND kind = 'cards_dealt'",
-                              (game["id"],)).fetchone()
-    changed = attacker.execute("""UPDATE game_events SET data = jsonb_set(data, '{cards,0}', '"KS"')
-                                  WHERE game_id = %s AND seq = %s AND data->'cards'->>0 <> 'KS'""", (game["id"], seq))
+    (seq,) = attacker.execute(
+        "SELECT min(seq) FROM game_events WHERE game_id = %s AND kind = 'cards_dealt'", (game["id"],)
+    ).fetchone()
+    changed = attacker.execute(
+        """UPDATE game_events SET data = jsonb_set(data, '{cards,0}', '"KS"')
+                                  WHERE game_id = %s AND seq = %s AND data->'cards'->>0 <> 'KS'""",
+        (game["id"], seq),
+    )
     assert changed.rowcount == 1
 
     verdict = verification(client, game)
@@ -276,8 +278,10 @@ def test_a_deleted_event_in_the_database_is_detected(client, attacker):
 def test_reordered_events_in_the_database_are_detected(client, attacker):
     game = finished_game_in_db(client, 12)
     attacker.execute("UPDATE game_events SET seq = seq + 1000 WHERE game_id = %s AND seq IN (3, 4)", (game["id"],))
-    swapped = attacker.execute("UPDATE game_events SET seq = CASE seq WHEN 1003 THEN 4 ELSE 3 END "
-                               "WHERE game_id = %s AND seq > 1000", (game["id"],))
+    swapped = attacker.execute(
+        "UPDATE game_events SET seq = CASE seq WHEN 1003 THEN 4 ELSE 3 END WHERE game_id = %s AND seq > 1000",
+        (game["id"],),
+    )
     assert swapped.rowcount == 2
 
     verdict = verification(client, game)
@@ -291,9 +295,10 @@ def test_an_event_appended_in_the_database_with_a_forged_hash_is_detected(client
     head = client.get(f"/games/{game['id']}").get_json()
     seq = head["version"] + 1
     data = {"cards": ["AS"]}
-    attacker.execute("INSERT INTO game_events (game_id, seq, kind, data, hash) VALUES (%s, %s, %s, %s, %s)",
-                     (game["id"], seq, "cards_dealt", json.dumps(data),
-                      chain_hash(head["head_hash"], seq, "cards_dealt", data)))
+    attacker.execute(
+        "INSERT INTO game_events (game_id, seq, kind, data, hash) VALUES (%s, %s, %s, %s, %s)",
+        (game["id"], seq, "cards_dealt", json.dumps(data), chain_hash(head["head_hash"], seq, "cards_dealt", data)),
+    )
 
     verdict = verification(client, game)
 
@@ -311,8 +316,9 @@ def test_a_changed_projection_is_detected(client, attacker):
 
 def test_a_changed_game_document_is_detected(client, attacker):
     game = finished_game_in_db(client, 15)
-    attacker.execute("UPDATE games SET document = jsonb_set(document::jsonb, '{score}', '52')::json WHERE id = %s",
-                     (game["id"],))
+    attacker.execute(
+        "UPDATE games SET document = jsonb_set(document::jsonb, '{score}', '52')::json WHERE id = %s", (game["id"],)
+    )
 
     verdict = verification(client, game)
 
@@ -335,9 +341,10 @@ def test_a_forged_server_seed_in_the_database_is_detected(client, attacker):
 def never_shown(db, game_id):
     """Cards no player has seen yet (face down, or in the stock before the first redeal) and the seeds."""
     seed, client_seed, state_text = db.execute(
-        "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)).fetchone()
+        "SELECT server_seed, client_seed, state FROM game_secrets WHERE game_id = %s", (game_id,)
+    ).fetchone()
     state = from_text(state_text)
-    hidden = {str(card) for p, pile in enumerate(state.reserves) for card in pile[:state.face_down(p)]}
+    hidden = {str(card) for p, pile in enumerate(state.reserves) for card in pile[: state.face_down(p)]}
     if state.pass_number == 1:
         hidden |= {str(card) for card in state.stock}
     secrets = {bytes(seed).hex()} | ({client_seed} if client_seed else set())
@@ -347,8 +354,12 @@ def never_shown(db, game_id):
 def crawl(client, game):
     game_id = game["id"]
     version = client.get(f"/games/{game_id}").get_json()["version"]
-    paths = [f"/games/{game_id}", f"/games/{game_id}/events", f"/games/{game_id}/replay",
-             f"/games/{game_id}/verification"]
+    paths = [
+        f"/games/{game_id}",
+        f"/games/{game_id}/events",
+        f"/games/{game_id}/replay",
+        f"/games/{game_id}/verification",
+    ]
     paths += [f"/games/{game_id}/states/{seq}" for seq in range(1, version + 1)]
     for path in paths:
         response = client.get(path)

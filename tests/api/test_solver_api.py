@@ -54,8 +54,11 @@ def test_a_resigned_winnable_game_says_where_it_was_given_up(client):
     game, token = create(client, deal_number=number)
     game = play_first_legal(client, game, token, resign_after=3)
     analysis = analysis_of(client, game)
-    assert (analysis["game_id"], analysis["solver"], analysis["budget"]) == (game["id"], SOLVER_VERSION,
-                                                                               ANALYSIS_BUDGET)
+    assert (analysis["game_id"], analysis["solver"], analysis["budget"]) == (
+        game["id"],
+        SOLVER_VERSION,
+        ANALYSIS_BUDGET,
+    )
     assert (analysis["status"], analysis["deal"]["verdict"], analysis["exact"]) == ("resigned", "winnable", True)
     assert replays_to_a_win(opening_of("osmosis", number), analysis["deal"]["witness"])
     events = client.get(f"/games/{game['id']}/events?limit=1000").get_json()["events"]
@@ -69,9 +72,12 @@ def test_a_resigned_winnable_game_says_where_it_was_given_up(client):
 
 
 def test_a_lost_game_names_the_action_that_lost_it_and_the_answer_is_kept(client, db):
-    number = next(n for n in range(300)
-                  if first_legal_policy(opening_of("osmosis-draw-one", n)).status == "lost"
-                  and solve(opening_of("osmosis-draw-one", n), 20_000).verdict is Verdict.WINNABLE)
+    number = next(
+        n
+        for n in range(300)
+        if first_legal_policy(opening_of("osmosis-draw-one", n)).status == "lost"
+        and solve(opening_of("osmosis-draw-one", n), 20_000).verdict is Verdict.WINNABLE
+    )
     game, token = create(client, variant="osmosis-draw-one", deal_number=number)
     game = play_first_legal(client, game, token)
     assert game["status"] == "lost"
@@ -109,8 +115,11 @@ def test_a_won_game_is_its_own_witness_and_an_unwinnable_deal_says_so(client):
 def test_a_winnable_deal_number_deals_the_first_proven_candidate(client, variant):
     game, _token = create(client, variant=variant, deal_number=42, winnable=True)
     chosen = first_winnable(preset(variant), deal_number_seed(42), "")
-    assert game["deal"] == {"kind": "number", "deal_number": 42, "winnable": {
-        "candidate": chosen.candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}}
+    assert game["deal"] == {
+        "kind": "number",
+        "deal_number": 42,
+        "winnable": {"candidate": chosen.candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET},
+    }
     assert game["state"]["foundations"][0]["cards"] == [str(chosen.opening.foundations[0][0])]
     plain, _ = create(client, variant=variant, deal_number=42)
     assert (plain["deal"], "winnable" not in plain["deal"]) == ({"kind": "number", "deal_number": 42}, True)

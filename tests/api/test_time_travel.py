@@ -112,8 +112,9 @@ def test_a_snapshot_cannot_be_changed_or_deleted(client, db):
 
 def test_a_changed_snapshot_in_the_database_is_detected_by_the_verification(client, attacker):
     game = game_with_a_snapshot(client)
-    (seq, state) = attacker.execute("SELECT seq, state FROM game_snapshots WHERE game_id = %s",
-                                    (game["id"],)).fetchone()
+    (seq, state) = attacker.execute(
+        "SELECT seq, state FROM game_snapshots WHERE game_id = %s", (game["id"],)
+    ).fetchone()
     waste = next(line for line in state.splitlines() if line.startswith("waste"))
     forged = state.replace(waste, "waste " + " ".join(reversed(waste.split()[1:])))
     assert forged != state

@@ -21,8 +21,7 @@ SIGNER = LOG_SIGNER
 
 @pytest.fixture(scope="module")
 def log_app(store):
-    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0),
-                     store)
+    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0), store)
     yield app
     app.extensions["osmosis.hub"].stop()
 
@@ -62,8 +61,9 @@ def test_a_games_entries_are_proven_in_the_signed_checkpoint(log_app, log_client
     for leaf in body["leaves"]:
         entry = leaf["entry"].encode()
         assert b64(leaf["leaf_hash"]) == leaf_hash(entry)
-        verify_inclusion(leaf["index"], checkpoint.size, leaf_hash(entry), [b64(h) for h in leaf["inclusion_proof"]],
-                         checkpoint.root)
+        verify_inclusion(
+            leaf["index"], checkpoint.size, leaf_hash(entry), [b64(h) for h in leaf["inclusion_proof"]], checkpoint.root
+        )
     created, ended = (public_entries.parse_entry(leaf["entry"].encode()) for leaf in body["leaves"])
     assert created["game_id"] == game["id"] and created["commitment"] == game["commitment"]
     assert created["deal"] == game["deal"] and created["rules"] == game["rules"]
@@ -77,8 +77,11 @@ def test_a_sealed_deal_is_logged_when_sealed_and_named_with_its_game(log_app, lo
     game, _ = create(log_client, variant="osmosis", sealed_deal_id=sealed["id"], client_seed="mine")
     body = log_client.get(f"/games/{game['id']}/transparency").get_json()
     assert [leaf["kind"] for leaf in body["leaves"]] == ["deal_sealed"] and body["pending"] == ["game_created"]
-    assert json.loads(body["leaves"][0]["entry"]) == {"kind": "deal_sealed", "sealed_deal_id": sealed["id"],
-                                                      "commitment": sealed["commitment"]}
+    assert json.loads(body["leaves"][0]["entry"]) == {
+        "kind": "deal_sealed",
+        "sealed_deal_id": sealed["id"],
+        "commitment": sealed["commitment"],
+    }
     sequence(log_app)
     body = log_client.get(f"/games/{game['id']}/transparency").get_json()
     assert [leaf["kind"] for leaf in body["leaves"]] == ["deal_sealed", "game_created"] and body["pending"] == []
@@ -100,8 +103,9 @@ def test_the_tree_rebuilt_from_tiles_and_bundles_is_the_checkpoints(log_app, log
         if (level, index) not in tiles:
             tile = log_client.get(path)
             assert tile.status_code == 200, path
-            assert tile.headers["Cache-Control"] == ("public, max-age=31536000, immutable" if width >= 256
-                                                     else "public, max-age=5")
+            assert tile.headers["Cache-Control"] == (
+                "public, max-age=31536000, immutable" if width >= 256 else "public, max-age=5"
+            )
             tiles[(level, index)] = tile.get_data()
         return tiles[(level, index)]
 
@@ -110,7 +114,7 @@ def test_the_tree_rebuilt_from_tiles_and_bundles_is_the_checkpoints(log_app, log
     width = size - 256 * last_bundle
     bundle = log_client.get(f"/log/tile/entries/{last_bundle:03d}" + (f".p/{width}" if width < 256 else ""))
     entries = bundle_entries(bundle.get_data())
-    assert [leaf_hash(e) for e in entries] == [read(0, last_bundle)[i * 32:(i + 1) * 32] for i in range(width)]
+    assert [leaf_hash(e) for e in entries] == [read(0, last_bundle)[i * 32 : (i + 1) * 32] for i in range(width)]
     assert all(public_entries.parse_entry(e) for e in entries)
 
 
@@ -135,18 +139,39 @@ def test_a_consistency_proof_the_log_cannot_give_is_404(log_app, log_client, que
     assert response.status_code == 404 and response.get_json()["code"] == "not-in-log"
 
 
-@pytest.mark.parametrize("query", ["", "from=1", "from=0&to=1", "from=x&to=2", "from=1&to=-3", "from=1.5&to=2",
-                                   "from=1&to=99999999999999999999999"])
+@pytest.mark.parametrize(
+    "query",
+    ["", "from=1", "from=0&to=1", "from=x&to=2", "from=1&to=-3", "from=1.5&to=2", "from=1&to=99999999999999999999999"],
+)
 def test_a_malformed_consistency_query_is_422(log_client, query):
     response = log_client.get(f"/log/consistency?{query}")
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
 
 
-@pytest.mark.parametrize("path", [
-    "0/1", "0/0001", "64/000", "-1/000", "00/000", "x/000", "0/000.p/0", "0/000.p/256", "0/000.p/007",
-    "entries/000.p/", "0/x999/x999/x999/x999/x999/x999/999", "0/x001/x234/06\u0667", "../../etc/passwd", "0/000/",
-    "0/" + "x000/" * 2000 + "000", "0/x010/x000/x000/x000/x000/x000/000", "entries", "0/%00", "0/000.p/1.p/1",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "0/1",
+        "0/0001",
+        "64/000",
+        "-1/000",
+        "00/000",
+        "x/000",
+        "0/000.p/0",
+        "0/000.p/256",
+        "0/000.p/007",
+        "entries/000.p/",
+        "0/x999/x999/x999/x999/x999/x999/999",
+        "0/x001/x234/06\u0667",
+        "../../etc/passwd",
+        "0/000/",
+        "0/" + "x000/" * 2000 + "000",
+        "0/x010/x000/x000/x000/x000/x000/000",
+        "entries",
+        "0/%00",
+        "0/000.p/1.p/1",
+    ],
+)
 def test_a_malformed_tile_path_is_a_404_problem(log_client, path):
     response = log_client.get(f"/log/tile/{path}")
     assert response.status_code == 404 and response.mimetype == "application/problem+json", path

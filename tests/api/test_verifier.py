@@ -96,14 +96,18 @@ def test_a_lost_game_said_to_be_otherwise_is_invalid(lost_export, status):
     assert "status" in invalid(lost_export).reason
 
 
-@pytest.mark.parametrize("edit", [
-    lambda deal: deal.update(deal_number=deal["deal_number"] + 1),
-    lambda deal: deal.update(kind="random"),
-    lambda deal: deal.update(server_seed="00" * 32),
-    lambda deal: deal.update(client_seed="x"),
-    lambda deal: deal.pop("server_seed"),
-    lambda deal: deal.update(note="extra"),
-], ids=["number", "kind", "server-seed", "client-seed", "seed-missing", "extra-key"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda deal: deal.update(deal_number=deal["deal_number"] + 1),
+        lambda deal: deal.update(kind="random"),
+        lambda deal: deal.update(server_seed="00" * 32),
+        lambda deal: deal.update(client_seed="x"),
+        lambda deal: deal.pop("server_seed"),
+        lambda deal: deal.update(note="extra"),
+    ],
+    ids=["number", "kind", "server-seed", "client-seed", "seed-missing", "extra-key"],
+)
 def test_a_deal_other_than_the_logs_is_invalid(export, edit):
     edit(export["deal"])
 
@@ -183,16 +187,17 @@ CRAFTED = {
     "cards_dealt with a card that is an object": lambda d: first(d, "cards_dealt")["data"].update(cards=[{}]),
     "game_created.deal as a list": lambda d: d["events"][0]["data"].update(deal=[1]),
     "game_created.deal with a deal number out of range": lambda d: d["events"][0]["data"]["deal"].update(
-        deal_number=2**60),
-    "game_created.deal with a deal number as text": lambda d: d["events"][0]["data"]["deal"].update(
-        deal_number="7"),
+        deal_number=2**60
+    ),
+    "game_created.deal with a deal number as text": lambda d: d["events"][0]["data"]["deal"].update(deal_number="7"),
     "game_created.opening as a number": lambda d: d["events"][0]["data"].update(opening=1),
     "game_created.rules as a list": lambda d: d["events"][0]["data"].update(rules=[4]),
     "seeds_revealed with a client seed that is a number": lambda d: d["events"][-1]["data"].update(client_seed=1),
     "seeds_revealed with a server seed that is a list": lambda d: d["events"][-1]["data"].update(server_seed=[1]),
     "game_resigned with a reason that is a list": lambda d: d["events"][-2]["data"].update(reason=["x"]),
     "an event whose data is deeply nested": lambda d: first(d, "cards_dealt")["data"].update(
-        cards=json.loads("[" * 50 + "]" * 50)),
+        cards=json.loads("[" * 50 + "]" * 50)
+    ),
 }
 
 
@@ -231,12 +236,39 @@ def test_a_file_with_a_lone_surrogate_is_refused_by_osmosis_verify_without_a_tra
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**64, 2**64) | st.floats(allow_nan=False) | st.text(max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8)
     | st.sampled_from(["AS", "TH", "R1", "F2", "waste", "cell", "deal", "10H", "", "00" * 32]),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["card", "from", "to", "cards", "kind", "deal_number", "server_seed", "client_seed",
-                         "opening", "rules", "deal", "reason", "score", "uncovered", "pass_number", "x"]),
-        children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "card",
+                    "from",
+                    "to",
+                    "cards",
+                    "kind",
+                    "deal_number",
+                    "server_seed",
+                    "client_seed",
+                    "opening",
+                    "rules",
+                    "deal",
+                    "reason",
+                    "score",
+                    "uncovered",
+                    "pass_number",
+                    "x",
+                ]
+            ),
+            children,
+            max_size=4,
+        )
+    ),
     max_leaves=12,
 )
 
@@ -254,9 +286,21 @@ def test_the_verifier_gives_a_verdict_for_any_mutation_of_any_export_and_never_r
             key = data.draw(st.sampled_from(sorted(event["data"])))
             event["data"][key] = data.draw(JSON_VALUES)
         else:
-            event["kind"] = data.draw(st.sampled_from(["card_played", "cards_dealt", "game_won", "game_lost",
-                                                       "game_resigned", "seeds_revealed", "waste_redealt",
-                                                       "card_moved_to_cell", "game_created"]))
+            event["kind"] = data.draw(
+                st.sampled_from(
+                    [
+                        "card_played",
+                        "cards_dealt",
+                        "game_won",
+                        "game_lost",
+                        "game_resigned",
+                        "seeds_revealed",
+                        "waste_redealt",
+                        "card_moved_to_cell",
+                        "game_created",
+                    ]
+                )
+            )
     if data.draw(st.booleans()):
         rehash(document)
 

@@ -18,8 +18,7 @@ OTHER = generate_signer("osmosis.test/verify-log")
 
 
 def logged_export(store, as_player=False):
-    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0),
-                     store)
+    app = create_app(Settings(rate_limit="", log_signing_key=SIGNER.skey, log_interval_seconds=0.0), store)
     client = app.test_client()
     headers = {}
     if as_player:
@@ -93,21 +92,25 @@ def truncated_proof(document):
 
 def other_games_end(document):
     document["transparency"]["leaves"][1]["entry"] = document["transparency"]["leaves"][1]["entry"].replace(
-        '"head_hash":"', '"head_hash":"f', 1)
+        '"head_hash":"', '"head_hash":"f', 1
+    )
 
 
 def no_section(document):
     del document["transparency"]
 
 
-@pytest.mark.parametrize(("forge", "named"), [
-    (tampered_entry, "leaf_hash of leaf"),
-    (forged_checkpoint, "does not verify"),
-    (proof_of_another_leaf, "inclusion proof"),
-    (truncated_proof, "shorter than the tree is high"),
-    (other_games_end, "leaf_hash"),
-    (no_section, "no proofs of inclusion"),
-])
+@pytest.mark.parametrize(
+    ("forge", "named"),
+    [
+        (tampered_entry, "leaf_hash of leaf"),
+        (forged_checkpoint, "does not verify"),
+        (proof_of_another_leaf, "inclusion proof"),
+        (truncated_proof, "shorter than the tree is high"),
+        (other_games_end, "leaf_hash"),
+        (no_section, "no proofs of inclusion"),
+    ],
+)
 def test_every_forgery_is_invalid_and_named(tmp_path, capsys, finished_export, forge, named):
     document = copy.deepcopy(finished_export)
     forge(document)

@@ -45,8 +45,12 @@ def witness(tmp_path):
 
 
 def log_app(*witnesses, store=None, interval=0.0):
-    settings = Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=interval,
-                        log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses))
+    settings = Settings(
+        rate_limit="",
+        log_signing_key=LOG_SIGNER.skey,
+        log_interval_seconds=interval,
+        log_witnesses=tuple((signer.verifier.vkey, url) for signer, url in witnesses),
+    )
     store = store or MemoryStore()
     app = create_app(settings, store)
     app.extensions["osmosis.store"] = store  # the tests' own key: the app hands its store to no one

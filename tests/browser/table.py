@@ -12,8 +12,15 @@ from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
 FAILED_RESOURCE = "Failed to load resource: the server responded with a status of 4"
 
@@ -89,9 +96,12 @@ def get(url):
 
 
 def post(url, body=None, token=None):
-    request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body or {}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -100,5 +110,8 @@ def serious_violations(page, axe_script):
     """axe-core's serious and critical findings on the page as it is now."""
     page.add_script_tag(path=str(axe_script))
     violations = page.evaluate("async () => (await axe.run(document)).violations")
-    return [(v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
-            for v in violations if v["impact"] in ("serious", "critical")]
+    return [
+        (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]

@@ -1,6 +1,5 @@
 """Accessibility: an axe-core scan of every page in both themes, the themes, text alternatives."""
 
-
 import pytest
 from playwright.sync_api import expect
 
@@ -9,7 +8,8 @@ from tests.browser.table import post, serious_violations, start_game, watch_for_
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_replay(
-        browser, live_server, axe_script, scheme):
+    browser, live_server, axe_script, scheme
+):
     context = browser.new_context(base_url=live_server, color_scheme=scheme)
     page = context.new_page()
     errors = watch_for_errors(page)
@@ -66,8 +66,9 @@ def test_a_card_to_play_is_named_first_by_what_it_shows(page):
     playable = page.locator("#board button.playable")
     expect(playable.first).to_be_visible()
     for button in playable.all():
-        shown = button.evaluate("b => b.querySelector('.corner .index').textContent"
-                                " + b.querySelector('.corner .index-pip').textContent")
+        shown = button.evaluate(
+            "b => b.querySelector('.corner .index').textContent + b.querySelector('.corner .index-pip').textContent"
+        )
         name = button.get_attribute("aria-label")
         assert name.startswith(f"{shown}, "), (shown, name)
         assert ": play to " in name, name

@@ -184,17 +184,22 @@ def test_the_replay_shows_where_the_game_is_in_the_public_log_proven_in_the_brow
     expect(logged).not_to_contain_text("Pending")
     proofs = get(f"{live_server}/games/{game['id']}/transparency")
     created, ended = (leaf["index"] for leaf in proofs["leaves"])
-    assert logged.inner_text().startswith(f"In the public log at indexes {created} (created), {ended} (ended), "
-                                          f"checkpoint of size ")
+    assert logged.inner_text().startswith(
+        f"In the public log at indexes {created} (created), {ended} (ended), checkpoint of size "
+    )
     assert "won" in logged.get_attribute("class")
     expect(page.locator("#verdict")).to_contain_text("VALID:")
     screenshot(page, "7-replay-in-the-public-log")
 
 
-@pytest.mark.parametrize(("tamper", "named"), [
-    ("proof", "does not lead to the root"), ("entry", "does not hash to its leaf hash"),
-    ("game", "is another game's"),
-])
+@pytest.mark.parametrize(
+    ("tamper", "named"),
+    [
+        ("proof", "does not lead to the root"),
+        ("entry", "does not hash to its leaf hash"),
+        ("game", "is another game's"),
+    ],
+)
 def test_a_proof_that_does_not_hold_is_shown_invalid(page, live_server, tamper, named):
     game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 6})
     other = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 7})

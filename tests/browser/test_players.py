@@ -28,7 +28,7 @@ def test_a_name_chosen_once_plays_todays_deal_and_shares_the_result_naming_no_ca
     assert serious_violations(page, axe_script) == [], "start page, signed in"
     screenshot(page, "9-daily")
 
-    page.click("#daily-list button:has-text(\"Play today's peek\")")
+    page.click('#daily-list button:has-text("Play today\'s peek")')
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#table-about")).to_contain_text("peek")
     page.click("#draw")

@@ -61,8 +61,9 @@ def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_de
 
 
 def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800}, has_touch=True,
-                                  is_mobile=True)
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 360, "height": 800}, has_touch=True, is_mobile=True
+    )
     page = context.new_page()
     errors = watch_for_errors(page)
     number = a_deal_won_by_clicking("osmosis-draw-one")
@@ -167,8 +168,7 @@ def test_resigning_asks_first_and_then_starting_again(page):
 
 def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
     start_game(page, "osmosis-draw-one", 3)
-    expect(page.locator("#table-about")).to_have_text(
-        "osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
+    expect(page.locator("#table-about")).to_have_text("osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
     page.click("#how-to-play summary")
     expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
     version = int(version_of(page))
@@ -192,4 +192,5 @@ def test_under_strict_waste_the_table_says_and_shows_which_waste_cards_are_live(
     expect(page.locator("#board .info")).to_contain_text("Live waste: 3 cards of the latest deal.")
     expect(page.locator("#board .waste .card.dead")).to_have_count(3)
     expect(page.locator("#board .waste .card:not(.dead)").last).to_have_attribute(
-        "data-card", page.locator("#board .waste .card").last.get_attribute("data-card"))
+        "data-card", page.locator("#board .waste .card").last.get_attribute("data-card")
+    )

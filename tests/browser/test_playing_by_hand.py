@@ -88,8 +88,9 @@ def test_a_whole_game_is_won_by_drag_and_drop_with_the_mouse(page, live_server):
 
 
 def test_a_whole_game_is_won_on_a_phone_by_dragging_with_a_finger(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True,
-                                  is_mobile=True)
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
     page = context.new_page()
     errors = watch_for_errors(page)
     touch = context.new_cdp_session(page)
@@ -145,8 +146,10 @@ def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page
     start_game(page, "osmosis-draw-one", number)
     game = game_of(page, live_server)
     while not any(a["kind"] == "move" for a in game["legal_actions"]):
-        post(f"{live_server}/games/{game['id']}/draw", token=page.evaluate(
-            f"localStorage.getItem('osmosis-token-{game['id']}')"))
+        post(
+            f"{live_server}/games/{game['id']}/draw",
+            token=page.evaluate(f"localStorage.getItem('osmosis-token-{game['id']}')"),
+        )
         game = game_of(page, live_server)
     page.reload()
     move = next(a for a in game["legal_actions"] if a["kind"] == "move")
@@ -157,8 +160,11 @@ def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page
     posted = []
     page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
 
-    drag_with_mouse(page, page.locator(f"#board .playable[data-card='{move['card']}']"),
-                    page.locator(f"#board [data-target='{wrong}']"))
+    drag_with_mouse(
+        page,
+        page.locator(f"#board .playable[data-card='{move['card']}']"),
+        page.locator(f"#board [data-target='{wrong}']"),
+    )
 
     expect(page.locator("#status")).to_have_text(refusal(state, move["card"], Place(wrong)))
     assert posted == []
@@ -188,22 +194,31 @@ def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_pre
         for state in positions(variant, range(4), 60, seed=variant):
             view = public_view(state)
             seen = [p["face_up"] for p in view["reserves"]] + [view["waste"], [view["cell"]] if view["cell"] else []]
-            cases = [{"card": card, "target": target and target.value, "expected": refusal(state, card, target)}
-                     for card in [code for place in seen for code in place]
-                     for target in (None, *FOUNDATIONS, Place.CELL)]
-            game = {"status": view["status"], "rules": rules.to_dict(), "state": view,
-                    "legal_actions": [action_to_dict(a) for a in legal_actions(state)]}
+            cases = [
+                {"card": card, "target": target and target.value, "expected": refusal(state, card, target)}
+                for card in [code for place in seen for code in place]
+                for target in (None, *FOUNDATIONS, Place.CELL)
+            ]
+            game = {
+                "status": view["status"],
+                "rules": rules.to_dict(),
+                "state": view,
+                "legal_actions": [action_to_dict(a) for a in legal_actions(state)],
+            }
             checked.append({"game": game, "cases": cases})
     answers = [case["expected"] for position in checked for case in position["cases"]]
     assert len(answers) > 5000 and answers.count(None) > 300
     assert any(answer.startswith("the game is over") for answer in answers if answer)
 
-    differing = page.evaluate("""async (checked) => {
+    differing = page.evaluate(
+        """async (checked) => {
         const { whyNot } = await import("/app/reasons.js");
         return checked.flatMap(({ game, cases }) => cases
             .map((c) => ({ ...c, got: whyNot(game, c.card, c.target) }))
             .filter((c) => c.got !== c.expected));
-    }""", checked)
+    }""",
+        checked,
+    )
 
     assert differing == []
 
@@ -306,8 +321,12 @@ def test_an_action_the_server_refuses_shows_its_reason_and_the_game_as_it_stands
     page.reload()
     expect(page.locator("#table")).to_have_attribute("data-version", "1")
     post(f"{live_server}/games/{game_id}/draw", token=token)  # the real player draws meanwhile
-    request = urllib.request.Request(f"{live_server}/games/{game_id}/draw", data=b"{}", method="POST", headers={
-        "Content-Type": "application/json", "Authorization": "Bearer not-this-games-token"})
+    request = urllib.request.Request(
+        f"{live_server}/games/{game_id}/draw",
+        data=b"{}",
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": "Bearer not-this-games-token"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     reason = json.loads(refused.value.read())["detail"]
@@ -326,9 +345,13 @@ def test_a_429_is_waited_out_and_the_action_sent_again_with_its_key_landing_once
     def busy_once(route):
         sent.append(route.request.headers.get("idempotency-key"))
         if len(sent) == 1:
-            route.fulfill(status=429, headers={"Retry-After": "1", "Content-Type": "application/problem+json"},
-                          body=json.dumps({"status": 429, "code": "rate-limited", "title": "Too Many Requests",
-                                           "detail": "slow down"}))
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "1", "Content-Type": "application/problem+json"},
+                body=json.dumps(
+                    {"status": 429, "code": "rate-limited", "title": "Too Many Requests", "detail": "slow down"}
+                ),
+            )
         else:
             route.continue_()
 

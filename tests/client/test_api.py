@@ -16,9 +16,11 @@ OK = Answer(200, b'{"done": true}')
 PROBLEM = json.dumps({"status": 429, "code": "rate-limited", "detail": "slow down"}).encode()
 
 
+@pytest.mark.slow
 def test_a_429_is_waited_out_and_sent_again_with_the_same_idempotency_key():
-    with ScriptedServer(Answer(429, PROBLEM, {"Retry-After": "1"}), Answer(503, b"{}", {"Retry-After": "0"}),
-                        OK) as server:
+    with ScriptedServer(
+        Answer(429, PROBLEM, {"Retry-After": "1"}), Answer(503, b"{}", {"Retry-After": "0"}), OK
+    ) as server:
         started = time.monotonic()
         assert Api(server.url).post("/games/x/actions", {"action": {"kind": "deal"}}) == {"done": True}
         waited = time.monotonic() - started
@@ -37,6 +39,7 @@ def test_a_wait_longer_than_the_patience_left_is_not_waited_the_429_is_raised():
     assert time.monotonic() - started < 2 and len(server.seen) == 1
 
 
+@pytest.mark.slow
 def test_a_503_without_retry_after_is_tried_again_after_a_growing_wait_until_the_patience_runs_out():
     with ScriptedServer(Answer(503, b"{}")) as server, pytest.raises(ApiError):
         Api(server.url, patience=1.6).get("/games")
@@ -74,6 +77,7 @@ def test_an_answer_that_is_not_a_json_object_is_unreachable_not_a_type_error(bod
         Api(server.url).get("/games")
 
 
+@pytest.mark.slow
 def test_a_deadline_met_leaves_the_kept_connection_alone():
     with ScriptedServer(OK) as server:
         api = Api(server.url, timeout=0.5)

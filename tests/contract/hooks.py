@@ -24,8 +24,12 @@ def _contradicts_itself(case) -> bool:
     if_match = (case.headers or {}).get("If-Match")
     body = case.body if isinstance(case.body, dict) else {}
     version = body.get("expected_version")
-    if not isinstance(if_match, str) or if_match.strip() == "*" or isinstance(version, bool) \
-            or not isinstance(version, int):
+    if (
+        not isinstance(if_match, str)
+        or if_match.strip() == "*"
+        or isinstance(version, bool)
+        or not isinstance(version, int)
+    ):
         return False
     return version not in {int(tag) for tag in _VERSION_TAG.findall(if_match)}
 

@@ -27,23 +27,50 @@ def test_schemathesis_with_every_check_and_phase_finds_no_failure(embedded_serve
         played = call("POST", f"{base}/games", {"variant": "osmosis-draw-one", "deal_number": 3})[1]
         cursor = call("GET", f"{base}/games?limit=1")[1]["next_cursor"]
         result = subprocess.run(
-            [SCHEMATHESIS, "--config-file", HERE / "schemathesis.toml", "run", f"{base}/openapi.json",
-             "--checks", "all", "--phases", "examples,coverage,fuzzing,stateful",
-             # The feed of every game never ends by design (tests/ops/test_feed_order.py follows it).
-             "--exclude-operation-id", "streamEvents",
-             "-H", f"Authorization: Bearer {played['player_token']}",
-             "--max-examples", "100", "--seed", "20261124", "--request-timeout", "15", "--workers", "1",
-             "--no-color"],
-            env={**os.environ, "SCHEMATHESIS_HOOKS": "tests.contract.hooks", "PYTHONPATH": str(HERE.parents[1]),
-                 "OSMOSIS_FINISHED_GAME": finished["id"], "OSMOSIS_PLAYED_GAME": played["id"],
-                 "OSMOSIS_CURSOR": cursor},
-            capture_output=True, text=True, cwd=tmp_path, timeout=900)
+            [
+                SCHEMATHESIS,
+                "--config-file",
+                HERE / "schemathesis.toml",
+                "run",
+                f"{base}/openapi.json",
+                "--checks",
+                "all",
+                "--phases",
+                "examples,coverage,fuzzing,stateful",
+                # The feed of every game never ends by design (tests/ops/test_feed_order.py follows it).
+                "--exclude-operation-id",
+                "streamEvents",
+                "-H",
+                f"Authorization: Bearer {played['player_token']}",
+                "--max-examples",
+                "100",
+                "--seed",
+                "20261124",
+                "--request-timeout",
+                "15",
+                "--workers",
+                "1",
+                "--no-color",
+            ],
+            env={
+                **os.environ,
+                "SCHEMATHESIS_HOOKS": "tests.contract.hooks",
+                "PYTHONPATH": str(HERE.parents[1]),
+                "OSMOSIS_FINISHED_GAME": finished["id"],
+                "OSMOSIS_PLAYED_GAME": played["id"],
+                "OSMOSIS_CURSOR": cursor,
+            },
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=900,
+        )
         moves = call("GET", f"{base}/games/{played['id']}")[1]["version"]
     finally:
         stop(process)
         drop_database(embedded_server_url, url)
 
-    summary = result.stdout[result.stdout.rfind("SUMMARY"):]
+    summary = result.stdout[result.stdout.rfind("SUMMARY") :]
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
     for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
         assert f"✅ {phase}" in summary, summary

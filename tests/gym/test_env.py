@@ -84,9 +84,9 @@ def with_hidden_cards_shuffled(state, rng):
     """The same position as a player sees it, its face-down cards and stock in another order."""
     reserves = []
     for p, pile in enumerate(state.reserves):
-        down = list(pile[:state.face_down(p)])
+        down = list(pile[: state.face_down(p)])
         rng.shuffle(down)
-        reserves.append((*down, *pile[state.face_down(p):]))
+        reserves.append((*down, *pile[state.face_down(p) :]))
     stock = list(state.stock)
     rng.shuffle(stock)
     down = next((p for p in range(len(reserves)) if state.face_down(p)), None)
@@ -124,7 +124,7 @@ def test_every_observation_says_what_the_public_view_says(name):
         for index in range(52):
             assert (seen["cards"][index], seen["depth"][index]) == in_sight.get(index, (HIDDEN, 0))
         assert seen["stock"] == view["stock_count"] and seen["live_waste"] == view["live_waste"]
-        assert list(seen["face_down"][:len(view["reserves"])]) == [p["face_down"] for p in view["reserves"]]
+        assert list(seen["face_down"][: len(view["reserves"])]) == [p["face_down"] for p in view["reserves"]]
         assert seen["pass_number"] == view["pass_number"]
 
 
@@ -176,8 +176,9 @@ def test_a_random_masked_agent_does_not_learn_to_resign_it_is_never_offered():
 
 
 def test_a_vector_environment_that_resets_on_the_next_step_never_sees_an_empty_mask():
-    envs = gym.vector.SyncVectorEnv([lambda: OsmosisEnv("osmosis-draw-one") for _ in range(3)],
-                                    autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP)
+    envs = gym.vector.SyncVectorEnv(
+        [lambda: OsmosisEnv("osmosis-draw-one") for _ in range(3)], autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP
+    )
     _, infos = envs.reset(seed=7)
     rng = np.random.default_rng(1)
     finished = 0
@@ -240,8 +241,13 @@ def test_step_before_reset_is_a_clear_error():
 
 @pytest.mark.parametrize("name", ["osmosis-draw-one", "bridesmaids"])
 def test_the_example_agents_win_exactly_the_deals_osmosis_simulate_wins(name):
-    done = subprocess.run([sys.executable, str(PROJECT / "examples" / "gym_agents.py"), "--preset", name,
-                           "--games", "60", "--envs", "8"], capture_output=True, text=True, timeout=600, cwd=PROJECT)
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "examples" / "gym_agents.py"), "--preset", name, "--games", "60", "--envs", "8"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=PROJECT,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all(line.endswith("the same deals") for line in lines), done.stdout

@@ -17,9 +17,9 @@ from server.api import examples
 from server.gym.env import OsmosisEnv
 from server.gym.remote import ServerError
 from server.gym.spaces import DEAL, RESIGN
+from tests.apps import gunicorn_on_a_new_database
 from tests.browser.table import get
 from tests.client.scripted import Answer, ScriptedServer
-from tests.apps import gunicorn_on_a_new_database
 
 
 def test_remote_episodes_are_the_in_process_ones_and_verify(live_server):
@@ -97,8 +97,10 @@ def test_an_action_whose_answer_was_lost_is_retried_once_and_done_once(live_serv
 def test_under_a_real_rate_limit_every_step_lands_as_in_process(embedded_server_url):
     """The server's rate limit applied to this loopback client (RATE_LIMIT_EXEMPT empty): the client waits out each
     429 and sends the step again; no step is a silent no-op, so the episode is the in-process one."""
-    with gunicorn_on_a_new_database(embedded_server_url, RATE_LIMIT="25 per second",
-                                    RATE_LIMIT_EXEMPT="") as (server, _):
+    with gunicorn_on_a_new_database(embedded_server_url, RATE_LIMIT="25 per second", RATE_LIMIT_EXEMPT="") as (
+        server,
+        _,
+    ):
         here, there = OsmosisEnv("osmosis-draw-one"), OsmosisEnv("osmosis-draw-one", server=server)
         (_, info_here), (_, info_there) = here.reset(seed=5), there.reset(seed=5)
         rng = random.Random(5)
@@ -109,8 +111,11 @@ def test_under_a_real_rate_limit_every_step_lands_as_in_process(embedded_server_
             seen_here, reward_here, over_here, _, info_here = here.step(action)
             seen_there, reward_there, over_there, _, info_there = there.step(action)
             assert "refused" not in info_there
-            assert (reward_here, over_here, info_here["cards_home"]) == (reward_there, over_there,
-                                                                         info_there["cards_home"])
+            assert (reward_here, over_here, info_here["cards_home"]) == (
+                reward_there,
+                over_there,
+                info_there["cards_home"],
+            )
             assert all(np.array_equal(seen_here[key], seen_there[key]) for key in seen_here)
         remote = get(f"{server}/games/{there.game_id}")
         assert remote["status"] == info_here["status"] and remote["score"] == info_here["cards_home"]
@@ -138,16 +143,20 @@ def test_only_the_rules_refuse_a_step_and_then_it_changes_nothing():
     assert all(np.array_equal(seen[key], after[key]) for key in seen)
 
 
-@pytest.mark.parametrize("answer", [
-    Answer(500, json.dumps({"status": 500, "code": "internal-error", "detail": "boom"}).encode()),
-    Answer(403, json.dumps({"status": 403, "code": "forbidden", "detail": "not yours"}).encode()),
-    Answer(412, json.dumps({"status": 412, "code": "version-conflict", "detail": "moved on"}).encode()),
-    Answer(200, b'{"game": {"id": "x"}}'),
-    Answer(200, b'{"game": {"id": "x", "status": "playing", "state": 7, "legal_actions": []}}'),
-    Answer(200, b'{"game": {"id": "x", "status": "playing", "state": {}, "legal_actions": [{"kind": "move"}]}}'),
-    Answer(200, b'{"nothing": 1}'),
-    Answer(200, b"[]"),
-], ids=["500", "403", "412", "no-state", "state-not-a-view", "bad-action", "no-game", "not-an-object"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Answer(500, json.dumps({"status": 500, "code": "internal-error", "detail": "boom"}).encode()),
+        Answer(403, json.dumps({"status": 403, "code": "forbidden", "detail": "not yours"}).encode()),
+        Answer(412, json.dumps({"status": 412, "code": "version-conflict", "detail": "moved on"}).encode()),
+        Answer(200, b'{"game": {"id": "x"}}'),
+        Answer(200, b'{"game": {"id": "x", "status": "playing", "state": 7, "legal_actions": []}}'),
+        Answer(200, b'{"game": {"id": "x", "status": "playing", "state": {}, "legal_actions": [{"kind": "move"}]}}'),
+        Answer(200, b'{"nothing": 1}'),
+        Answer(200, b"[]"),
+    ],
+    ids=["500", "403", "412", "no-state", "state-not-a-view", "bad-action", "no-game", "not-an-object"],
+)
 def test_any_other_answer_raises_the_backend_s_own_error_never_a_key_or_type_error(answer):
     with ScriptedServer(_game_answer(), answer) as server:
         env = OsmosisEnv("osmosis", server=server.url, timeout=5)

@@ -14,21 +14,40 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 def run_bench(script: str, *args: str, database_url: str | None = None) -> str:
     env = {**os.environ, "DATABASE_URL": database_url} if database_url else dict(os.environ)
-    result = subprocess.run([sys.executable, str(PROJECT / "bench" / script), *args], env=env, cwd=PROJECT,
-                            capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / script), *args],
+        env=env,
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
 
 def test_the_load_benchmark_reports_every_phase_and_ratio(embedded_server_url):
-    printed = run_bench("load.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1",
-                        database_url=embedded_server_url)
+    printed = run_bench(
+        "load.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1", database_url=embedded_server_url
+    )
 
-    for phase in ("ceiling: INSERT + COMMIT", "game: random actions", "ceiling: SELECT by key",
-                  "game: read a new game", "game: read a 300-event game", "game: state at seq 300"):
+    for phase in (
+        "ceiling: INSERT + COMMIT",
+        "game: random actions",
+        "ceiling: SELECT by key",
+        "game: read a new game",
+        "game: read a 300-event game",
+        "game: state at seq 300",
+    ):
         assert phase in printed
-    for ratio in ("actions / INSERT ceiling", "state reads / SELECT ceiling", "300-event read / new read",
-                  "state at 300 / current read", "action p99 / p50"):
+    for ratio in (
+        "actions / INSERT ceiling",
+        "state reads / SELECT ceiling",
+        "300-event read / new read",
+        "state at 300 / current read",
+        "action p99 / p50",
+    ):
         assert ratio in printed
     assert printed.count("CPU ms a request: ") == 6
 
@@ -36,20 +55,41 @@ def test_the_load_benchmark_reports_every_phase_and_ratio(embedded_server_url):
 def test_the_app_benchmark_reports_each_layer(embedded_server_url):
     printed = run_bench("app_cpu.py", "--requests", "5", "--rounds", "1", database_url=embedded_server_url)
 
-    for phase in ("ceiling: INSERT + COMMIT", "game: action, whole app", "game: action, service only",
-                  "game: action, HTTP layer only", "ceiling: SELECT by key", "game: read"):
+    for phase in (
+        "ceiling: INSERT + COMMIT",
+        "game: action, whole app",
+        "game: action, service only",
+        "game: action, HTTP layer only",
+        "ceiling: SELECT by key",
+        "game: read",
+    ):
         assert phase in printed
     whole = next(line for line in printed.splitlines() if line.startswith("game: action, whole app"))
     assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
 
 
 def test_compare_runs_each_revision_s_own_benchmark_in_turns_and_tables_them_side_by_side(embedded_server_url):
-    printed = run_bench("compare.py", "--runs", "2", "HEAD", ".", "--", "--requests", "5", "--rounds", "1",
-                        database_url=embedded_server_url)
+    printed = run_bench(
+        "compare.py",
+        "--runs",
+        "2",
+        "HEAD",
+        ".",
+        "--",
+        "--requests",
+        "5",
+        "--rounds",
+        "1",
+        database_url=embedded_server_url,
+    )
 
     assert [line for line in printed.splitlines() if line.startswith("# run")] == [
-        "# run 1 of HEAD", "# run 1 of .", "# run 2 of HEAD", "# run 2 of ."]
-    table = printed[printed.index("| figure | HEAD | . | . / HEAD |"):].splitlines()
+        "# run 1 of HEAD",
+        "# run 1 of .",
+        "# run 2 of HEAD",
+        "# run 2 of .",
+    ]
+    table = printed[printed.index("| figure | HEAD | . | . / HEAD |") :].splitlines()
     whole = next(row for row in table if row.startswith("| game: action, whole app |"))
     assert whole.count("(**") == 2 and whole.count(",") >= 2, "each revision's two runs and their median"
     assert any(row.startswith("| game: action, whole app [requests] |") for row in table)
@@ -91,12 +131,33 @@ def test_the_engine_benchmark_covers_every_preset():
 
 
 def test_the_live_benchmark_reports_delivery_throughput_health_and_memory(embedded_server_url):
-    printed = run_bench("live.py", "--followers", "20", "--games", "5", "--slow-clients", "5", "--actors", "2",
-                        "--seconds", "1", "--rounds", "1", database_url=embedded_server_url)
+    printed = run_bench(
+        "live.py",
+        "--followers",
+        "20",
+        "--games",
+        "5",
+        "--slow-clients",
+        "5",
+        "--actors",
+        "2",
+        "--seconds",
+        "1",
+        "--rounds",
+        "1",
+        database_url=embedded_server_url,
+    )
 
-    for figure in ("actions alone", "actions with followers", "actions with slow clients",
-                   "delivery, answer to follower", "/healthz p99 followers", "/healthz p99 slow clients",
-                   "server memory per follower", "slow clients cut off after"):
+    for figure in (
+        "actions alone",
+        "actions with followers",
+        "actions with slow clients",
+        "delivery, answer to follower",
+        "/healthz p99 followers",
+        "/healthz p99 slow clients",
+        "server memory per follower",
+        "slow clients cut off after",
+    ):
         assert figure in printed
     assert "n=0" not in printed.split("delivery, answer to follower")[1].splitlines()[0]
 
@@ -118,21 +179,59 @@ def test_the_hint_benchmark_reports_each_preset():
 
 
 def test_the_solver_time_benchmark_reports_the_victim_the_attacker_and_the_uploads(embedded_server_url):
-    printed = run_bench("solver_time.py", "--flood", "4", "--samples", "1", "--uploaders", "2", "--workers", "2",
-                        database_url=embedded_server_url)
+    printed = run_bench(
+        "solver_time.py",
+        "--flood",
+        "4",
+        "--samples",
+        "1",
+        "--uploaders",
+        "2",
+        "--workers",
+        "2",
+        database_url=embedded_server_url,
+    )
 
-    for figure in ("victim's hint, idle", "in flight by one", "attacker's answers", "/healthz during",
-                   "costly upload answered in", "the same upload checked offline"):
+    for figure in (
+        "victim's hint, idle",
+        "in flight by one",
+        "attacker's answers",
+        "/healthz during",
+        "costly upload answered in",
+        "the same upload checked offline",
+    ):
         assert figure in printed
 
 
 def test_the_public_log_benchmark_reports_cost_delay_integration_serving_and_proofs(embedded_server_url):
-    printed = run_bench("public_log.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1", "--entries", "600",
-                        "--baseline", "HEAD", database_url=embedded_server_url)
+    printed = run_bench(
+        "public_log.py",
+        "--clients",
+        "2",
+        "--seconds",
+        "0.3",
+        "--rounds",
+        "1",
+        "--entries",
+        "600",
+        "--baseline",
+        "HEAD",
+        database_url=embedded_server_url,
+    )
 
-    for figure in ("play, log off (baseline)", "play, log on", "log on / log off", "creation to signed checkpoint",
-                   "a game's proofs", "integration of 600 entries", "level-0 tiles", "entry bundles", "checkpoint",
-                   "inclusion proof, 20 random leaves", "consistency proof"):
+    for figure in (
+        "play, log off (baseline)",
+        "play, log on",
+        "log on / log off",
+        "creation to signed checkpoint",
+        "a game's proofs",
+        "integration of 600 entries",
+        "level-0 tiles",
+        "entry bundles",
+        "checkpoint",
+        "inclusion proof, 20 random leaves",
+        "consistency proof",
+    ):
         assert figure in printed, figure
 
 
@@ -147,12 +246,23 @@ def test_the_gym_benchmark_reports_every_preset():
 def test_the_hint_player_reads_bound_and_greedy_from_the_published_deals_and_takes_up_its_record(tmp_path):
     """Run from elsewhere than the project: the published per-deal results are found beside the script."""
     record = tmp_path / "games.jsonl"
-    command = [sys.executable, str(PROJECT / "bench" / "hint_player.py"), "--deals", "4", "--variant", "peek",
-               "--record", str(record)]
+    command = [
+        sys.executable,
+        str(PROJECT / "bench" / "hint_player.py"),
+        "--deals",
+        "4",
+        "--variant",
+        "peek",
+        "--record",
+        str(record),
+    ]
     first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert first.returncode == 0, first.stderr[-3000:]
-    published = {player: results for (name, player), results
-                 in read_per_deal((PROJECT / "docs" / "win-rates-per-deal.txt").read_text()).items() if name == "peek"}
+    published = {
+        player: results
+        for (name, player), results in read_per_deal((PROJECT / "docs" / "win-rates-per-deal.txt").read_text()).items()
+        if name == "peek"
+    }
     row = next(line for line in first.stdout.splitlines() if line.startswith("| peek |"))
     cells = [cell.strip() for cell in row.split("|")]
     assert cells[4].startswith(f"{published['greedy'][:4].count('1') / 4:.1%}")

@@ -33,8 +33,11 @@ def test_the_nginx_configuration_is_valid(tmp_path):
     config = tmp_path / "nginx.conf"
     config.write_text(nginx_config_for(["127.0.0.1:8000"], 18080))
 
-    result = subprocess.run(["/usr/sbin/nginx", "-t", "-c", config, "-p", tmp_path, "-e", tmp_path / "error.log"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["/usr/sbin/nginx", "-t", "-c", config, "-p", tmp_path, "-e", tmp_path / "error.log"],
+        capture_output=True,
+        text=True,
+    )
 
     assert result.returncode == 0, result.stderr
     assert "syntax is ok" in result.stderr
@@ -43,8 +46,9 @@ def test_the_nginx_configuration_is_valid(tmp_path):
 def test_the_systemd_unit_is_valid():
     result = subprocess.run(["systemd-analyze", "verify", DEPLOY / "osmosis.service"], capture_output=True, text=True)
 
-    problems = [line for line in result.stderr.splitlines() if "osmosis.service" in line
-                and "/opt/osmosis" not in line]  # the unit names where the checkout lives on a server
+    problems = [
+        line for line in result.stderr.splitlines() if "osmosis.service" in line and "/opt/osmosis" not in line
+    ]  # the unit names where the checkout lives on a server
     assert not problems, result.stderr
     unit = (DEPLOY / "osmosis.service").read_text()
     for setting in ("User=osmosis", "KillSignal=SIGTERM", "ExecStart=/opt/osmosis/deploy/entrypoint.sh"):
@@ -108,15 +112,23 @@ def get(url):
 
 
 def test_the_entrypoint_migrates_serves_metrics_from_all_workers_and_stops_gracefully_on_sigterm(
-        embedded_server_url, tmp_path):
+    embedded_server_url, tmp_path
+):
     url = empty_database(embedded_server_url)  # the entrypoint migrates it
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path)}  # where a control socket would go
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "XDG_RUNTIME_DIR": str(tmp_path),
+    }  # where a control socket would go
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    process = subprocess.Popen([DEPLOY / "entrypoint.sh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        [DEPLOY / "entrypoint.sh"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -157,6 +169,9 @@ def test_gunicorn_writes_its_access_log_when_access_log_asks_for_it(embedded_ser
         drop_database(embedded_server_url, url)
 
     process.log.seek(0)
-    access = [json.loads(line) for line in process.log.read().splitlines()
-              if line.startswith("{") and '"gunicorn.access"' in line]
+    access = [
+        json.loads(line)
+        for line in process.log.read().splitlines()
+        if line.startswith("{") and '"gunicorn.access"' in line
+    ]
     assert any("GET /variants" in line["message"] and " 200 " in line["message"] for line in access), access

@@ -71,8 +71,11 @@ class Load(ClientThreads):
     def statuses_between(self, start: float, end: float) -> list[tuple[float, int, str]]:
         """Answers to requests sent after `start` and answered before `end`."""
         with self.lock:
-            return [(seconds, status, code) for when, seconds, status, code in self.answers
-                    if start <= when and when + seconds < end]
+            return [
+                (seconds, status, code)
+                for when, seconds, status, code in self.answers
+                if start <= when and when + seconds < end
+            ]
 
 
 def assert_every_2xx_is_in_the_log(url: str, load: Load) -> None:
@@ -109,13 +112,15 @@ def test_postgres_stopped_under_load_gives_quick_503s_then_recovers_and_loses_no
             while not any(status == 200 for _, status, _ in load.statuses_between(up, time.monotonic() + 60)):
                 assert time.monotonic() < deadline, (
                     f"the server did not recover by itself: {load.statuses_between(up, time.monotonic() + 60)[-20:]}, "
-                    f"{load.errors[-5:]}")
+                    f"{load.errors[-5:]}"
+                )
                 time.sleep(0.2)
             time.sleep(1)
         outage = load.statuses_between(down, up)
         assert outage, "no request was answered while PostgreSQL was down"
-        assert all(status == 503 and code in ("service-unavailable", "not-ready") for _, status, code in outage), \
+        assert all(status == 503 and code in ("service-unavailable", "not-ready") for _, status, code in outage), (
             sorted({(status, code) for _, status, code in outage})
+        )
         assert max(seconds for seconds, _, _ in outage) < 3, "a request hung while PostgreSQL was down"
         assert not [a for a in load.answers if a[2] >= 500 and a[2] != 503], "a 5xx other than 503"
         assert_every_2xx_is_in_the_log(url, load)
@@ -157,8 +162,10 @@ def test_after_postgres_restarts_the_very_first_requests_already_succeed(own_pos
     try:
         game = call("POST", f"{base}/games", {"variant": "osmosis-draw-one"})[1]
         # Every worker's pool holds several open connections, which the restart will kill.
-        warm = [threading.Thread(target=lambda: [call("GET", f"{base}/games/{game['id']}") for _ in range(40)])
-                for _ in range(8)]
+        warm = [
+            threading.Thread(target=lambda: [call("GET", f"{base}/games/{game['id']}") for _ in range(40)])
+            for _ in range(8)
+        ]
         for thread in warm:
             thread.start()
         for thread in warm:

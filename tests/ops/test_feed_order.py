@@ -96,8 +96,9 @@ class Bots(ClientThreads):
                     game = None
                     continue
                 action = rng.choice(game["legal_actions"])
-                status, body, _ = call("POST", f"{self.base}/games/{game['id']}/actions", {"action": action},
-                                       token=game["player_token"])
+                status, body, _ = call(
+                    "POST", f"{self.base}/games/{game['id']}/actions", {"action": action}, token=game["player_token"]
+                )
                 if status == 200:
                     game = {**body["game"], "player_token": game["player_token"]}
                     done += 1
@@ -105,6 +106,7 @@ class Bots(ClientThreads):
                         self.games[game["id"]] = game["version"]
             except OSError:
                 time.sleep(0.1)
+
 
 def final_versions(base: str, games: dict[str, int]) -> dict[str, int]:
     versions = {}

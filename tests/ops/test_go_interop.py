@@ -26,13 +26,26 @@ KEY = generate_signer("osmosis.test/go-interop")
 def tlogcheck(tmp_path_factory):
     go = shutil.which("go")
     assert go, "go is missing: scripts/install-system-packages installs golang-go"
-    assert (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(), \
+    assert (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(), (
         "golang.org/x/mod is missing: scripts/install-system-packages installs golang-golang-x-mod-dev"
+    )
     build = tmp_path_factory.mktemp("go")
-    env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off", "GOFLAGS": "", "GOPROXY": "off",
-           "GOCACHE": str(build / "cache"), "HOME": str(build)}
-    subprocess.run([go, "build", "-o", str(build / "tlogcheck"), str(CHECKER)], env=env, check=True,
-                   capture_output=True, timeout=300)
+    env = {
+        **os.environ,
+        "GOPATH": str(GOPATH),
+        "GO111MODULE": "off",
+        "GOFLAGS": "",
+        "GOPROXY": "off",
+        "GOCACHE": str(build / "cache"),
+        "HOME": str(build),
+    }
+    subprocess.run(
+        [go, "build", "-o", str(build / "tlogcheck"), str(CHECKER)],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return build / "tlogcheck"
 
 
@@ -55,14 +68,16 @@ def logged_server(embedded_server_url):
         if number % 5:
             assert call("POST", f"{base}/games/{game['id']}/resign", {}, game["player_token"])[0] == 200
     status, deal, _ = call("POST", f"{base}/deals", {})
-    status, game, _ = call("POST", f"{base}/games", {"variant": "osmosis", "sealed_deal_id": deal["id"],
-                                                     "client_seed": "go"})
+    status, game, _ = call(
+        "POST", f"{base}/games", {"variant": "osmosis", "sealed_deal_id": deal["id"], "client_seed": "go"}
+    )
     assert status == 201
     games.append(game["id"])
     wait_until_sequenced(url)
     with psycopg.connect(url) as conn:
-        size, openings = conn.execute("SELECT count(*), count(*) FILTER (WHERE kind = 'daily_deal_opened') "
-                                      "FROM log_leaves").fetchone()
+        size, openings = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE kind = 'daily_deal_opened') FROM log_leaves"
+        ).fetchone()
     assert size == openings + 165 + 132 + 2 and openings > 0
     yield base, games, size
     stop(server)
@@ -72,20 +87,30 @@ def logged_server(embedded_server_url):
 @pytest.mark.parametrize(("game", "old_size"), [(0, 1), (1, 2), (120, 256), (164, 257), (-1, 298)])
 def test_go_sumdb_verifies_the_served_log(tlogcheck, logged_server, game, old_size):
     base, games, size = logged_server
-    done = subprocess.run([str(tlogcheck), base, KEY.verifier.vkey, games[game], str(old_size)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(tlogcheck), base, KEY.verifier.vkey, games[game], str(old_size)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["origin"] == KEY.name and report["size"] == size
     kinds = [leaf.split(":")[1] for leaf in report["leaves"]]
-    expected = {0: ["game_created"], 1: ["game_created", "game_ended"], 120: ["game_created"],
-                164: ["game_created", "game_ended"], -1: ["deal_sealed", "game_created"]}[game]
+    expected = {
+        0: ["game_created"],
+        1: ["game_created", "game_ended"],
+        120: ["game_created"],
+        164: ["game_created", "game_ended"],
+        -1: ["deal_sealed", "game_created"],
+    }[game]
     assert kinds == expected
 
 
 def test_go_refuses_the_log_under_another_key(tlogcheck, logged_server):
     base, games, _ = logged_server
     impostor = generate_signer(KEY.name)
-    done = subprocess.run([str(tlogcheck), base, impostor.verifier.vkey, games[0], "1"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(tlogcheck), base, impostor.verifier.vkey, games[0], "1"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 1 and "note.Open" in done.stderr

@@ -46,13 +46,22 @@ def test_streams_long_polls_and_slow_clients_past_the_old_thread_count_hold_up_n
     base, port, _ = server
     games = [call("POST", f"{base}/games", {"deal_number": n})[1] for n in range(20)]
     with ExitStack() as stack:
-        streams = [stack.enter_context(urllib.request.urlopen(f"{base}/games/{games[i % 20]['id']}/events/stream",
-                                                              timeout=30)) for i in range(100)]
-        polls = [raw_request(port, f"GET /games/{games[i % 20]['id']}/events?after=1&wait=30 HTTP/1.1\r\n"
-                                   "Host: x\r\n\r\n") for i in range(50)]
+        streams = [
+            stack.enter_context(urllib.request.urlopen(f"{base}/games/{games[i % 20]['id']}/events/stream", timeout=30))
+            for i in range(100)
+        ]
+        polls = [
+            raw_request(port, f"GET /games/{games[i % 20]['id']}/events?after=1&wait=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+            for i in range(50)
+        ]
         slow_heads = [raw_request(port, "GET /healthz HTTP/1.1\r\nHo") for _ in range(25)]
-        slow_bodies = [raw_request(port, "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                         "Content-Length: 100\r\n\r\n{") for _ in range(25)]
+        slow_bodies = [
+            raw_request(
+                port,
+                "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+            )
+            for _ in range(25)
+        ]
         for sock in polls + slow_heads + slow_bodies:
             stack.callback(sock.close)
         assert len(streams) + len(polls) + len(slow_heads) + len(slow_bodies) > 6 * OLD_THREADS
@@ -84,8 +93,9 @@ def test_a_request_head_sent_slowly_is_cut_after_keepalive_seconds(server):
 
 def test_a_body_sent_slowly_gets_408_after_body_seconds(server):
     _, port, _ = server
-    sock = raw_request(port, "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                             "Content-Length: 100\r\n\r\n{")
+    sock = raw_request(
+        port, "POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+    )
     started = time.monotonic()
     sock.settimeout(10)
 
@@ -134,13 +144,19 @@ def test_a_statement_waiting_in_the_database_does_not_stall_its_worker(embedded_
         blocked = {}
         with psycopg.connect(url) as locker:
             locker.execute("SELECT 1 FROM games WHERE id = %s FOR UPDATE", (game["id"],))
-            action = threading.Thread(target=lambda: blocked.update(
-                status=call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])[0]))
+            action = threading.Thread(
+                target=lambda: blocked.update(
+                    status=call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])[0]
+                )
+            )
             action.start()
             time.sleep(0.5)  # the draw now waits for the row lock, inside PostgreSQL
 
-            meanwhile = [timed_call("GET", f"{base}/healthz"), timed_call("GET", f"{base}/games/{other['id']}"),
-                         timed_call("POST", f"{base}/games/{other['id']}/draw", token=other["player_token"])]
+            meanwhile = [
+                timed_call("GET", f"{base}/healthz"),
+                timed_call("GET", f"{base}/games/{other['id']}"),
+                timed_call("POST", f"{base}/games/{other['id']}/draw", token=other["player_token"]),
+            ]
             assert action.is_alive()
         action.join(timeout=10)
 

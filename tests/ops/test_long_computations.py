@@ -23,11 +23,16 @@ def test_a_worker_busy_with_hints_still_answers_other_requests_at_once(embedded_
 
         def hints(client, mine):
             for game in mine:
-                status, _, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"],
-                                    timeout=60, headers={"X-Forwarded-For": client})
+                status, _, _ = call(
+                    "POST",
+                    f"{base}/games/{game['id']}/hint",
+                    token=game["player_token"],
+                    timeout=60,
+                    headers={"X-Forwarded-For": client},
+                )
                 statuses.append(status)
 
-        threads = [threading.Thread(target=hints, args=(f"10.0.0.{n}", games[2 * n:2 * n + 2])) for n in range(4)]
+        threads = [threading.Thread(target=hints, args=(f"10.0.0.{n}", games[2 * n : 2 * n + 2])) for n in range(4)]
         started = time.monotonic()
         for thread in threads:
             thread.start()

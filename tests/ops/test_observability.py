@@ -65,8 +65,10 @@ def test_metrics_count_requests_actions_conflicts_and_replays(client):
     client.post(f"/games/{game['id']}/draw", headers={**token, "Idempotency-Key": "m1"})
     client.post(f"/games/{game['id']}/draw", json={"expected_version": 1}, headers=token)
 
-    assert metric(client, "osmosis_http_requests_total", route="/games", method="POST", status="201") == \
-        before["requests"] + 1
+    assert (
+        metric(client, "osmosis_http_requests_total", route="/games", method="POST", status="201")
+        == before["requests"] + 1
+    )
     assert metric(client, "osmosis_actions_total", kind="draw") == before["draws"] + 1
     assert metric(client, "osmosis_version_conflicts_total") == before["conflicts"] + 1
     assert metric(client, "osmosis_idempotent_replays_total") == before["replays"] + 1
@@ -78,8 +80,7 @@ def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(st
     settings = Settings(rate_limit="5 per minute", rate_limit_storage_uri=redis_url)
     workers = [create_app(settings, store).test_client() for _ in range(2)]
 
-    statuses = [workers[i % 2].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code
-                for i in range(6)]
+    statuses = [workers[i % 2].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code for i in range(6)]
     refused = workers[0].get("/variants", environ_base={"REMOTE_ADDR": "10.1.2.3"})
     other_client = workers[1].get("/variants", environ_base={"REMOTE_ADDR": "10.9.9.9"})
 
@@ -92,17 +93,20 @@ def test_the_rate_limit_is_shared_by_all_workers_and_answers_429_problem_json(st
 
 def test_a_players_requests_are_counted_together_from_every_address_as_well_as_by_address(store, redis_url):
     redis.Redis.from_url(redis_url).flushdb()
-    client = create_app(Settings(rate_limit="4 per minute", rate_limit_storage_uri=redis_url),
-                        store).test_client()
-    made = client.post("/players", json={"name": f"limited{uuid.uuid4().hex[:8]}"},
-                       environ_base={"REMOTE_ADDR": "10.3.0.99"}).get_json()
+    client = create_app(Settings(rate_limit="4 per minute", rate_limit_storage_uri=redis_url), store).test_client()
+    made = client.post(
+        "/players", json={"name": f"limited{uuid.uuid4().hex[:8]}"}, environ_base={"REMOTE_ADDR": "10.3.0.99"}
+    ).get_json()
     token = {"Authorization": f"Bearer {made['token']}"}
 
-    statuses = [client.get("/players/me", headers=token, environ_base={"REMOTE_ADDR": f"10.3.0.{i}"}).status_code
-                for i in range(5)]
+    statuses = [
+        client.get("/players/me", headers=token, environ_base={"REMOTE_ADDR": f"10.3.0.{i}"}).status_code
+        for i in range(5)
+    ]
     anonymous = client.get("/variants", environ_base={"REMOTE_ADDR": "10.3.0.200"})
-    someone_else = client.get("/players/me", headers={"Authorization": "Bearer osm_" + "x" * 36},
-                              environ_base={"REMOTE_ADDR": "10.3.0.201"})
+    someone_else = client.get(
+        "/players/me", headers={"Authorization": "Bearer osm_" + "x" * 36}, environ_base={"REMOTE_ADDR": "10.3.0.201"}
+    )
 
     assert statuses == [200] * 4 + [429]
     assert anonymous.status_code == 200
@@ -110,8 +114,7 @@ def test_a_players_requests_are_counted_together_from_every_address_as_well_as_b
 
 
 def test_probes_are_never_rate_limited(store, redis_url):
-    client = create_app(Settings(rate_limit="1 per minute", rate_limit_storage_uri=redis_url),
-                        store).test_client()
+    client = create_app(Settings(rate_limit="1 per minute", rate_limit_storage_uri=redis_url), store).test_client()
 
     assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 200]
 

@@ -27,8 +27,12 @@ def installed_wheel(tmp_path_factory):
     for name in ("server", "migrations", "deploy", "docs"):
         shutil.copytree(PROJECT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
     built = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", built, sources],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", built, sources],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     site = tmp_path_factory.mktemp("site-packages")
     with zipfile.ZipFile(next(built.glob("osmosis_server-*.whl"))) as wheel:
         wheel.extractall(site)
@@ -43,9 +47,15 @@ def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed
         "print(server.__file__, server.store.migrate.MIGRATIONS, server.cli.main.GUNICORN_CONFIG, sep='\\n')\n"
     )
     try:
-        result = subprocess.run([sys.executable, "-c", script], cwd=installed_wheel.parent, capture_output=True,
-                                text=True, timeout=120, check=False,
-                                env={**os.environ, "PYTHONPATH": str(installed_wheel), "DATABASE_URL": url})
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=installed_wheel.parent,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, "PYTHONPATH": str(installed_wheel), "DATABASE_URL": url},
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         with psycopg.connect(url) as conn:
             revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
@@ -61,10 +71,14 @@ def test_the_wheel_migrates_a_database_and_finds_its_gunicorn_settings(installed
 
 def test_the_wheel_carries_every_module_and_file_of_the_server(installed_wheel):
     checkout = PROJECT / "server"
-    wanted = {path.relative_to(checkout) for path in checkout.rglob("*")
-              if path.is_file() and "__pycache__" not in path.parts}
-    carried = {path.relative_to(installed_wheel / "server") for path in (installed_wheel / "server").rglob("*")
-               if path.is_file()}
+    wanted = {
+        path.relative_to(checkout) for path in checkout.rglob("*") if path.is_file() and "__pycache__" not in path.parts
+    }
+    carried = {
+        path.relative_to(installed_wheel / "server")
+        for path in (installed_wheel / "server").rglob("*")
+        if path.is_file()
+    }
     assert wanted - carried == set()
 
 
@@ -79,8 +93,10 @@ def test_the_license_is_an_spdx_expression_that_setuptools_supports():
 
     assert project["project"]["license"] == "MIT"
     requires = project["build-system"]["requires"]
-    assert any(req.replace(" ", "").startswith("setuptools>=") and
-               tuple(map(int, req.split(">=")[1].split(".")[:1])) >= (77,) for req in requires), requires
+    assert any(
+        req.replace(" ", "").startswith("setuptools>=") and tuple(map(int, req.split(">=")[1].split(".")[:1])) >= (77,)
+        for req in requires
+    ), requires
 
 
 def test_the_wheel_carries_the_guides_the_openapi_document_points_to(installed_wheel):

@@ -90,8 +90,12 @@ def assert_the_log_is_whole(url: str) -> list:
 
 def audit(base: str, state: Path, *witness_keys: str) -> dict:
     keys = [a for key in witness_keys for a in ("--witness-key", key)]
-    done = subprocess.run([str(OSMOSIS), "audit", base, "--log-key", KEY.verifier.vkey, "--state", str(state),
-                           *keys, "--json"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(OSMOSIS), "audit", base, "--log-key", KEY.verifier.vkey, "--state", str(state), *keys, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     report = json.loads(done.stdout)
     assert (done.returncode == 0) == report["ok"], done.stderr
     return report
@@ -100,8 +104,7 @@ def audit(base: str, state: Path, *witness_keys: str) -> dict:
 def test_two_instances_sequence_one_log_with_each_entry_once(embedded_server_url, tmp_path):
     url = migrated_database(embedded_server_url)
     ports = [free_port(), free_port()]
-    servers = [start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS))
-               for port in ports]
+    servers = [start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS)) for port in ports]
     bases = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         with Players(bases) as players:
@@ -168,8 +171,12 @@ def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice
             pending = conn.execute("SELECT count(*) FROM log_pending").fetchone()[0]
         assert pending == 12 + 8
         for _ in range(3):
-            stalled = subprocess.Popen([sys.executable, "-c", STALLING_SEQUENCER, url, KEY.skey], cwd=PROJECT,
-                                       stdout=subprocess.PIPE, text=True)
+            stalled = subprocess.Popen(
+                [sys.executable, "-c", STALLING_SEQUENCER, url, KEY.skey],
+                cwd=PROJECT,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             assert stalled.stdout.readline() == f"integrated {before[0] + pending}\n"
             stalled.send_signal(signal.SIGKILL)
             stalled.wait()
@@ -189,8 +196,14 @@ def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice
 def test_postgres_restarted_under_load_leaves_one_consistent_log(own_postgres, tmp_path):
     data_dir, url = own_postgres
     port = free_port()
-    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS),
-                            POOL_TIMEOUT_MS="1000", STATEMENT_TIMEOUT_MS="2000")
+    server = start_gunicorn(
+        url,
+        port,
+        LOG_SIGNING_KEY=KEY.skey,
+        LOG_INTERVAL_MS=str(INTERVAL_MS),
+        POOL_TIMEOUT_MS="1000",
+        STATEMENT_TIMEOUT_MS="2000",
+    )
     base = f"http://127.0.0.1:{port}"
     state = tmp_path / "monitor.json"
     try:
@@ -216,8 +229,13 @@ def test_a_witness_that_goes_away_holds_publication_back_until_it_cosigns_again(
     witness_signer = generate_signer("witness.test/ops", COSIGNATURE_V1)
     witness = WitnessProcess(tmp_path, logs=(KEY.verifier.vkey,), signer=witness_signer)
     port = free_port()
-    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS),
-                            LOG_WITNESSES=f"{witness_signer.verifier.vkey} {witness.url}")
+    server = start_gunicorn(
+        url,
+        port,
+        LOG_SIGNING_KEY=KEY.skey,
+        LOG_INTERVAL_MS=str(INTERVAL_MS),
+        LOG_WITNESSES=f"{witness_signer.verifier.vkey} {witness.url}",
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         with Players([base], threads=2):
@@ -245,8 +263,9 @@ def test_a_witness_that_goes_away_holds_publication_back_until_it_cosigns_again(
             time.sleep(0.2)
         with psycopg.connect(url) as conn:
             latest = conn.execute("SELECT max(size) FROM log_checkpoints").fetchone()[0]
-        checkpoint, _, cosigners = open_checkpoint(call_text(f"{base}/log/checkpoint"), KEY.verifier,
-                                                   witness_signer.verifier)
+        checkpoint, _, cosigners = open_checkpoint(
+            call_text(f"{base}/log/checkpoint"), KEY.verifier, witness_signer.verifier
+        )
         assert checkpoint.size == latest and cosigners == [witness_signer.verifier]
         report = audit(base, tmp_path / "monitor.json", witness_signer.verifier.vkey)
         assert report["ok"], report["problems"]

@@ -78,8 +78,10 @@ def _app(env):
 
 
 def _statuses(client, count, address, headers=None):
-    return [client.get("/variants", headers=headers or {}, environ_base={"REMOTE_ADDR": address}).status_code
-            for _ in range(count)]
+    return [
+        client.get("/variants", headers=headers or {}, environ_base={"REMOTE_ADDR": address}).status_code
+        for _ in range(count)
+    ]
 
 
 def test_by_default_this_machine_s_own_clients_are_not_limited_and_everyone_else_is():
@@ -107,10 +109,15 @@ def test_behind_a_counted_proxy_the_client_s_own_address_decides():
 
 
 def test_the_deployment_s_documented_settings_exempt_no_one():
-    deployed = dict(line.split("=", 1) for line in (PROJECT / "deploy" / "osmosis.env.example").read_text().splitlines()
-                    if line and not line.startswith("#"))
-    client = _app({name: value for name, value in deployed.items() if name.startswith("RATE_LIMIT_EXEMPT")}
-                  | {"RATE_LIMIT": "5 per minute"})
+    deployed = dict(
+        line.split("=", 1)
+        for line in (PROJECT / "deploy" / "osmosis.env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    client = _app(
+        {name: value for name, value in deployed.items() if name.startswith("RATE_LIMIT_EXEMPT")}
+        | {"RATE_LIMIT": "5 per minute"}
+    )
 
     assert deployed["RATE_LIMIT_EXEMPT"] == ""
     assert _statuses(client, 6, "127.0.0.1") == [200] * 5 + [429]
@@ -144,8 +151,9 @@ def test_sign_ups_are_limited_per_address_beside_the_rate_limit():
     client = _app({"RATE_LIMIT": "100 per minute", "SIGN_UP_RATE_LIMIT": "3 per hour"})
 
     def sign_up(address, n):
-        return client.post("/players", json={"name": f"s{address.replace('.', '')}x{n}"},
-                           environ_base={"REMOTE_ADDR": address}).status_code
+        return client.post(
+            "/players", json={"name": f"s{address.replace('.', '')}x{n}"}, environ_base={"REMOTE_ADDR": address}
+        ).status_code
 
     assert [sign_up("198.51.100.20", n) for n in range(4)] == [201, 201, 201, 429]
     assert sign_up("198.51.100.21", 0) == 201  # another address

@@ -22,16 +22,26 @@ def raw(base, request: bytes) -> tuple[int, dict[str, str], dict]:
     return int(lines[0].split()[1]), headers, json.loads(body)
 
 
-@pytest.mark.parametrize(("request_bytes", "status", "code"), [
-    (b"GET /games?cursor=" + b"x" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
-    (b"GET /" + b"g" * 4100 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
-    (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n", 431,
-     "request-header-fields-too-large"),
-    (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(120)) + b"\r\n", 431,
-     "request-header-fields-too-large"),
-    (b"POST /games/1/draw HTTP/1.1\r\nHost: x\r\nIf-Match: \x7f\r\nContent-Length: 0\r\n\r\n", 400, "bad-request"),
-    (b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
-], ids=["long-query", "long-path", "long-header", "many-headers", "control-character", "http-version"])
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    [
+        (b"GET /games?cursor=" + b"x" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+        (b"GET /" + b"g" * 4100 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n",
+            431,
+            "request-header-fields-too-large",
+        ),
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(120)) + b"\r\n",
+            431,
+            "request-header-fields-too-large",
+        ),
+        (b"POST /games/1/draw HTTP/1.1\r\nHost: x\r\nIf-Match: \x7f\r\nContent-Length: 0\r\n\r\n", 400, "bad-request"),
+        (b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
+    ],
+    ids=["long-query", "long-path", "long-header", "many-headers", "control-character", "http-version"],
+)
 def test_a_request_gunicorn_refuses_is_answered_with_problem_json(live_server, request_bytes, status, code):
     answered, headers, body = raw(live_server, request_bytes)
 

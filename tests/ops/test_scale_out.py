@@ -23,8 +23,19 @@ def two_instances_behind_nginx(embedded_server_url, tmp_path):
     nginx_port = free_port()
     config = tmp_path / "nginx.conf"
     config.write_text(nginx_config_for([f"127.0.0.1:{port}" for port in ports], nginx_port))
-    nginx = subprocess.Popen(["/usr/sbin/nginx", "-c", config, "-p", tmp_path, "-e", tmp_path / "error.log",
-                              "-g", f"daemon off; pid {tmp_path / 'nginx.pid'};"])
+    nginx = subprocess.Popen(
+        [
+            "/usr/sbin/nginx",
+            "-c",
+            config,
+            "-p",
+            tmp_path,
+            "-e",
+            tmp_path / "error.log",
+            "-g",
+            f"daemon off; pid {tmp_path / 'nginx.pid'};",
+        ]
+    )
     wait_until_ready(f"http://127.0.0.1:{nginx_port}", nginx)
     yield f"http://127.0.0.1:{nginx_port}", [f"http://127.0.0.1:{port}" for port in ports]
     nginx.terminate()
@@ -76,8 +87,9 @@ def test_a_race_between_two_instances_has_exactly_one_winner(two_instances_behin
         results = []
 
         def act(base, game=game, results=results):
-            results.append(call("POST", f"{base}/games/{game['id']}/draw", {"expected_version": 1},
-                                game["player_token"])[0])
+            results.append(
+                call("POST", f"{base}/games/{game['id']}/draw", {"expected_version": 1}, game["player_token"])[0]
+            )
 
         threads = [threading.Thread(target=act, args=(base,)) for base in instances]
         for thread in threads:

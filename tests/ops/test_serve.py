@@ -24,8 +24,9 @@ def free_port():
 
 def request(url, method="GET", body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json", **(headers or {})})
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     with urllib.request.urlopen(req, timeout=10) as response:
         return json.loads(response.read())
 
@@ -35,8 +36,13 @@ class Server:
         env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
         env["OSMOSIS_DATA_DIR"] = str(data_dir)
         self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen([OSMOSIS, "serve", "--port", str(port), "--workers", "1"], env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = subprocess.Popen(
+            [OSMOSIS, "serve", "--port", str(port), "--workers", "1"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         if not wait:
             return
         deadline = time.monotonic() + 60

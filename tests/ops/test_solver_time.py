@@ -37,11 +37,13 @@ def as_client(address):
 
 def hint_seconds(base, address, deal_number=3):
     """The time a hint takes for `address`, on a fresh game of the same deal (so the same search)."""
-    _, game, _ = call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": deal_number},
-                      headers=as_client(address))
+    _, game, _ = call(
+        "POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": deal_number}, headers=as_client(address)
+    )
     started = time.monotonic()
-    status, body, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"], timeout=120,
-                           headers=as_client(address))
+    status, body, _ = call(
+        "POST", f"{base}/games/{game['id']}/hint", token=game["player_token"], timeout=120, headers=as_client(address)
+    )
     assert status == 200, body
     return time.monotonic() - started
 
@@ -54,14 +56,23 @@ class Flood:
         self.base = base
         self.stopped = threading.Event()
         self.statuses: list[int] = []
-        self.games = [call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": n},
-                           headers=as_client(ATTACKER))[1] for n in range(40)]
+        self.games = [
+            call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": n}, headers=as_client(ATTACKER))[
+                1
+            ]
+            for n in range(40)
+        ]
         self.threads = [threading.Thread(target=self._keep_asking, args=(game,)) for game in self.games]
 
     def _keep_asking(self, game):
         while not self.stopped.is_set():
-            status, _, _ = call("POST", f"{self.base}/games/{game['id']}/hint", token=game["player_token"],
-                                timeout=120, headers=as_client(ATTACKER))
+            status, _, _ = call(
+                "POST",
+                f"{self.base}/games/{game['id']}/hint",
+                token=game["player_token"],
+                timeout=120,
+                headers=as_client(ATTACKER),
+            )
             self.statuses.append(status)
             if status != 200:
                 time.sleep(0.2)
@@ -90,13 +101,24 @@ def test_one_client_keeping_forty_hints_in_flight_does_not_starve_anothers_hint(
 
 
 def test_a_refused_solver_job_is_a_problem_with_retry_after(server):
-    games = [call("POST", f"{server}/games", {"variant": "osmosis-ablage", "deal_number": n},
-                  headers=as_client("10.0.0.3"))[1] for n in range(6)]
+    games = [
+        call("POST", f"{server}/games", {"variant": "osmosis-ablage", "deal_number": n}, headers=as_client("10.0.0.3"))[
+            1
+        ]
+        for n in range(6)
+    ]
     answers = []
 
     def ask(game):
-        answers.append(call("POST", f"{server}/games/{game['id']}/hint", token=game["player_token"], timeout=120,
-                            headers=as_client("10.0.0.3")))
+        answers.append(
+            call(
+                "POST",
+                f"{server}/games/{game['id']}/hint",
+                token=game["player_token"],
+                timeout=120,
+                headers=as_client("10.0.0.3"),
+            )
+        )
 
     threads = [threading.Thread(target=ask, args=(game,)) for game in games]
     for thread in threads:
@@ -117,8 +139,11 @@ def test_uploads_that_would_search_for_seconds_never_stall_the_workers(server):
 
     def upload(index):
         for _ in range(3):
-            verdicts.append(call("POST", f"{server}/replays/verification", costly, timeout=120,
-                                 headers=as_client(f"10.0.1.{index}")))
+            verdicts.append(
+                call(
+                    "POST", f"{server}/replays/verification", costly, timeout=120, headers=as_client(f"10.0.1.{index}")
+                )
+            )
 
     threads = [threading.Thread(target=upload, args=(index,)) for index in range(8)]
     for thread in threads:
@@ -140,16 +165,29 @@ def test_players_behind_one_address_each_get_their_own_solver_jobs(server):
     address = "10.0.0.4"
     players = []
     for n in range(3):
-        _, made, _ = call("POST", f"{server}/players", {"name": f"nat{n}{time.monotonic_ns() % 10**8}"},
-                          headers=as_client(address))
+        _, made, _ = call(
+            "POST", f"{server}/players", {"name": f"nat{n}{time.monotonic_ns() % 10**8}"}, headers=as_client(address)
+        )
         players.append(made["token"])
-    games = [(token, call("POST", f"{server}/games", {"variant": "osmosis-ablage", "deal_number": n}, token=token,
-                          headers=as_client(address))[1]) for n, token in enumerate(players * 2)]
+    games = [
+        (
+            token,
+            call(
+                "POST",
+                f"{server}/games",
+                {"variant": "osmosis-ablage", "deal_number": n},
+                token=token,
+                headers=as_client(address),
+            )[1],
+        )
+        for n, token in enumerate(players * 2)
+    ]
     answers = []
 
     def ask(token, game):
-        answers.append(call("POST", f"{server}/games/{game['id']}/hint", token=token, timeout=120,
-                            headers=as_client(address))[0])
+        answers.append(
+            call("POST", f"{server}/games/{game['id']}/hint", token=token, timeout=120, headers=as_client(address))[0]
+        )
 
     threads = [threading.Thread(target=ask, args=pair) for pair in games]
     for thread in threads:

@@ -64,8 +64,15 @@ def test_the_eight_presets_have_the_parameters_of_rules_md():
 
 def test_any_custom_combination_of_the_seven_parameters_is_accepted():
     rules = Rules.from_mapping(
-        {"reserve_piles": 0, "reserve_face_down": 0, "draw": 1, "max_passes": 7, "waste_access": "group",
-         "start_rule": "rank_above", "free_cells": 1}
+        {
+            "reserve_piles": 0,
+            "reserve_face_down": 0,
+            "draw": 1,
+            "max_passes": 7,
+            "waste_access": "group",
+            "start_rule": "rank_above",
+            "free_cells": 1,
+        }
     )
 
     assert rules.waste_access is WasteAccess.GROUP

@@ -73,8 +73,12 @@ def test_the_same_inputs_give_the_same_deal_in_another_process():
 
     for hash_seed in ("1", "2"):
         output = subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, check=True,
-            env={"PYTHONHASHSEED": hash_seed, "PATH": ""}, cwd=Path(__file__).parents[2],
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": hash_seed, "PATH": ""},
+            cwd=Path(__file__).parents[2],
         ).stdout.strip()
         assert output == here
 

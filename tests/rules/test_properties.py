@@ -126,6 +126,7 @@ def test_greedy_playouts_end_and_some_are_won(name):
     client_seed=st.text(max_size=20),
     choices=st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_any_seeds_give_a_game_whose_positions_read_back_from_their_text(name, server_seed, client_seed, choices):
     rules = preset(name)
     state = opening(rules, layout(shuffled_deck(server_seed, client_seed), rules))

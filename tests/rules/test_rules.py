@@ -351,8 +351,7 @@ def test_deal_is_refused_when_the_stock_is_empty():
 
 def test_a_redeal_turns_the_waste_over_in_order_and_starts_a_new_pass():
     state = from_text(
-        "rules osmosis; R1 2C 3C 4C 7S; R2 5D; R3 8C; R4 KS; F1 6H; stock -; pass 1 played;"
-        "waste AS 5H TH ..."
+        "rules osmosis; R1 2C 3C 4C 7S; R2 5D; R3 8C; R4 KS; F1 6H; stock -; pass 1 played;waste AS 5H TH ..."
     )
 
     after = act(state, "redeal")

@@ -89,8 +89,9 @@ def chosen(actions: list[LegalAction]) -> LegalAction:
 
 
 def taken(player: AuthenticatedClient, game: Game | CreatedGame, action: Action) -> Game:
-    answer = take_action.sync(game_id=game.id, client=player,
-                              body=ActionSubmission(action=action, expected_version=game.version))
+    answer = take_action.sync(
+        game_id=game.id, client=player, body=ActionSubmission(action=action, expected_version=game.version)
+    )
     if not isinstance(answer, ActionResult):
         raise Refused(answer)
     return answer.game
@@ -103,8 +104,14 @@ def summary(player: AuthenticatedClient, game: Game | CreatedGame) -> dict[str, 
         raise Refused(final)
     if log is None or isinstance(log, Problem):
         raise Refused(log)
-    return {"status": final.status.value, "score": final.score, "version": final.version,
-            "events": len(log.events), "last_event": log.events[-1].kind.value, "variant": final.variant}
+    return {
+        "status": final.status.value,
+        "score": final.score,
+        "version": final.version,
+        "events": len(log.events),
+        "last_event": log.events[-1].kind.value,
+        "variant": final.variant,
+    }
 
 
 def play(base_url: str, variant: str, deal_number: int) -> dict[str, object]:
@@ -134,8 +141,13 @@ def resign_custom(base_url: str) -> dict[str, object]:
         raise Refused(None)
     played = taken(player, hint.game, recommended)
     resigned = taken(player, played, ResignAction(kind=ResignActionKind.RESIGN))
-    return {"draw": resigned.rules.draw.value, "max_passes": resigned.rules.max_passes, "hints": resigned.hints,
-            "hint_basis": hint.hint.basis.value, **summary(player, resigned)}
+    return {
+        "draw": resigned.rules.draw.value,
+        "max_passes": resigned.rules.max_passes,
+        "hints": resigned.hints,
+        "hint_basis": hint.hint.basis.value,
+        **summary(player, resigned),
+    }
 
 
 def today(me: AuthenticatedClient) -> Daily:
@@ -147,8 +159,9 @@ def today(me: AuthenticatedClient) -> Daily:
 
 def daily_as_a_bot(base_url: str) -> dict[str, object]:
     """Sign up as a bot, play today's osmosis deal to the end with the API token, and try it again."""
-    made = create_player.sync(client=anyone(base_url),
-                              body=CreatePlayer(name=f"sdk-bot-{uuid.uuid4().hex[:12]}", kind=CreatePlayerKind.BOT))
+    made = create_player.sync(
+        client=anyone(base_url), body=CreatePlayer(name=f"sdk-bot-{uuid.uuid4().hex[:12]}", kind=CreatePlayerKind.BOT)
+    )
     if not isinstance(made, PlayerCreated):
         raise Refused(made)
     me = holding(base_url, made.token)
@@ -157,12 +170,16 @@ def daily_as_a_bot(base_url: str) -> dict[str, object]:
     while game.status == GameStatus.PLAYING:
         game = taken(me, game, chosen(game.legal_actions))
     again = create_game.sync(client=me, body=CreateGame(variant="osmosis", daily=True))
-    return {"player": made.player.name, "kind": made.player.kind.value, "deal": game.deal.kind.value,
-            "commitment_is_the_days": game.commitment == deal.commitment,
-            "owner": game.player.name if isinstance(game.player, PlayerRef) else None,
-            "again": f"{again.status} {again.code.value}" if isinstance(again, Problem) else "made",
-            "your_game": str(next(d.your_game for d in today(me).deals if d.variant == "osmosis")) == str(game.id),
-            **summary(me, game)}
+    return {
+        "player": made.player.name,
+        "kind": made.player.kind.value,
+        "deal": game.deal.kind.value,
+        "commitment_is_the_days": game.commitment == deal.commitment,
+        "owner": game.player.name if isinstance(game.player, PlayerRef) else None,
+        "again": f"{again.status} {again.code.value}" if isinstance(again, Problem) else "made",
+        "your_game": str(next(d.your_game for d in today(me).deals if d.variant == "osmosis")) == str(game.id),
+        **summary(me, game),
+    }
 
 
 if __name__ == "__main__":

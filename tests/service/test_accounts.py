@@ -9,10 +9,18 @@ from server.service.players.names import NameReserved
 from server.service.sources import Sources
 
 
-@pytest.mark.parametrize(("one", "other"), [
-    ("alice", "ALICE"), ("alice", "a1ice"), ("alice", "aIice"), ("alice", "al1ce"), ("bob-2", "bob_2"),
-    ("room0", "roomo"), ("\uff21lice", "alice"),
-])
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("alice", "ALICE"),
+        ("alice", "a1ice"),
+        ("alice", "aIice"),
+        ("alice", "al1ce"),
+        ("bob-2", "bob_2"),
+        ("room0", "roomo"),
+        ("\uff21lice", "alice"),
+    ],
+)
 def test_look_alike_names_share_a_key(one, other):
     assert names.name_key(one) == names.name_key(other)
 

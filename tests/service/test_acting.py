@@ -98,8 +98,13 @@ def test_a_burst_of_actions_from_many_threads_all_land_one_after_another(store, 
     assert sorted(landed) == list(range(2, 22))
     events = store.load_events(game_id, 0, None)
     assert [event.seq for event in events] == list(range(1, len(events) + 1))
-    audit, _ = verify_log(RULES, store.load_game(game_id).commitment, events,
-                          seeds=(store.load_for_action(game_id)[1].server_seed, ""), game_id=str(game_id))
+    audit, _ = verify_log(
+        RULES,
+        store.load_game(game_id).commitment,
+        events,
+        seeds=(store.load_for_action(game_id)[1].server_seed, ""),
+        game_id=str(game_id),
+    )
     assert audit.valid
 
 

@@ -101,7 +101,6 @@ def test_a_wrong_token_on_a_hidden_daily_game_costs_what_a_wrong_id_costs():
     assert costs[0] == costs[1] and costs[0]
 
 
-
 def test_the_close_ends_the_games_of_players_made_before_the_day_first_however_many_accounts_one_client_made():
     """12,000 daily games on fresh accounts held the close for a minute past midnight: the day's boards (which rank
     only the players who joined before the day's deal opened) now wait for the games of those players alone."""

@@ -52,8 +52,9 @@ def test_the_feed_gives_every_event_after_where_a_reader_stands(cases):
 
     entries = cases.queries.read_feed(head.position, 100)
 
-    assert [(entry.event["game_id"], entry.event["seq"]) for entry in entries] == [(str(game_id), seq)
-                                                                                   for seq in (1, 2, 3)]
+    assert [(entry.event["game_id"], entry.event["seq"]) for entry in entries] == [
+        (str(game_id), seq) for seq in (1, 2, 3)
+    ]
     assert cases.queries.read_feed(FEED_START, 100)[-1] == entries[-1]
 
 

@@ -8,8 +8,11 @@ from server.solver.winnable import candidate_opening
 
 def test_a_deal_the_budget_cannot_decide_is_said_to_be_undecided_and_names_no_losing_action():
     rules = PRESETS["osmosis"]
-    start = next(state for state in (candidate_opening(rules, deal_number_seed(n), "", 0) for n in range(50))
-                 if solve(state, 2).verdict is Verdict.UNKNOWN)
+    start = next(
+        state
+        for state in (candidate_opening(rules, deal_number_seed(n), "", 0) for n in range(50))
+        if solve(state, 2).verdict is Verdict.UNKNOWN
+    )
     steps = [Step(1, None, start), Step(2, Resign(), apply(start, Resign()))]
     analysis = analyse(steps, budget=2)
     assert (analysis["deal"]["verdict"], analysis["exact"]) == ("unknown", False)

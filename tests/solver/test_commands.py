@@ -44,12 +44,15 @@ def test_solve_the_winnable_deal_of_seeds(capsys):
     assert answer["deal"]["winnable"]["budget"] == WINNABLE_BUDGET
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--deal-number", "1", "--budget", "0"], "a budget is from 1"),
-    (["--deal-number", "1", "--rules", "{"], "not JSON"),
-    (["--deal-number", "1", "--rules", '{"draw": 2}'], "draw must be 1 or 3"),
-    (["--deal-number", "1", "--rules", "[1]"], "JSON object"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--deal-number", "1", "--budget", "0"], "a budget is from 1"),
+        (["--deal-number", "1", "--rules", "{"], "not JSON"),
+        (["--deal-number", "1", "--rules", '{"draw": 2}'], "draw must be 1 or 3"),
+        (["--deal-number", "1", "--rules", "[1]"], "JSON object"),
+    ],
+)
 def test_solve_refuses_bad_arguments_in_words(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         main(["solve", *argv])
@@ -62,8 +65,18 @@ def test_solve_refuses_a_bad_seed_without_a_traceback(capsys):
 
 
 def test_win_rates_prints_a_table_with_intervals_and_the_claims(capsys):
-    status, out, _ = run(capsys, "win-rates", "--variant", "osmosis-draw-one", "--variant", "osmosis-strict-waste",
-                         "--deals", "30", "--budget", "5000")
+    status, out, _ = run(
+        capsys,
+        "win-rates",
+        "--variant",
+        "osmosis-draw-one",
+        "--variant",
+        "osmosis-strict-waste",
+        "--deals",
+        "30",
+        "--budget",
+        "5000",
+    )
     assert status == 0
     lines = out.splitlines()
     draw_one = next(line for line in lines if line.startswith("| osmosis-draw-one | 30 |"))

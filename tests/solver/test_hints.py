@@ -89,8 +89,9 @@ def test_two_deals_that_differ_only_in_unseen_cards_get_the_same_hint(name):
 
 def test_the_hint_does_change_with_what_the_player_sees():
     """The leak test above would pass for a hint that ignores the position: this one shows it does not."""
-    answers = {repr(hint(dealt(PRESETS["osmosis-draw-one"], number), SMALL).to_dict()["estimates"])
-               for number in range(6)}
+    answers = {
+        repr(hint(dealt(PRESETS["osmosis-draw-one"], number), SMALL).to_dict()["estimates"]) for number in range(6)
+    }
     assert len(answers) > 1
 
 
@@ -118,15 +119,20 @@ def test_each_arrangement_keeps_every_seen_card_in_place_and_deals_out_the_whole
     state = positions(PRESETS["osmosis"], 3, rng)[-1]
     seen = SeenPosition.of(state)
     assert sorted(map(str, seen.unseen_cards)) == sorted(
-        str(state.stock[i] if p == "stock" else state.reserves[p][i]) for p, i in unseen_places(state))
+        str(state.stock[i] if p == "stock" else state.reserves[p][i]) for p, i in unseen_places(state)
+    )
     for _ in range(5):
         arranged = seen.arranged(rng)
-        cards = [*arranged.stock, *arranged.waste, *(c for pile in arranged.reserves for c in pile),
-                 *(c for foundation in arranged.foundations for c in foundation)]
+        cards = [
+            *arranged.stock,
+            *arranged.waste,
+            *(c for pile in arranged.reserves for c in pile),
+            *(c for foundation in arranged.foundations for c in foundation),
+        ]
         assert sorted(map(str, cards + ([arranged.cell] if arranged.cell else []))) == sorted(map(str, DECK))
         assert arranged.waste == state.waste and arranged.foundations == state.foundations
         for p, pile in enumerate(arranged.reserves):
-            assert pile[state.face_down(p):] == state.reserves[p][state.face_down(p):]
+            assert pile[state.face_down(p) :] == state.reserves[p][state.face_down(p) :]
 
 
 def after_first_pass(state: GameState) -> GameState:
@@ -179,6 +185,7 @@ def test_a_finished_game_gets_no_hint():
         hint(play_greedy(state))
 
 
+@pytest.mark.slow
 def test_a_player_taking_every_hint_never_goes_round_the_stock_for_ever():
     """The engine lets a player redeal after a pass in which nothing was played while a card could be: the
     next pass is then the same as this one. Judged on arrangements, waiting to start F2 looked best pass after
@@ -200,14 +207,14 @@ LOOPED = {
     # Positions the exact hint of before `exact_choice` came back to, one pass later, in the hint player's games
     # (docs/win-rates.md): the line the search found dealt first each time.
     "peek 136": "rules peek\nR1 KC 4C AD 9S\nR2 KS 8C 3H\nR3 AH 4S JC\nR4 KH TS 5C 6H\nF1 6D 5D KD 9D\nF2 -\nF3 -\n"
-                "F4 -\nstock 4D QD 5S 5H 6C JH JD 4H 7H TH 2D QC QH 7C TD JS 8S 6S 9C 3S AS 3D TC 7S 2H 9H 2C 8D AC "
-                "3C 2S QS 7D 8H\nwaste -\npass 2",
+    "F4 -\nstock 4D QD 5S 5H 6C JH JD 4H 7H TH 2D QC QH 7C TD JS 8S 6S 9C 3S AS 3D TC 7S 2H 9H 2C 8D AC "
+    "3C 2S QS 7D 8H\nwaste -\npass 2",
     "peek-till-dawn 430": "rules peek-till-dawn\nR1 TD 7S 9H 4D\nR2 KH 2H JC JH\nR3 8S 6H KD 7H\nR4 6D 3H AH\n"
-                          "F1 2S TS 6S 5S 4S QS 9S\nF2 -\nF3 -\nF4 -\nstock AS 9C 8C 6C 3C KC TH 4C QH 3D 3S TC 9D "
-                          "JD QC JS 2C 2D 4H 7D AD AC 5C 5H QD KS 5D 8H 8D 7C\nwaste -\npass 2",
+    "F1 2S TS 6S 5S 4S QS 9S\nF2 -\nF3 -\nF4 -\nstock AS 9C 8C 6C 3C KC TH 4C QH 3D 3S TC 9D "
+    "JD QC JS 2C 2D 4H 7D AD AC 5C 5H QD KS 5D 8H 8D 7C\nwaste -\npass 2",
     "bridesmaids 643": "rules bridesmaids\nF1 TD 5D 7D QD\nF2 TS\nF3 -\nF4 -\nstock 3H QS 8H TC 6C QC JD 3C 5S 9D "
-                       "5H AS 6S JS KH 4H 8D JH KC 2D KS 6D QH 2H JC AH 9C 9S TH\nwaste 2C 8C 8S 4S 4D 4C 5C 2S 6H "
-                       "7H 9H AC 3D 7C 3S | 7S KD AD\npass 3",
+    "5H AS 6S JS KH 4H 8D JH KC 2D KS 6D QH 2H JC AH 9C 9S TH\nwaste 2C 8C 8S 4S 4D 4C 5C 2S 6H "
+    "7H 9H AC 3D 7C 3S | 7S KD AD\npass 3",
 }
 
 
@@ -229,6 +236,7 @@ def taking_every_hint(state, exact_choice, actions):
     return state, False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deal", LOOPED)
 def test_a_player_taking_every_exact_hint_plays_a_card_in_every_pass_and_the_game_ends(deal):
     start = from_text(LOOPED[deal])
@@ -257,6 +265,7 @@ def test_the_exact_choice_is_named_only_in_exact_hints():
     assert "exact_choice" not in hint(from_text(LOOPED["peek 136"]), TINY, exact_choice=None).to_dict()
 
 
+@pytest.mark.slow
 def test_a_play_that_never_hurts_wins_its_ties():
     """A card to a started foundation from a reserve or the cell, or from the waste where no later deal
     depends on it, leaves every arrangement at least as winnable: an estimate of /2 names such a play unless

@@ -46,6 +46,7 @@ def test_the_solver_runs_the_compiled_copy(compiled):
     assert compiled.__name__ == f"{native.NATIVE_PACKAGE}.depth_first"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_RULES)
 @pytest.mark.parametrize("reach", [True, False], ids=["osmosis-solver/2", "osmosis-solver/1"])
 def test_the_compiled_copy_answers_as_the_pure_modules(compiled, name, reach):
@@ -84,6 +85,7 @@ def test_without_a_compiled_copy_the_pure_modules_run(monkeypatch):
     assert module is pure and "no compiled search is installed" in why
 
 
+@pytest.mark.slow
 def test_the_pure_modules_can_be_chosen_and_give_the_same_verdicts(compiled):
     state = numbered_opening(ALL_RULES["osmosis-ablage"], 2)
     from server.solver import solve

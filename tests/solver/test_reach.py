@@ -12,6 +12,7 @@ from server.solver.search import Searcher
 from .test_solver import ALL_RULES, brute_force, endgames, rearranged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_RULES)
 def test_the_hopeless_test_never_calls_a_winnable_position_lost(name):
     rules = ALL_RULES[name]
@@ -50,5 +51,6 @@ def test_every_card_gone_from_the_talon_shifts_the_later_ones():
     reach = Reach(ReservePiles([pile]), talon, free, 3, True, -1, True, home)
     assert reach.all_home(Waits((0, 1, 2, 3), 0, False))
     # Without the cell, the club under the heart never comes out, nor the diamond and spade that wait for it.
-    assert not Reach(ReservePiles([pile]), talon, free, 3, True, -1, False, home).all_home(Waits((0, 1, 2, 3), 0,
-                                                                                                   False))
+    assert not Reach(ReservePiles([pile]), talon, free, 3, True, -1, False, home).all_home(
+        Waits((0, 1, 2, 3), 0, False)
+    )

@@ -14,6 +14,7 @@ from server.solver import FIRST_SOLVER, MAX_BUDGET, SOLVER_VERSION, SOLVERS, Ver
 from .test_solver import ALL_RULES, brute_force, endgames, rearranged, replay
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_RULES)
 def test_the_second_search_decides_what_the_first_did_the_same_way(name):
     rules = ALL_RULES[name]
@@ -34,8 +35,9 @@ def test_the_second_search_decides_what_the_first_did_the_same_way(name):
 
 def test_the_second_search_decides_deals_the_first_could_not():
     rules = PRESETS["osmosis"]
-    undecided = [n for n in range(60) if solve(numbered_opening(rules, n), 20_000, FIRST_SOLVER).verdict
-                 is Verdict.UNKNOWN]
+    undecided = [
+        n for n in range(60) if solve(numbered_opening(rules, n), 20_000, FIRST_SOLVER).verdict is Verdict.UNKNOWN
+    ]
     assert undecided, "some osmosis deal should be beyond /1 within 20,000 positions"
     for number in undecided:
         assert solve(numbered_opening(rules, number), 20_000).verdict is not Verdict.UNKNOWN, number
@@ -49,10 +51,16 @@ def test_every_process_gives_the_same_answer():
         "from server.rules import PRESETS, numbered_opening\n"
         "from server.solver import solve\n"
         f"deals = {deals!r}\n"
-        "print(json.dumps([solve(numbered_opening(PRESETS[n], d), 20_000).to_dict() for n, d in deals]))\n")
+        "print(json.dumps([solve(numbered_opening(PRESETS[n], d), 20_000).to_dict() for n, d in deals]))\n"
+    )
     for hash_seed in ("0", "12345"):
-        elsewhere = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
-                                   env={"PYTHONHASHSEED": hash_seed, "PATH": ""})
+        elsewhere = subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": hash_seed, "PATH": ""},
+        )
         assert json.loads(elsewhere.stdout) == here
 
 
@@ -64,6 +72,7 @@ def test_an_unknown_solver_is_refused():
 CELL_RULES = ("osmosis-ablage", "cell, draw one, two passes", "cell, group waste, unlimited")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CELL_RULES)
 def test_the_cell_only_when_it_helps_loses_no_win(name):
     """/2 moves a reserve card to the cell only when the card under it can go home at once, and plays the

@@ -43,6 +43,7 @@ def replay(state: GameState, actions) -> GameState:
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_RULES)
 def test_every_witness_wins_and_every_greedy_win_is_winnable(name):
     rules = ALL_RULES[name]
@@ -118,6 +119,7 @@ def rearranged(state: GameState, rng: random.Random) -> GameState:
     return dataclasses.replace(state, reserves=reserves, waste=waste, stock=stock, cell=cell)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_RULES)
 def test_verdicts_agree_with_a_brute_force_on_endgames(name):
     rules = ALL_RULES[name]
@@ -143,8 +145,11 @@ def test_a_deal_dead_under_every_plan_is_unwinnable_at_once_and_a_cell_kills_no_
 
 
 def test_the_budget_counts_positions_and_the_answer_repeats():
-    state = next(dealt(PRESETS["osmosis"], n) for n in range(200)
-                 if solve(dealt(PRESETS["osmosis"], n), 2_000).verdict is Verdict.UNKNOWN)
+    state = next(
+        dealt(PRESETS["osmosis"], n)
+        for n in range(200)
+        if solve(dealt(PRESETS["osmosis"], n), 2_000).verdict is Verdict.UNKNOWN
+    )
     first = solve(state, 2_000)
     assert first.verdict is Verdict.UNKNOWN and first.nodes == 2_000 and first.witness == ()
     assert solve(state, 2_000) == first
@@ -180,4 +185,7 @@ def test_witnesses_name_every_source_and_target():
     assert all(isinstance(action, Move | Deal | Redeal) for action in solution.witness)
     assert solution.to_dict()["witness"] == [
         {"kind": "move", "card": a.card.code, "from": a.source.value, "to": a.target.value}
-        if isinstance(a, Move) else {"kind": str(a)} for a in solution.witness]
+        if isinstance(a, Move)
+        else {"kind": str(a)}
+        for a in solution.witness
+    ]

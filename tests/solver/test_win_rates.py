@@ -28,8 +28,19 @@ def lines_of(path):
 
 def test_deals_left_unknown_are_searched_again_with_more_positions_until_decided(capsys, tmp_path):
     record = tmp_path / "record.jsonl"
-    status, out, _ = run(capsys, "--variant", "osmosis-ablage", "--deals", "12", "--budget", "10",
-                         "--max-budget", "100000", "--record", str(record))
+    status, out, _ = run(
+        capsys,
+        "--variant",
+        "osmosis-ablage",
+        "--deals",
+        "12",
+        "--budget",
+        "10",
+        "--max-budget",
+        "100000",
+        "--record",
+        str(record),
+    )
     assert status == 0
     row = next(line for line in out.splitlines() if line.startswith("| osmosis-ablage | 12 |"))
     assert row.endswith("| 0 |") and "Deals no search has decided" not in out
@@ -43,8 +54,10 @@ def test_deals_left_unknown_are_searched_again_with_more_positions_until_decided
     assert all(result["verdict"] != "unknown" for result in final.values())
     # The players are played once per deal, and their results carried into the later searches.
     first = {result["deal"]: result for result in results if result["budget"] == 10}
-    assert all((result["random"], result["greedy"]) == (first[deal]["random"], first[deal]["greedy"])
-               for deal, result in final.items())
+    assert all(
+        (result["random"], result["greedy"]) == (first[deal]["random"], first[deal]["greedy"])
+        for deal, result in final.items()
+    )
 
 
 def test_a_deal_that_resists_every_budget_is_listed_with_the_bounds_it_leaves(capsys):
@@ -93,11 +106,14 @@ def test_two_runs_never_write_to_one_record(capsys, tmp_path):
     assert status == 0 and len(lines_of(record)) == 2
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--deals", "0"], "--deals is at least 1"),
-    (["--jobs", "0"], "--jobs is at least 1"),
-    (["--budget", "0"], "a budget is from 1"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--deals", "0"], "--deals is at least 1"),
+        (["--jobs", "0"], "--jobs is at least 1"),
+        (["--budget", "0"], "a budget is from 1"),
+    ],
+)
 def test_bad_arguments_are_refused_in_words(capsys, argv, message):
     with pytest.raises(SystemExit) as refused:
         main(["win-rates", *argv])
@@ -120,12 +136,14 @@ def test_a_win_the_engine_does_not_confirm_stops_the_run(monkeypatch):
 
 def test_every_deal_s_results_in_one_line_per_preset_and_player(capsys, tmp_path):
     written = tmp_path / "per-deal.txt"
-    status, out, _ = run(capsys, "--variant", "osmosis", "--variant", "bridesmaids", "--deals", "12",
-                         "--per-deal", str(written))
+    status, out, _ = run(
+        capsys, "--variant", "osmosis", "--variant", "bridesmaids", "--deals", "12", "--per-deal", str(written)
+    )
     assert status == 0
     lines = [line for line in written.read_text().splitlines() if not line.startswith("#")]
-    assert [line.split()[:2] for line in lines] == [[name, player] for name in ("osmosis", "bridesmaids")
-                                                   for player in ("solver", "greedy", "random")]
+    assert [line.split()[:2] for line in lines] == [
+        [name, player] for name in ("osmosis", "bridesmaids") for player in ("solver", "greedy", "random")
+    ]
     table = {(line.split()[0], line.split()[1]): line.split()[2] for line in lines}
     assert read_per_deal(written.read_text()) == table
     for name in ("osmosis", "bridesmaids"):
@@ -133,8 +151,11 @@ def test_every_deal_s_results_in_one_line_per_preset_and_player(capsys, tmp_path
         assert len(verdicts) == 12 and set(verdicts) <= set("WL?")
         row = next(line for line in out.splitlines() if line.startswith(f"| {name} | 12 |"))
         cells = [cell.strip() for cell in row.split("|")]
-        assert (cells[6], cells[7], cells[8]) == (str(verdicts.count("W")), str(verdicts.count("L")),
-                                                  str(verdicts.count("?")))
+        assert (cells[6], cells[7], cells[8]) == (
+            str(verdicts.count("W")),
+            str(verdicts.count("L")),
+            str(verdicts.count("?")),
+        )
         assert cells[4].startswith(f"{100 * table[(name, 'greedy')].count('1') / 12:.1f}%")
 
 

@@ -19,8 +19,10 @@ from server.solver.winnable import (
 )
 
 RULES_DOC = Path(__file__).parents[2] / "docs" / "rules.md"
-VECTOR = re.compile(r"^\| (deal number (\d+)|server seed `(\w\w)` x 32, client seed `(\w+)`) \| ([\w-]+) \| "
-                    r"(osmosis-solver/\d) \| (\d+) \| ([2-9TJQKA][CDHS](?: [2-9TJQKA][CDHS]){7}) \|$")
+VECTOR = re.compile(
+    r"^\| (deal number (\d+)|server seed `(\w\w)` x 32, client seed `(\w+)`) \| ([\w-]+) \| "
+    r"(osmosis-solver/\d) \| (\d+) \| ([2-9TJQKA][CDHS](?: [2-9TJQKA][CDHS]){7}) \|$"
+)
 
 
 def documented_vectors():
@@ -35,6 +37,7 @@ def documented_vectors():
     return vectors
 
 
+@pytest.mark.slow
 def test_the_documented_vectors_are_there_and_hold():
     vectors = documented_vectors()
     assert len(vectors) >= 9 and {solver for _, _, solver, _, _ in vectors} == set(SOLVERS)
@@ -55,9 +58,13 @@ def test_each_earlier_candidate_is_unproven_and_the_chosen_one_wins():
         assert solve(candidate_opening(rules, seed, "", candidate), WINNABLE_BUDGET).verdict is not Verdict.WINNABLE
     assert chosen.solution.verdict is Verdict.WINNABLE
     assert chosen.record == {"candidate": chosen.candidate, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}
-    assert check_winnable(rules, seed, "", chosen.record) == (None, sum(
-        solve(candidate_opening(rules, seed, "", candidate), WINNABLE_BUDGET).nodes
-        for candidate in range(chosen.candidate + 1)))
+    assert check_winnable(rules, seed, "", chosen.record) == (
+        None,
+        sum(
+            solve(candidate_opening(rules, seed, "", candidate), WINNABLE_BUDGET).nodes
+            for candidate in range(chosen.candidate + 1)
+        ),
+    )
 
 
 def test_candidate_seeds_never_collide_with_a_client_seed():
@@ -66,17 +73,26 @@ def test_candidate_seeds_never_collide_with_a_client_seed():
     assert "\x00" not in candidate_client_seed("x", 0)
 
 
-@pytest.mark.parametrize(("record", "words"), [
-    ({"candidate": 0, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "candidate 0 is not proven winnable"),
-    ({"candidate": 9, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "first candidate proven winnable is"),
-    ({"candidate": 6, "solver": "osmosis-solver/0", "budget": WINNABLE_BUDGET}, "this verifier has"),
-    ({"candidate": 6, "solver": "osmosis-solver/1", "budget": WINNABLE_BUDGET}, "candidate 6 is not proven winnable"),
-    ({"candidate": 7, "solver": "osmosis-solver/2", "budget": WINNABLE_BUDGET}, "first candidate proven winnable is 6"),
-    ({"candidate": 6, "solver": SOLVER_VERSION, "budget": 1}, "the rule is"),
-    ({"candidate": True, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
-    ({"candidate": MAX_CANDIDATES, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
-    ({"candidate": 7}, "exactly candidate, solver and budget"),
-])
+@pytest.mark.parametrize(
+    ("record", "words"),
+    [
+        ({"candidate": 0, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "candidate 0 is not proven winnable"),
+        ({"candidate": 9, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "first candidate proven winnable is"),
+        ({"candidate": 6, "solver": "osmosis-solver/0", "budget": WINNABLE_BUDGET}, "this verifier has"),
+        (
+            {"candidate": 6, "solver": "osmosis-solver/1", "budget": WINNABLE_BUDGET},
+            "candidate 6 is not proven winnable",
+        ),
+        (
+            {"candidate": 7, "solver": "osmosis-solver/2", "budget": WINNABLE_BUDGET},
+            "first candidate proven winnable is 6",
+        ),
+        ({"candidate": 6, "solver": SOLVER_VERSION, "budget": 1}, "the rule is"),
+        ({"candidate": True, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
+        ({"candidate": MAX_CANDIDATES, "solver": SOLVER_VERSION, "budget": WINNABLE_BUDGET}, "whole number"),
+        ({"candidate": 7}, "exactly candidate, solver and budget"),
+    ],
+)
 def test_a_wrong_record_is_refused_in_words(record, words):
     wrong, searched = check_winnable(PRESETS["osmosis"], deal_number_seed(0), "", record)
 

@@ -21,8 +21,9 @@ def port_store(request: pytest.FixtureRequest) -> Iterator[object]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    server_url = (request.getfixturevalue("embedded_server_url") if request.param == "embedded"
-                  else os.environ["DATABASE_URL"])
+    server_url = (
+        request.getfixturevalue("embedded_server_url") if request.param == "embedded" else os.environ["DATABASE_URL"]
+    )
     url = migrated_database(server_url)
     pool = open_pool(url, min_size=1, max_size=4, timeout=5, statement_timeout_ms=5000)
     pool.wait()

@@ -12,31 +12,47 @@ from server.service.records import ApiTokenRecord, GameRecord, GameSecret, GameW
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def a_game(created_at: datetime = EPOCH, status: str = "playing",
-           variant: str | None = "osmosis") -> tuple[GameRecord, GameSecret, list[Event]]:
+def a_game(
+    created_at: datetime = EPOCH, status: str = "playing", variant: str | None = "osmosis"
+) -> tuple[GameRecord, GameSecret, list[Event]]:
     game_id = uuid4()
     record = GameRecord(
-        id=game_id, created_at=created_at, updated_at=created_at, rules={"draw": 3, "max_passes": None},
-        variant=variant, deal={"kind": "random"}, commitment="c" * 64, version=1, status=status, score=0,
-        head_hash="1" * 64, hints=0,
-        document=json.dumps({"id": str(game_id), "version": 1, "spaced": [1, 2]}, separators=(", ", " : ")))
+        id=game_id,
+        created_at=created_at,
+        updated_at=created_at,
+        rules={"draw": 3, "max_passes": None},
+        variant=variant,
+        deal={"kind": "random"},
+        commitment="c" * 64,
+        version=1,
+        status=status,
+        score=0,
+        head_hash="1" * 64,
+        hints=0,
+        document=json.dumps({"id": str(game_id), "version": 1, "spaced": [1, 2]}, separators=(", ", " : ")),
+    )
     secret = GameSecret(secrets.token_bytes(32), "client seed", "opening position", "token hash")
-    return record, secret, [Event(1, "game_created", {"game_id": str(game_id), "nested": {"list": [1, "2"]}},
-                                  "1" * 64)]
+    return record, secret, [Event(1, "game_created", {"game_id": str(game_id), "nested": {"list": [1, "2"]}}, "1" * 64)]
 
 
 def an_action(record: GameRecord, snapshot: bool = False, response: StoredResponse | None = None) -> GameWrite:
     """The game's next write, of one event: made up so that an event's seq is the version it made."""
     version = record.version + 1
     return GameWrite(
-        replace(record, version=version, updated_at=record.updated_at + timedelta(seconds=1),
-                document=json.dumps({"id": str(record.id), "version": version})),
+        replace(
+            record,
+            version=version,
+            updated_at=record.updated_at + timedelta(seconds=1),
+            document=json.dumps({"id": str(record.id), "version": version}),
+        ),
         [Event(version, "cards_dealt", {"cards": ["AS"], "at": version}, f"{version:064x}")],
-        f"position at {version}", response, snapshot)
+        f"position at {version}",
+        response,
+        snapshot,
+    )
 
 
-def a_response(scope: str = "games", body: str = '{"a" :1,  "b":[true]}',
-               wrapped: str | None = None) -> StoredResponse:
+def a_response(scope: str = "games", body: str = '{"a" :1,  "b":[true]}', wrapped: str | None = None) -> StoredResponse:
     return StoredResponse(scope, secrets.token_hex(32), "fingerprint", 201, body, wrapped)
 
 
@@ -47,6 +63,7 @@ def a_player(kind: str = "human") -> tuple[PlayerRecord, str, ApiTokenRecord]:
     return player, name.lower(), a_token(player)
 
 
-def a_token(player: PlayerRecord, scopes: tuple[str, ...] = ("play", "account"),
-            created_at: datetime = EPOCH) -> ApiTokenRecord:
+def a_token(
+    player: PlayerRecord, scopes: tuple[str, ...] = ("play", "account"), created_at: datetime = EPOCH
+) -> ApiTokenRecord:
     return ApiTokenRecord(uuid4(), player.id, secrets.token_hex(32), scopes, "a token", created_at)

@@ -15,8 +15,11 @@ from tests.store.records import EPOCH, a_game, a_player, an_action
 def a_deal(day, variant="peek"):
     seed = secrets.token_bytes(32)
     deal = DailyDeal(day, variant, uuid4(), seed, secrets.token_hex(32), EPOCH)
-    entry = PublicEntry(deal.id, public_entries.DAILY_DEAL_OPENED, public_entries.daily_deal_opened(
-        deal.id, day.isoformat(), variant, deal.commitment))
+    entry = PublicEntry(
+        deal.id,
+        public_entries.DAILY_DEAL_OPENED,
+        public_entries.daily_deal_opened(deal.id, day.isoformat(), variant, deal.commitment),
+    )
     return deal, entry
 
 
@@ -83,6 +86,7 @@ def test_the_close_takes_the_games_of_the_oldest_accounts_first(port_store):
         port_store.create_game(game, secret, events, None)
         games.append(game.id)
 
-    waiting = [game_id for game_id in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
-               if game_id in games]
+    waiting = [
+        game_id for game_id in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000) if game_id in games
+    ]
     assert waiting == [games[0], games[2], games[1]]

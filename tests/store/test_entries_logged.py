@@ -23,8 +23,11 @@ def told(pool):
 
 
 def ended(record):
-    return PublicEntry(record.id, public_entries.GAME_ENDED, public_entries.game_ended(
-        record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"))
+    return PublicEntry(
+        record.id,
+        public_entries.GAME_ENDED,
+        public_entries.game_ended(record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"),
+    )
 
 
 def test_each_write_with_entries_tells_once_committed_and_writes_without_tell_nothing(told):
@@ -39,8 +42,11 @@ def test_each_write_with_entries_tells_once_committed_and_writes_without_tell_no
     store.create_sealed_deal(deal, None)
     assert calls == [True]
 
-    store.create_sealed_deal(replace(deal, id=uuid4()), None,
-                             PublicEntry(deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal.id, "d")))
+    store.create_sealed_deal(
+        replace(deal, id=uuid4()),
+        None,
+        PublicEntry(deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal.id, "d")),
+    )
     assert store.write(replace(an_action(record), public_entries=(ended(record),)), record.version)
     assert not store.write(replace(an_action(record), public_entries=(ended(record),)), record.version)
     assert calls == [True] * 3

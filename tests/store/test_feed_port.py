@@ -16,14 +16,25 @@ def test_events_written_after_the_head_follow_it_in_the_order_they_landed(port_s
     port_store.create_game(other, *other_rest, None)
     assert port_store.write(an_action(one), 1)
 
-    ours = [entry for entry in entries_after(port_store, head.position)
-            if entry.event["game_id"] in (str(one.id), str(other.id))]
+    ours = [
+        entry
+        for entry in entries_after(port_store, head.position)
+        if entry.event["game_id"] in (str(one.id), str(other.id))
+    ]
 
     assert [(entry.event["game_id"], entry.event["seq"]) for entry in ours] == [
-        (str(one.id), 1), (str(other.id), 1), (str(one.id), 2)]
+        (str(one.id), 1),
+        (str(other.id), 1),
+        (str(one.id), 2),
+    ]
     assert [entry.variant for entry in ours] == ["peek", None, "peek"]
-    assert ours[2].event == {"game_id": str(one.id), "seq": 2, "kind": "cards_dealt",
-                             "data": {"cards": ["AS"], "at": 2}, "hash": f"{2:064x}"}
+    assert ours[2].event == {
+        "game_id": str(one.id),
+        "seq": 2,
+        "kind": "cards_dealt",
+        "data": {"cards": ["AS"], "at": 2},
+        "hash": f"{2:064x}",
+    }
     positions = [entry.position for entry in ours]
     assert positions == sorted(positions) and positions[0] > head.position
 
@@ -42,8 +53,13 @@ def test_the_feed_is_read_a_page_at_a_time_from_where_the_last_page_ended(port_s
         paged += page
         position = page[-1].position
 
-    assert paged == whole and [entry.event["seq"] for entry in whole if entry.event["game_id"] == str(record.id)] \
-        == [1, 2, 3, 4, 5]
+    assert paged == whole and [entry.event["seq"] for entry in whole if entry.event["game_id"] == str(record.id)] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
 
 
 def test_the_head_stands_at_the_last_event_and_says_what_had_committed_by_then(port_store):
@@ -53,8 +69,7 @@ def test_the_head_stands_at_the_last_event_and_says_what_had_committed_by_then(p
     head = port_store.feed_head()
 
     assert entries_after(port_store, head.position) == []
-    written = [entry for entry in entries_after(port_store, FEED_START)
-               if entry.event["game_id"] == str(record.id)]
+    written = [entry for entry in entries_after(port_store, FEED_START) if entry.event["game_id"] == str(record.id)]
     assert written and written[-1].position <= head.position
     assert head.committed_before(written[-1].position.tx)
     assert not head.committed_before(head.xmax)

@@ -1,5 +1,5 @@
-"""The game ports (GameReads, GameWrites): games and their log, each change written whole or not at all, from the version it was
-decided on."""
+"""The game ports (GameReads, GameWrites): games and their log, each change written whole or not at all, from the
+version it was decided on."""
 
 import threading
 import time
@@ -59,8 +59,9 @@ def test_the_write_that_reveals_the_seeds_stores_the_revealed_deal(port_store):
     assert port_store.load_game(record.id).deal == record.deal
 
     revealed = an_action(played.game)
-    revealed = replace(revealed, game=replace(revealed.game, deal={**record.deal, "server_seed": "00" * 32,
-                                                                   "client_seed": "c"}))
+    revealed = replace(
+        revealed, game=replace(revealed.game, deal={**record.deal, "server_seed": "00" * 32, "client_seed": "c"})
+    )
     assert port_store.write(revealed, 2)
 
     assert port_store.load_game(record.id) == revealed.game
@@ -150,8 +151,10 @@ def test_time_travel_starts_at_the_latest_snapshot_at_or_before_the_event(port_s
 
 def test_games_are_listed_newest_first_a_page_at_a_time_by_status_and_variant(port_store):
     at = EPOCH - timedelta(days=1000)
-    ours = [created(port_store, created_at=at + timedelta(seconds=i), status=status, variant=variant)[0]
-            for i, (status, variant) in enumerate([("won", "peek"), ("playing", "peek"), ("won", None)] * 2)]
+    ours = [
+        created(port_store, created_at=at + timedelta(seconds=i), status=status, variant=variant)[0]
+        for i, (status, variant) in enumerate([("won", "peek"), ("playing", "peek"), ("won", None)] * 2)
+    ]
     last = max(ours, key=lambda game: game.created_at)
     before = (last.created_at + timedelta(microseconds=1), last.id)
 

@@ -42,10 +42,14 @@ def test_the_token_and_the_reply_of_an_action_are_read_together(port_store):
     response = a_response(scope=scope)
 
     assert port_store.find_token_and_response(record.id, scope, response.key_hash) == (
-        GameKeys(secret.token_hash, None), None)
+        GameKeys(secret.token_hash, None),
+        None,
+    )
     assert port_store.write(an_action(record, response=response), 1)
     assert port_store.find_token_and_response(record.id, scope, response.key_hash) == (
-        GameKeys(secret.token_hash, None), response)
+        GameKeys(secret.token_hash, None),
+        response,
+    )
 
 
 def test_the_token_of_a_game_that_does_not_exist_is_not_found(port_store):

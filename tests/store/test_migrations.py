@@ -23,12 +23,12 @@ def documents(url):
         return dict(conn.execute("SELECT id, document::text FROM games").fetchall())
 
 
-def test_the_game_document_migration_renders_existing_games_as_the_server_does_and_goes_back(
-        embedded_server_url):
+def test_the_game_document_migration_renders_existing_games_as_the_server_does_and_goes_back(embedded_server_url):
     url = migrated_database(embedded_server_url)
     # Times with and without a fraction of a second, which isoformat() writes differently.
-    times = itertools.cycle([datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC),
-                             datetime(2026, 3, 1, 12, 0, 1, 250_000, tzinfo=UTC)])
+    times = itertools.cycle(
+        [datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC), datetime(2026, 3, 1, 12, 0, 1, 250_000, tzinfo=UTC)]
+    )
     pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
         cases = compose(PostgresStore(pool, head_revision()), sources=Sources(clock=lambda: next(times)))
@@ -73,8 +73,10 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     try:
         command.downgrade(alembic_config(url), "0007")
         with psycopg.connect(url) as conn:
-            columns = {row[0] for row in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = 'games'")}
+            columns = {
+                row[0]
+                for row in conn.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'games'")
+            }
             # What the server before 0008 wrote for this game, byte for byte.
             conn.execute("UPDATE games SET document = %s::json WHERE id = %s", (as_before, plain["id"]))
         downgraded = documents(url)

@@ -25,8 +25,11 @@ def sequence_all(store):
 
 
 def created(record):
-    return PublicEntry(record.id, public_entries.GAME_CREATED, public_entries.game_created(
-        record.id, record.variant, record.rules, record.deal, record.commitment))
+    return PublicEntry(
+        record.id,
+        public_entries.GAME_CREATED,
+        public_entries.game_created(record.id, record.variant, record.rules, record.deal, record.commitment),
+    )
 
 
 def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_store):
@@ -38,8 +41,11 @@ def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_
     deal = SealedDeal(uuid4(), EPOCH, b"\1" * 32, "d" * 64, None)
     sealed = PublicEntry(deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal.id, deal.commitment))
     port_store.create_sealed_deal(deal, None, sealed)
-    ended = PublicEntry(record.id, public_entries.GAME_ENDED, public_entries.game_ended(
-        record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"))
+    ended = PublicEntry(
+        record.id,
+        public_entries.GAME_ENDED,
+        public_entries.game_ended(record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"),
+    )
     assert port_store.write(replace(an_action(record), public_entries=(ended,)), record.version)
     # At a version the game has left: writes nothing, records nothing.
     assert not port_store.write(replace(an_action(record), public_entries=(ended,)), record.version)

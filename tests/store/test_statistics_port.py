@@ -20,8 +20,9 @@ def finished(store, player, variant, won, daily=None, hints=0, actions=10, valid
     record, secret, events = a_game(variant=variant)
     owned = replace(record, owner=Owner(player.id, player.name, player.kind), daily=daily)
     store.create_game(owned, secret, events, None)
-    result = PlayerResult(owned.id, player.id, player.kind, variant, daily, won, 52 if won else 30, hints, actions,
-                          EPOCH, EPOCH)
+    result = PlayerResult(
+        owned.id, player.id, player.kind, variant, daily, won, 52 if won else 30, hints, actions, EPOCH, EPOCH
+    )
     assert store.write(replace(an_action(owned), result=result), 1)
     store.mark_verified(owned.id, valid)
     return owned.id
@@ -57,7 +58,8 @@ def test_the_all_time_board_ranks_by_the_services_lower_bound_with_enough_games(
 
     board = port_store.all_time_board(variant, "human", 4, None, 10)
     assert [row.player_id for row in board] == sorted(
-        (pid for pid, (w, g) in players.items() if g >= 4), key=lambda pid: -wilson_interval(*players[pid])[0])
+        (pid for pid, (w, g) in players.items() if g >= 4), key=lambda pid: -wilson_interval(*players[pid])[0]
+    )
     for row in board:
         assert row.lower_bound == pytest.approx(wilson_interval(row.wins, row.games)[0], abs=1e-9)
     assert port_store.all_time_board(variant, "human", 4, board[0].key, 10) == board[1:]
@@ -66,8 +68,10 @@ def test_the_all_time_board_ranks_by_the_services_lower_bound_with_enough_games(
 
 def test_a_days_board_is_in_its_order_a_page_after_a_row(port_store):
     day, variant = a_day(), f"v{secrets.token_hex(4)}"
-    made = [finished(port_store, signed_up(port_store), variant, won=won, daily=day, hints=hints, actions=actions)
-            for won, hints, actions in ((False, 0, 5), (True, 1, 10), (True, 0, 90), (True, 0, 60))]
+    made = [
+        finished(port_store, signed_up(port_store), variant, won=won, daily=day, hints=hints, actions=actions)
+        for won, hints, actions in ((False, 0, 5), (True, 1, 10), (True, 0, 90), (True, 0, 60))
+    ]
     finished(port_store, signed_up(port_store, "bot"), variant, won=True, daily=day)
 
     board = port_store.daily_board(day, variant, "human", None, 10)

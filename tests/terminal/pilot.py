@@ -16,8 +16,7 @@ SIZE = (80, 24)
 
 
 def table(server, tmp_path, opening=None, plain=False, api=None):
-    return TableApp(api or Api(server), server, SavedGames(tmp_path / "games.json"), opening or Opening(),
-                    plain=plain)
+    return TableApp(api or Api(server), server, SavedGames(tmp_path / "games.json"), opening or Opening(), plain=plain)
 
 
 def run(app, scenario, size=SIZE):
@@ -83,8 +82,9 @@ async def until(pilot, predicate, timeout=20.0):
 def call(server, method, path, body=None, token=None):
     """The API's answer (status, body), asked directly, as another client would."""
     headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    request = urllib.request.Request(server + path, None if body is None else json.dumps(body).encode(), headers,
-                                     method=method)
+    request = urllib.request.Request(
+        server + path, None if body is None else json.dumps(body).encode(), headers, method=method
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -100,4 +100,5 @@ def new_game(server, body):
 
 def saved(tmp_path, server, game):
     SavedGames(tmp_path / "games.json").add(
-        SavedGame(server, game["id"], game["player_token"], game["variant"], game["created_at"]))
+        SavedGame(server, game["id"], game["player_token"], game["variant"], game["created_at"])
+    )

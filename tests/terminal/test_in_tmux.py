@@ -25,12 +25,16 @@ class Terminal:
             pytest.fail("tmux is not installed: scripts/install-system-packages installs it")
         self.socket = f"osmosis-test-{uuid.uuid4().hex[:8]}"
         self.env = env
-        self.tmux("new-session", "-d", "-s", "table", "-x", "80", "-y", "24",
-                  f"{command}; echo EXIT=$?; sleep 60")
+        self.tmux("new-session", "-d", "-s", "table", "-x", "80", "-y", "24", f"{command}; echo EXIT=$?; sleep 60")
 
     def tmux(self, *args):
-        return subprocess.run(["tmux", "-u", "-L", self.socket, "-f", "/dev/null", *args], env=self.env,
-                              capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            ["tmux", "-u", "-L", self.socket, "-f", "/dev/null", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
 
     def screen(self):
         return self.tmux("capture-pane", "-p", "-t", "table")
@@ -54,8 +58,13 @@ class Terminal:
 
 def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL" and not key.startswith("TMUX")}
-    env |= {"OSMOSIS_DATA_DIR": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
-            "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env |= {
+        "OSMOSIS_DATA_DIR": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
     first = Terminal(f"{OSMOSIS} play --deal-number 11", env)
     try:
         opened = first.wait_for("osmosis | deal 11 | base 2")

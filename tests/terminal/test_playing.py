@@ -83,11 +83,15 @@ def test_a_named_card_that_cannot_move_is_refused_in_the_engine_s_words_and_noth
 
     async def scenario(pilot):
         game = game_of(app)
-        for keys, move in ((["3", "h"], {"card": "3H"}), (["A", "S", "space", "F", "3"], {"card": "AS", "to": "F3"}),
-                           (["1", "0", "c"], {"card": "TC"})):
+        for keys, move in (
+            (["3", "h"], {"card": "3H"}),
+            (["A", "S", "space", "F", "3"], {"card": "AS", "to": "F3"}),
+            (["1", "0", "c"], {"card": "TC"}),
+        ):
             await press(pilot, "m", *keys, "enter")
-            status, problem = call(live_server, "POST", f"/games/{game['id']}/moves", move,
-                                   saved_token(tmp_path, live_server, game))
+            status, problem = call(
+                live_server, "POST", f"/games/{game['id']}/moves", move, saved_token(tmp_path, live_server, game)
+            )
             assert status == 409 and problem["code"] == "illegal-action"
             assert " ".join(problem["detail"].split()) in words(app)
         await press(pilot, "m", "x", "y", "enter")

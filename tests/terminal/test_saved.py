@@ -52,8 +52,9 @@ def test_two_tables_adding_at_once_lose_nothing(tmp_path):
         process.start()
     for process in processes:
         process.join(30)
-    assert {entry["id"] for entry in json.loads(path.read_text())["games"]} == \
-        {f"id-{n}" for n in [*range(20), *range(100, 120)]}
+    assert {entry["id"] for entry in json.loads(path.read_text())["games"]} == {
+        f"id-{n}" for n in [*range(20), *range(100, 120)]
+    }
 
 
 def test_the_file_is_under_xdg_state_home(monkeypatch, tmp_path):
@@ -89,8 +90,12 @@ def test_a_directory_a_fifo_or_a_deep_nest_in_place_of_the_file_is_a_clear_error
     huge.parent.mkdir()
     huge.write_text(json.dumps({"games": [], "pad": "x" * (2 * 1024 * 1024)}))
 
-    for path, says in ((directory, "not a file"), (fifo, "not a file"), (deep, "nested too deep"),
-                       (huge, "larger than")):
+    for path, says in (
+        (directory, "not a file"),
+        (fifo, "not a file"),
+        (deep, "nested too deep"),
+        (huge, "larger than"),
+    ):
         with pytest.raises(SavedGamesError, match=says):
             SavedGames(path).on("http://a")
         with pytest.raises(SavedGamesError):

@@ -17,8 +17,7 @@ def played(server, variant, number, actions):
     for _ in range(actions):
         listed = game["legal_actions"]
         action = next((action for action in listed if action["kind"] == "move"), listed[0])
-        status, answer = call(server, "POST", f"/games/{game['id']}/actions", {"action": action},
-                              game["player_token"])
+        status, answer = call(server, "POST", f"/games/{game['id']}/actions", {"action": action}, game["player_token"])
         assert status == 200
         game = {**answer["game"], "player_token": game["player_token"]}
     return game

@@ -78,16 +78,24 @@ def reference_subproof(m, leaves, whole):
 def test_the_rfc_leaves_give_the_published_roots():
     leaves = [leaf_hash(bytes.fromhex(text)) for text in LEAF_INPUTS]
     subtree = subtrees_of(leaves)
-    assert tree_hash(0, subtree) == EMPTY_ROOT == bytes.fromhex(
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    assert (
+        tree_hash(0, subtree)
+        == EMPTY_ROOT
+        == bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    )
     assert [tree_hash(size, subtree).hex() for size in range(1, 9)] == ROOTS
 
 
 @pytest.mark.parametrize("case", VECTORS["inclusion"], ids=lambda case: case["file"])
 def test_inclusion_known_answers(case):
     def check():
-        verify_inclusion(case["leafIdx"], case["treeSize"], b64(case["leafHash"]),
-                         [b64(p) for p in case["proof"] or []], b64(case["root"]))
+        verify_inclusion(
+            case["leafIdx"],
+            case["treeSize"],
+            b64(case["leafHash"]),
+            [b64(p) for p in case["proof"] or []],
+            b64(case["root"]),
+        )
 
     if case["wantErr"]:
         with pytest.raises(ProofError):
@@ -99,8 +107,9 @@ def test_inclusion_known_answers(case):
 @pytest.mark.parametrize("case", VECTORS["consistency"], ids=lambda case: case["file"])
 def test_consistency_known_answers(case):
     def check():
-        verify_consistency(case["size1"], case["size2"], b64(case["root1"]), b64(case["root2"]),
-                           [b64(p) for p in case["proof"] or []])
+        verify_consistency(
+            case["size1"], case["size2"], b64(case["root1"]), b64(case["root2"]), [b64(p) for p in case["proof"] or []]
+        )
 
     if case["wantErr"]:
         with pytest.raises(ProofError):
@@ -157,8 +166,9 @@ def test_every_pair_of_sizes_below_40_proves_consistent_and_refuses_a_changed_ha
             with pytest.raises(ProofError):
                 verify_consistency(old, new, old_root, new_root, broken)
             with pytest.raises(ProofError):
-                verify_consistency(old, new, old_root, tree_hash(new - 1, subtree) if new - 1 > old else b"\0" * 32,
-                                   proof)
+                verify_consistency(
+                    old, new, old_root, tree_hash(new - 1, subtree) if new - 1 > old else b"\0" * 32, proof
+                )
 
 
 def test_a_proof_for_another_leaf_fails():

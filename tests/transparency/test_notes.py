@@ -21,11 +21,15 @@ from server.transparency.notes import (
 GO_SKEY = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 GO_VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 GO_TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
-GO_SIGNED = GO_TEXT + ("\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdn"
-                       "gotpRZb6KE6RyyBwJnAM=\n")
+GO_SIGNED = GO_TEXT + (
+    "\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdn"
+    "gotpRZb6KE6RyyBwJnAM=\n"
+)
 C2SP_VKEY = "example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k"
-C2SP_NOTE = ("This is an example message.\n\n\u2014 example.com/foo Uw2QOkn8srV1yJGh2VYRlL1Tnagv1YEq6TfXppzi2ONncAlTgK"
-             "7Ztg1ERYNZXsYjOBH3mFXmRKuwHjG1Yu72IneyaQM=\n")
+C2SP_NOTE = (
+    "This is an example message.\n\n\u2014 example.com/foo Uw2QOkn8srV1yJGh2VYRlL1Tnagv1YEq6TfXppzi2ONncAlTgK"
+    "7Ztg1ERYNZXsYjOBH3mFXmRKuwHjG1Yu72IneyaQM=\n"
+)
 
 
 def test_go_sumdb_notes_known_answer():
@@ -55,22 +59,37 @@ def test_unknown_signatures_are_ignored_but_one_trusted_key_is_required():
         open_note(sign_note("hello\n", impostor), mine.verifier)
 
 
-@pytest.mark.parametrize("bad", [
-    "no blank line\n\u2014 a AAAA\n", "text\n\n", "text\n\n\u2014 a\n", "text\n\n- a AAAAAAA=\n",
-    "text\n\n\u2014 a !!!!\n", "te\x07xt\n\n\u2014 a AAAAAAAA\n", "text\n\n\u2014 a AAAAAAAA",
-    "text\n\n\u2014 a b AAAAAAAA\n", "text\n\n\u2014 a+b AAAAAAAA\n",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "no blank line\n\u2014 a AAAA\n",
+        "text\n\n",
+        "text\n\n\u2014 a\n",
+        "text\n\n- a AAAAAAA=\n",
+        "text\n\n\u2014 a !!!!\n",
+        "te\x07xt\n\n\u2014 a AAAAAAAA\n",
+        "text\n\n\u2014 a AAAAAAAA",
+        "text\n\n\u2014 a b AAAAAAAA\n",
+        "text\n\n\u2014 a+b AAAAAAAA\n",
+    ],
+)
 def test_malformed_notes_are_refused(bad):
     with pytest.raises(NoteError):
         parse_note(bad)
 
 
-@pytest.mark.parametrize("bad", [
-    "", "name", "name+abcd+AAAA", "na me+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
-    "PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
-    "PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
-    "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10T",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "name",
+        "name+abcd+AAAA",
+        "na me+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
+        "PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
+        "PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
+        "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10T",
+    ],
+)
 def test_malformed_verifier_keys_are_refused(bad):
     with pytest.raises(NoteError):
         parse_verifier(bad)
@@ -79,8 +98,15 @@ def test_malformed_verifier_keys_are_refused(bad):
 def test_checkpoints_round_trip_and_refuse_what_the_spec_forbids():
     checkpoint = Checkpoint("example.com/behind-the-sofa", 20852163, bytes(range(32)))
     assert parse_checkpoint(checkpoint.text) == checkpoint
-    for bad in ["o\n01\nAAAA\n", "o\n1\n", "o\n1\nAAAA\n", "o\n-1\n" + "A" * 43 + "=\n", "\n1\n" + "A" * 43 + "=\n",
-                "o\n1\n" + "A" * 43 + "=\n\n", "o\n1\n" + "A" * 43 + "="]:
+    for bad in [
+        "o\n01\nAAAA\n",
+        "o\n1\n",
+        "o\n1\nAAAA\n",
+        "o\n-1\n" + "A" * 43 + "=\n",
+        "\n1\n" + "A" * 43 + "=\n",
+        "o\n1\n" + "A" * 43 + "=\n\n",
+        "o\n1\n" + "A" * 43 + "=",
+    ]:
         with pytest.raises(NoteError):
             parse_checkpoint(bad)
 

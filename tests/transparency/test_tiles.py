@@ -44,6 +44,7 @@ class Grower:
         return tile_subtrees(lambda level, index: self.tiles.get((level, index), b""))
 
 
+@pytest.mark.slow
 def test_tiles_grown_in_uneven_batches_give_the_tree_of_the_leaves():
     rng = random.Random(8)
     entries = [rng.randbytes(rng.randrange(1, 30)) for _ in range(70_000)]
@@ -52,7 +53,7 @@ def test_tiles_grown_in_uneven_batches_give_the_tree_of_the_leaves():
     grower = Grower()
     while grower.size < len(entries):
         batch = rng.choice([1, 2, 255, 256, 257, 1000, 9000])
-        grower.append(entries[grower.size:grower.size + batch])
+        grower.append(entries[grower.size : grower.size + batch])
         size = grower.size
         subtrees = grower.subtrees()
         assert tree_hash(size, subtrees) == tree_hash(size, reference)
@@ -64,7 +65,7 @@ def test_tiles_grown_in_uneven_batches_give_the_tree_of_the_leaves():
 
 
 def test_the_specs_example_of_a_tree_of_70000():
-    """"273 full level 0 tiles, one partial level 0 tile of width 112, one full level 1 tile, one partial
+    """ "273 full level 0 tiles, one partial level 0 tile of width 112, one full level 1 tile, one partial
     level 1 tile of width 17, and one partial level 2 tile of width 1" (C2SP tlog-tiles)."""
     grower = Grower()
     grower.append([i.to_bytes(4, "big") for i in range(70_000)])
@@ -77,24 +78,53 @@ def test_the_specs_example_of_a_tree_of_70000():
     assert partial_tiles(256) == [TileAddress(1, 0, 1)]
 
 
-@pytest.mark.parametrize(("level", "index", "width", "path"), [
-    (0, 0, None, "tile/0/000"),
-    (0, 1234067, None, "tile/0/x001/x234/067"),
-    (3, 5, 17, "tile/3/005.p/17"),
-    (ENTRIES, 1000, None, "tile/entries/x001/000"),
-    (ENTRIES, 7, 255, "tile/entries/007.p/255"),
-])
+@pytest.mark.parametrize(
+    ("level", "index", "width", "path"),
+    [
+        (0, 0, None, "tile/0/000"),
+        (0, 1234067, None, "tile/0/x001/x234/067"),
+        (3, 5, 17, "tile/3/005.p/17"),
+        (ENTRIES, 1000, None, "tile/entries/x001/000"),
+        (ENTRIES, 7, 255, "tile/entries/007.p/255"),
+    ],
+)
 def test_tile_paths_are_written_and_read_as_the_spec_writes_them(level, index, width, path):
     assert tile_path(level, index, width) == path
     assert parse_tile_path(path.removeprefix("tile/")) == TileAddress(level, index, width)
 
 
-@pytest.mark.parametrize("path", [
-    "", "0", "0/", "0/1", "0/0001", "0/x000", "0/1234", "00/000", "64/000", "-1/000", "0/x/000", "0/x001/x002",
-    "0/000.p/0", "0/000.p/256", "0/000.p/01", "0/000.p/", "0/000.p", "0/x000/001", "entry/000", "entries/000.p/x",
-    "0/x009/x999/x999/x999/x999/x999/999", "0/x010/x000/x000/x000/x000/x000/000", "0/000/", "0/000.p/1/2",
-    "0/x001/x234/067\n", "0/x001/x234/067 ", "0/x001/x234/06\u0667",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "",
+        "0",
+        "0/",
+        "0/1",
+        "0/0001",
+        "0/x000",
+        "0/1234",
+        "00/000",
+        "64/000",
+        "-1/000",
+        "0/x/000",
+        "0/x001/x002",
+        "0/000.p/0",
+        "0/000.p/256",
+        "0/000.p/01",
+        "0/000.p/",
+        "0/000.p",
+        "0/x000/001",
+        "entry/000",
+        "entries/000.p/x",
+        "0/x009/x999/x999/x999/x999/x999/999",
+        "0/x010/x000/x000/x000/x000/x000/000",
+        "0/000/",
+        "0/000.p/1/2",
+        "0/x001/x234/067\n",
+        "0/x001/x234/067 ",
+        "0/x001/x234/06\u0667",
+    ],
+)
 def test_malformed_tile_paths_are_refused(path):
     with pytest.raises(TilePathError):
         parse_tile_path(path)

@@ -33,8 +33,12 @@ class Log:
 
     def request(self, old, new, proof=None, note=None):
         lines = proof if proof is not None else self.proof(old, new)
-        return (f"old {old}\n" + "".join(base64.b64encode(h).decode() + "\n" for h in lines) + "\n"
-                + (note if note is not None else self.checkpoint(new))).encode()
+        return (
+            f"old {old}\n"
+            + "".join(base64.b64encode(h).decode() + "\n" for h in lines)
+            + "\n"
+            + (note if note is not None else self.checkpoint(new))
+        ).encode()
 
 
 class WitnessProcess:
@@ -43,9 +47,21 @@ class WitnessProcess:
         self.key.write_text(signer.skey + "\n")
         self.state = tmp_path / "state.json"
         self.process = subprocess.Popen(
-            [str(OSMOSIS), "witness", "--key", str(self.key), *(a for key in logs for a in ("--log", key)),
-             "--state", str(self.state), "--listen", f"127.0.0.1:{port}"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                str(OSMOSIS),
+                "witness",
+                "--key",
+                str(self.key),
+                *(a for key in logs for a in ("--log", key)),
+                "--state",
+                str(self.state),
+                "--listen",
+                f"127.0.0.1:{port}",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         banner = self.process.stdout.readline()
         assert banner.startswith(f"Witness {signer.name} on http://127.0.0.1:"), banner + self.process.stderr.read()
         self.url = banner.split()[-1]

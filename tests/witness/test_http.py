@@ -75,8 +75,9 @@ def test_wrong_routes_methods_and_lengths_are_clear_4xx(witness):
     connection.request("GET", "/nothing/here/at/all")
     assert connection.getresponse().status == 404
     raw = socket.create_connection(("127.0.0.1", witness.port), timeout=10)
-    raw.sendall(b"POST /add-checkpoint HTTP/1.1\r\nHost: w\r\nTransfer-Encoding: chunked\r\n\r\n"
-                b"5\r\nold 0\r\n0\r\n\r\n")
+    raw.sendall(
+        b"POST /add-checkpoint HTTP/1.1\r\nHost: w\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nold 0\r\n0\r\n\r\n"
+    )
     assert raw.recv(200).startswith(b"HTTP/1.1 411")
     raw.close()
     big = witness.connection()
@@ -168,8 +169,10 @@ def drip(port, stop):
     return False
 
 
+@pytest.mark.slow
 def test_clients_dripping_their_headers_are_cut_at_the_request_s_deadline_and_honest_ones_are_served(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(witness_http, "REQUEST_SECONDS", 2.0)
     stop = threading.Event()
     with Served(tmp_path) as served, ThreadPoolExecutor(80) as pool:

@@ -73,8 +73,9 @@ def test_an_inconsistent_checkpoint_is_refused_and_logged_as_evidence(witness, c
     assert witness.add_checkpoint(honest.request(8, 20)).status == 200, "the refusal changed nothing"
 
 
-@pytest.mark.parametrize("case", ["same size, another root", "a proof from the empty tree", "a truncated proof",
-                                  "size 0 with another root"])
+@pytest.mark.parametrize(
+    "case", ["same size, another root", "a proof from the empty tree", "a truncated proof", "size 0 with another root"]
+)
 def test_what_the_spec_answers_with_422(witness, case):
     log = Log()
     if case in ("same size, another root", "a truncated proof"):
@@ -111,13 +112,25 @@ def test_an_old_size_past_the_checkpoint_is_400(witness):
     assert witness.add_checkpoint(Log().request(9, 5, proof=[])).status == 400
 
 
-@pytest.mark.parametrize("body", [
-    b"", b"old 0\n", b"old 0", b"new 0\n\n", b"old 01\n\n", b"old -1\n\n", b"old 0 \n\n", b"old 1e3\n\n",
-    b"old 3\nnot base64!\n\n", b"old 3\n" + base64.b64encode(b"short") + b"\n\n",
-    b"old 3\n" + (base64.b64encode(bytes(32)) + b"\n") * 64 + b"\n", b"old 0\n\n\xff\xfe",
-    b"old 0\n\nlog.example/osmosis\n1\n" + base64.b64encode(bytes(32)) + b"\n",
-    b"old 0\n\nlog.example/osmosis\n1\n" + base64.b64encode(bytes(32)) + b"\n\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"old 0\n",
+        b"old 0",
+        b"new 0\n\n",
+        b"old 01\n\n",
+        b"old -1\n\n",
+        b"old 0 \n\n",
+        b"old 1e3\n\n",
+        b"old 3\nnot base64!\n\n",
+        b"old 3\n" + base64.b64encode(b"short") + b"\n\n",
+        b"old 3\n" + (base64.b64encode(bytes(32)) + b"\n") * 64 + b"\n",
+        b"old 0\n\n\xff\xfe",
+        b"old 0\n\nlog.example/osmosis\n1\n" + base64.b64encode(bytes(32)) + b"\n",
+        b"old 0\n\nlog.example/osmosis\n1\n" + base64.b64encode(bytes(32)) + b"\n\n",
+    ],
+)
 def test_malformed_requests_are_400_and_change_nothing(witness, state, body):
     answer = witness.add_checkpoint(body)
     assert answer.status == 400, answer.body
@@ -174,8 +187,14 @@ def test_a_witness_signs_only_with_a_cosignature_key(state):
         Witness(LOG, [LOG.verifier], FileLedger(state), lambda: NOW)
 
 
-@pytest.mark.parametrize("content", ["not json", '{"format": "something else", "logs": {}}',
-                                     '{"format": "osmosis-witness-state/1", "logs": {"a": {"size": "x"}}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        '{"format": "something else", "logs": {}}',
+        '{"format": "osmosis-witness-state/1", "logs": {"a": {"size": "x"}}}',
+    ],
+)
 def test_a_state_file_that_is_not_a_witness_s_stops_it_at_start(state, content):
     state.write_text(content)
     with pytest.raises(LedgerError):

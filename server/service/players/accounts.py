@@ -49,15 +49,21 @@ class TokenMade:
 
 
 class Accounts:
-    def __init__(self, store: AccountStore, clock: Callable[[], datetime], new_id: Callable[[], UUID],
-                 new_token: Callable[[], str] = tokens.new_token) -> None:
+    def __init__(
+        self,
+        store: AccountStore,
+        clock: Callable[[], datetime],
+        new_id: Callable[[], UUID],
+        new_token: Callable[[], str] = tokens.new_token,
+    ) -> None:
         self._store = store
         self._clock = clock
         self._new_id = new_id
         self._new_token = new_token
 
-    def sign_up(self, name: str, kind: str, idempotency: Idempotency | None,
-                answer: Answer[PlayerMade] | None = None) -> Answered[PlayerMade]:
+    def sign_up(
+        self, name: str, kind: str, idempotency: Idempotency | None, answer: Answer[PlayerMade] | None = None
+    ) -> Answered[PlayerMade]:
         """A new player with a first token of every scope. Raises NameRefused, NameTaken."""
         scope = "players"
         if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
@@ -67,11 +73,13 @@ class Accounts:
         made = self._token_for(player.id, "first token", tokens.SCOPES)
         outcome = PlayerMade(player, made.token, made.secret)
         reply = answer(outcome) if answer is not None else None
-        joined = PublicEntry(player.id, public_entries.PLAYER_JOINED,
-                             public_entries.player_joined(player.id, player.name, player.kind))
+        joined = PublicEntry(
+            player.id, public_entries.PLAYER_JOINED, public_entries.player_joined(player.id, player.name, player.kind)
+        )
         try:
-            self._store.create_player(player, names.name_key(chosen), made.token,
-                                      kept_reply(scope, idempotency, reply, made.secret), joined)
+            self._store.create_player(
+                player, names.name_key(chosen), made.token, kept_reply(scope, idempotency, reply, made.secret), joined
+            )
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
         return Answered(reply, outcome, made.secret)
@@ -95,8 +103,14 @@ class Accounts:
         require(caller, tokens.ACCOUNT)
         return self._store.list_tokens(caller.player.id)
 
-    def add_token(self, caller: Caller, label: str, scopes: Collection[str], idempotency: Idempotency | None,
-                  answer: Answer[TokenMade] | None = None) -> Answered[TokenMade]:
+    def add_token(
+        self,
+        caller: Caller,
+        label: str,
+        scopes: Collection[str],
+        idempotency: Idempotency | None,
+        answer: Answer[TokenMade] | None = None,
+    ) -> Answered[TokenMade]:
         require(caller, tokens.ACCOUNT)
         scope = f"player:{caller.player.id}:tokens"
         if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
@@ -116,8 +130,9 @@ class Accounts:
 
     def _token_for(self, player_id: UUID, label: str, scopes: Collection[str]) -> TokenMade:
         secret = self._new_token()
-        record = ApiTokenRecord(self._new_id(), player_id, token_hash_of(secret), _scopes(scopes), _label(label),
-                                self._clock())
+        record = ApiTokenRecord(
+            self._new_id(), player_id, token_hash_of(secret), _scopes(scopes), _label(label), self._clock()
+        )
         return TokenMade(record, secret)
 
 

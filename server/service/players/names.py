@@ -21,11 +21,38 @@ MAX_LENGTH = 24
 _NAME = re.compile(PLAYER_NAME_PATTERN)
 _LOOK_ALIKE = str.maketrans({"0": "o", "1": "l", "i": "l", "_": "-"})
 
-RESERVED = frozenset({
-    "admin", "administrator", "anonymous", "api", "bot", "bots", "daily", "everyone", "guest", "help", "me",
-    "mod", "moderator", "new", "nobody", "null", "official", "osmosis", "owner", "player", "players", "root",
-    "server", "staff", "support", "system", "undefined", "you",
-})
+RESERVED = frozenset(
+    {
+        "admin",
+        "administrator",
+        "anonymous",
+        "api",
+        "bot",
+        "bots",
+        "daily",
+        "everyone",
+        "guest",
+        "help",
+        "me",
+        "mod",
+        "moderator",
+        "new",
+        "nobody",
+        "null",
+        "official",
+        "osmosis",
+        "owner",
+        "player",
+        "players",
+        "root",
+        "server",
+        "staff",
+        "support",
+        "system",
+        "undefined",
+        "you",
+    }
+)
 """Words a player may not take, because a page or a reader could take them for the server's own."""
 
 
@@ -37,8 +64,9 @@ class NameReserved(NameRefused):
     """A reserved word, or a look-alike of one: as good as taken, by the house."""
 
 
-WRITTEN_PATTERN = ("^[A-Za-z\uff21-\uff3a\uff41-\uff5a][A-Za-z0-9_\\-\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
-                   "\uff3f\uff0d]{2,23}$")
+WRITTEN_PATTERN = (
+    "^[A-Za-z\uff21-\uff3a\uff41-\uff5a][A-Za-z0-9_\\-\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff3f\uff0d]{2,23}$"
+)
 """A name as it may be written: the alphabet in ASCII or in its full-width forms, which NFKC makes ASCII."""
 
 

@@ -34,9 +34,21 @@ def result_at_reveal(game: GameRecord, abandoned: bool = False) -> PlayerResult 
     """
     if game.owner is None or game.variant is None:
         return None
-    return PlayerResult(game.id, game.owner.id, game.owner.kind, game.variant, game.daily, game.status == "won",
-                        game.score, game.hints, game.version - game.hints - 3, game.created_at, game.updated_at,
-                        public_deal=is_public_deal(game.deal), abandoned=abandoned)
+    return PlayerResult(
+        game.id,
+        game.owner.id,
+        game.owner.kind,
+        game.variant,
+        game.daily,
+        game.status == "won",
+        game.score,
+        game.hints,
+        game.version - game.hints - 3,
+        game.created_at,
+        game.updated_at,
+        public_deal=is_public_deal(game.deal),
+        abandoned=abandoned,
+    )
 
 
 def is_public_deal(deal: Mapping[str, Any]) -> bool:
@@ -51,11 +63,20 @@ def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResul
         return None
     ended = next(event for event in reversed(events) if event.kind in (ev.GAME_WON, ev.GAME_LOST, ev.GAME_RESIGNED))
     score = int(ended.data.get("score", game.score)) if ended.kind != ev.GAME_RESIGNED else game.score
-    return PlayerResult(game.id, game.owner.id, game.owner.kind, game.variant, game.daily, ended.kind == ev.GAME_WON,
-                        score,
-                        sum(event.kind == ev.HINT_GIVEN for event in events),
-                        sum(event.kind in ACTION_KINDS for event in events), game.created_at, game.updated_at,
-                        public_deal=is_public_deal(game.deal))
+    return PlayerResult(
+        game.id,
+        game.owner.id,
+        game.owner.kind,
+        game.variant,
+        game.daily,
+        ended.kind == ev.GAME_WON,
+        score,
+        sum(event.kind == ev.HINT_GIVEN for event in events),
+        sum(event.kind in ACTION_KINDS for event in events),
+        game.created_at,
+        game.updated_at,
+        public_deal=is_public_deal(game.deal),
+    )
 
 
 def wilson_interval(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:

@@ -56,9 +56,8 @@ def well_formed(token: str) -> bool:
     """Whether `token` has an API token's form and its checksum holds."""
     if _TOKEN.fullmatch(token) is None:
         return False
-    random_part = token[len(PREFIX):len(PREFIX) + _RANDOM_LENGTH]
-    return token[len(PREFIX) + _RANDOM_LENGTH:] == _check(random_part)
-
+    random_part = token[len(PREFIX) : len(PREFIX) + _RANDOM_LENGTH]
+    return token[len(PREFIX) + _RANDOM_LENGTH :] == _check(random_part)
 
 
 def token_hash_of(token: str) -> str:
