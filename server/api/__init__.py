@@ -14,7 +14,7 @@ from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
 
 from ..config import Settings
-from . import contract, errors, routes, web
+from . import contract, errors, front_end, routes
 
 API_TITLE = "Osmosis game server"
 API_VERSION = importlib.metadata.version("osmosis-server")
@@ -130,7 +130,7 @@ def http_app(settings: Settings) -> Flask:
             expose_headers=CORS_RESPONSE_HEADERS,
             max_age=600,
         )
-    app.register_blueprint(web.blp)
+    app.register_blueprint(front_end.blp)
     return app
 
 

@@ -10,7 +10,7 @@ import pytest
 from server.cli.main import main
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.players.stats import ACTION_KINDS, wilson_interval
+from server.service.players.stats import COUNTED_ACTION_EVENTS, wilson_interval
 from server.service.sources import Sources
 from tests.api.helpers import create, play_first_legal
 
@@ -25,7 +25,7 @@ def sign_up(client, kind="human"):
 
 def actions_in_log(client, game_id):
     events = client.get(f"/games/{game_id}/events?limit=1000").get_json()["events"]
-    return sum(event["kind"] in ACTION_KINDS for event in events)
+    return sum(event["kind"] in COUNTED_ACTION_EVENTS for event in events)
 
 
 def projection(db):

@@ -16,7 +16,7 @@ from typing import Any
 from ...log import events as ev
 from ..records import GameRecord, PlayerResult
 
-ACTION_KINDS = frozenset((ev.CARD_PLAYED, ev.CARD_TO_CELL, ev.CARDS_DEALT, ev.WASTE_REDEALT))
+COUNTED_ACTION_EVENTS = frozenset((ev.CARD_PLAYED, ev.CARD_TO_CELL, ev.CARDS_DEALT, ev.WASTE_REDEALT))
 """The events a player's action appends that count as actions: moves, deals and redeals."""
 ABANDONED_AFTER = timedelta(hours=72)
 """A player's game (not a daily one, which its day's close ends) with no action for this long is left: the upkeep
@@ -72,7 +72,7 @@ def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResul
         ended.kind == ev.GAME_WON,
         score,
         sum(event.kind == ev.HINT_GIVEN for event in events),
-        sum(event.kind in ACTION_KINDS for event in events),
+        sum(event.kind in COUNTED_ACTION_EVENTS for event in events),
         game.created_at,
         game.updated_at,
         public_deal=is_public_deal(game.deal),
