@@ -279,3 +279,37 @@ def test_no_module_imports_itself_back_through_others():
     """A circle of imports works only in the order its modules happen to load, and hides which one depends on which:
     there is none, not even through an import inside a function."""
     assert _import_cycles() == []
+
+
+def _defines_views(path: Path) -> bool:
+    return any(
+        isinstance(node, ast.ClassDef) and any(getattr(base, "id", None) == "MethodView" for base in node.bases)
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
+
+
+def test_no_view_imports_another_view():
+    """A resource's views import what they share from modules that hold no view (schemas, examples, writes, pages):
+    one view module can then be moved, or its resource split off, without dragging another one along. Only the
+    route table (api/routes.py) names them all."""
+    views = {path for path in (SERVER / "api").rglob("*.py") if _defines_views(path)}
+    crossing = [
+        f"{view.relative_to(SERVER)} imports {found.relative_to(SERVER)}"
+        for view in sorted(views)
+        for name in imported_modules(view)
+        if (found := _module_of(name)) in views and found != view
+    ]
+    assert len(views) >= 10
+    assert crossing == []
+
+
+def test_no_use_case_inherits_from_another():
+    """Each use case is built at the root with the ports it declares (runtime/composition.py), not assembled from
+    the others by inheritance."""
+    from typing import get_type_hints
+
+    from server.service.use_cases import UseCases
+
+    families = {name: [base.__name__ for base in kind.__mro__[1:-1]] for name, kind in get_type_hints(UseCases).items()}
+    assert len(families) >= 10
+    assert families == {name: [] for name in families}

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from datetime import date
 from typing import Any
 
 import flask_smorest
@@ -118,3 +119,11 @@ def request_idempotency(answer_holds_a_secret: bool = False) -> Idempotency | No
         ).encode()
     ).hexdigest()
     return Idempotency(key, fingerprint)
+
+
+def day_named(day: str) -> date:
+    """A UTC day as a path names it, 2026-11-24; InvalidInput if it is not one."""
+    try:
+        return date.fromisoformat(day) if len(day) == 10 else date.fromisoformat("")
+    except ValueError:
+        raise InvalidInput(f"{day[:40]!r} is not a day: write it as 2026-11-24") from None

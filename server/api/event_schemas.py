@@ -6,9 +6,9 @@ import marshmallow as ma
 from marshmallow import fields
 
 from ..log import events as ev
-from .player_schemas import PlayerRefSchema
+from .games.solver_schemas import HintSchema
+from .players.schemas import PlayerRefSchema
 from .schemas import SOURCES, TARGETS, DealInfoSchema, PublicStateSchema, RulesSchema, card, cards, kind, one_of
-from .solver_schemas import HintSchema
 
 
 class GameCreatedDataSchema(ma.Schema):

@@ -38,7 +38,7 @@ from ..service.feed import FeedEntry, FeedPosition
 from ..service.records import GameRecord, SealedDeal
 from ..solver import hints
 from ..solver.analysis import analyse
-from .streams import event_message, feed_message
+from .streaming.streams import event_message, feed_message
 
 VARIANT = "osmosis"
 DEAL_NUMBER = 4711

@@ -12,13 +12,21 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..rules import PRESETS
-from . import actions, analysis, boards, daily, deals, feeds, games, hints, meta, players, public_log
+from . import meta
+from .deals import views as deals
+from .games import actions, analysis, hints
+from .games import blueprint as games_blueprint
+from .games import views as games
+from .players import accounts as players
+from .players import boards, daily
+from .public_log import views as public_log
+from .streaming import feeds
 
 ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] = (
     (meta.variants_blp, (("/variants", meta.Variants),)),
     (meta.health_blp, (("/healthz", meta.Health), ("/readyz", meta.Readiness))),
     (
-        games.blp,
+        games_blueprint.blp,
         (
             ("", games.Games),
             ("/<uuid:game_id>", games.Game),

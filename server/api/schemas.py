@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 from .. import rules
 from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, RULES_THAT_REFUSE, StartRule, Status, WasteAccess
 from .errors import every_code
-from .player_schemas import PlayerRefSchema
+from .players.schemas import PlayerRefSchema
 
 
 class _WholeText(validate.Regexp):

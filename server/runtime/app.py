@@ -9,8 +9,9 @@ from collections.abc import Callable
 from flask import Flask
 from limits.storage import Storage, storage_from_string
 
-from ..api import boundary, http_app, observability, pusher
+from ..api import boundary, http_app, observability
 from ..api.callers import viewer
+from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
 from ..service.ports import ReadStore, SolverTime, Store, at_once

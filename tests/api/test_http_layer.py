@@ -3,8 +3,8 @@ runs coroutine views through its async support."""
 
 import pytest
 
-from server.api.actions import Moves
 from server.api.common import Blueprint
+from server.api.games.actions import Moves
 
 
 def test_documenting_decorators_return_the_view_itself_with_their_documentation():

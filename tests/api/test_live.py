@@ -9,7 +9,7 @@ from uuid import UUID
 import psycopg
 import pytest
 
-from server.api import streams
+from server.api.streaming import streams
 from server.config import Settings
 from server.live import hub as live
 from server.live.hub import Hub

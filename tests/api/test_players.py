@@ -4,7 +4,7 @@ import secrets
 
 import pytest
 
-from server.api import player_examples
+from server.api.players import examples as player_examples
 from server.service.players.tokens import well_formed
 from tests.api.helpers import create, run_together
 

@@ -9,12 +9,12 @@ import hashlib
 from typing import Any
 from uuid import UUID
 
-from ..log import public_entries
-from ..service.public_log import GameProofs, LeafProof
-from ..service.records import SignedCheckpoint
-from ..transparency.merkle import inclusion_proof, leaf_hash, subtrees_of, tree_hash
-from ..transparency.notes import ED25519, Checkpoint, Signer, sign_note
-from . import examples
+from ...log import public_entries
+from ...service.public_log import GameProofs, LeafProof
+from ...service.records import SignedCheckpoint
+from ...transparency.merkle import inclusion_proof, leaf_hash, subtrees_of, tree_hash
+from ...transparency.notes import ED25519, Checkpoint, Signer, sign_note
+from .. import examples
 
 EXAMPLE_SIGNER = Signer("log.example/osmosis", ED25519, hashlib.sha256(b"osmosis example log key").digest())
 

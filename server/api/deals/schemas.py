@@ -5,9 +5,9 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..log.events import EVENT_KINDS
-from .log_schemas import GameTransparencySchema
-from .schemas import STATUSES, DealInfoSchema, RulesSchema, component
+from ...log.events import EVENT_KINDS
+from ..public_log.schemas import GameTransparencySchema
+from ..schemas import STATUSES, DealInfoSchema, RulesSchema, component
 
 
 class RecordedEventSchema(ma.Schema):

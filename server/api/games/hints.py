@@ -8,14 +8,14 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import examples, replies
-from .actions import ACTION_CODES, action_response, expected_versions, write_doc
-from .callers import credential
-from .common import request_idempotency, use_cases
-from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
-from .games import blp
-from .schemas import ActionRequestSchema
+from .. import examples, replies
+from ..callers import credential
+from ..common import request_idempotency, use_cases
+from ..contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
+from ..schemas import ActionRequestSchema
+from .blueprint import blp
 from .solver_schemas import HintResultSchema
+from .writes import ACTION_CODES, action_response, expected_versions, write_doc
 
 
 class Hint(MethodView):

@@ -7,11 +7,11 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import examples
-from .callers import readable
-from .common import use_cases
-from .contract import READ_ERRORS, SOLVER_CODES, answers
-from .games import blp
+from .. import examples
+from ..callers import readable
+from ..common import use_cases
+from ..contract import READ_ERRORS, SOLVER_CODES, answers
+from .blueprint import blp
 from .solver_schemas import AnalysisSchema
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..log.shapes import PLAYER_KINDS, PLAYER_NAME_PATTERN
-from ..rules import PRESETS
-from ..service.players.accounts import MAX_LABEL_LENGTH
-from ..service.players.names import WRITTEN_PATTERN
-from ..service.players.tokens import SCOPES, TOKEN_PATTERN
+from ...log.shapes import PLAYER_KINDS, PLAYER_NAME_PATTERN
+from ...rules import PRESETS
+from ...service.players.accounts import MAX_LABEL_LENGTH
+from ...service.players.names import WRITTEN_PATTERN
+from ...service.players.tokens import SCOPES, TOKEN_PATTERN
 
 _SCOPES_DESCRIPTION = (
     "`play`: create games as this player, act on them, read your daily games before the day "

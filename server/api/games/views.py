@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlencode
 from uuid import UUID
 
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from ..rules import InvalidInput, Rules, preset
-from ..service.creating import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
-from ..service.documents import to_json
-from ..service.errors import LogNotStarted
-from ..service.queries import MAX_SEQ
-from . import examples, replies, streams
-from .callers import optional_caller, readable, reader
-from .common import Blueprint, etag, event_stream, live_hub, request_idempotency, use_cases
-from .contract import (
+from ...rules import InvalidInput, Rules, preset
+from ...service.creating import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
+from ...service.errors import LogNotStarted
+from ...service.queries import MAX_SEQ
+from .. import examples, replies
+from ..callers import optional_caller, readable, reader
+from ..common import etag, event_stream, live_hub, request_idempotency, use_cases
+from ..contract import (
     BODY_ERRORS,
     ETAG_HEADER,
     LINK_HEADER,
@@ -31,7 +29,12 @@ from .contract import (
     parameter,
     ref,
 )
-from .pusher import CAN_HAND_OVER
+from ..deals.schemas import ReplaySchema, VerdictSchema
+from ..pages import game_list, json_response, link_header, next_page
+from ..schemas import SEQ_PATTERN, CreateGameSchema, GameListQuerySchema, GameListSchema, GameSchema
+from ..streaming import streams
+from ..streaming.pusher import CAN_HAND_OVER
+from .blueprint import blp
 from .reading_schemas import (
     EventListSchema,
     EventQuerySchema,
@@ -39,32 +42,6 @@ from .reading_schemas import (
     EventStreamQuerySchema,
     StateAtSchema,
 )
-from .replay_schemas import ReplaySchema, VerdictSchema
-from .schemas import SEQ_PATTERN, CreateGameSchema, GameListQuerySchema, GameListSchema, GameSchema
-
-blp = Blueprint("games", __name__, url_prefix="/games", description="Games and their move logs")
-# Every @blp.arguments takes a schema instance, not its class: given a class, webargs builds a new schema
-# on every request.
-
-
-def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """The body as JSON, as the service made it. The schemas in the decorators document these bodies
-    (and schemathesis checks the two agree); dumping them through marshmallow again would only cost time
-    on the hottest paths."""
-    return Response(to_json(body), status=status, headers=headers, mimetype="application/json")
-
-
-def next_page(path: str, params: dict[str, Any]) -> str:
-    return f"{path}?{urlencode({name: value for name, value in params.items() if value is not None})}"
-
-
-def game_list(games: list[dict[str, Any]], next_url: str | None, cursor: str | None) -> Response:
-    """A page of games, with the next page's URL in the body and the Link header."""
-    return _json({"games": games, "next": next_url, "next_cursor": cursor}, headers=_link(next_url))
-
-
-def _link(next_url: str | None) -> dict[str, str]:
-    return {"Link": f'<{next_url}>; rel="next"'} if next_url else {}
 
 
 def _deal_source(args: dict[str, Any]) -> DealSource:
@@ -200,7 +177,9 @@ class Events(MethodView):
         next_url = None
         if next_after is not None:
             next_url = next_page(f"/games/{game_id}/events", {"after": next_after, "limit": args["limit"]})
-        return _json({"events": events, "next": next_url, "next_after": next_after}, headers=_link(next_url))
+        return json_response(
+            {"events": events, "next": next_url, "next_after": next_after}, headers=link_header(next_url)
+        )
 
 
 class StateAt(MethodView):
@@ -226,7 +205,7 @@ class StateAt(MethodView):
         `seeds_revealed`) are one step: each shows the position after that action.
         """
         readable(game_id)
-        return _json(use_cases().queries.state_at(game_id, seq))
+        return json_response(use_cases().queries.state_at(game_id, seq))
 
 
 class Replay(MethodView):

@@ -10,17 +10,17 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
 
-from ..log.public_entries import daily_deal_id
-from ..rules import PRESETS, commitment
-from ..service.boards import board_view, daily_board_view
-from ..service.daily import closes_at
-from ..service.documents import api_token_view, daily_view, player_view
-from ..service.players.accounts import PlayerMade, TokenMade
-from ..service.players.profiles import profile_view
-from ..service.players.stats import wilson_interval
-from ..service.records import AllTimeRow, ApiTokenRecord, DailyBoardRow, DailyDeal, PlayerRecord, PlayerStats
-from .examples import CREATED_AT, GAME_ID
-from .replies import api_token_created, player_created
+from ...log.public_entries import daily_deal_id
+from ...rules import PRESETS, commitment
+from ...service.boards import board_view, daily_board_view
+from ...service.daily import closes_at
+from ...service.documents import api_token_view, daily_view, player_view
+from ...service.players.accounts import PlayerMade, TokenMade
+from ...service.players.profiles import profile_view
+from ...service.players.stats import wilson_interval
+from ...service.records import AllTimeRow, ApiTokenRecord, DailyBoardRow, DailyDeal, PlayerRecord, PlayerStats
+from ..examples import CREATED_AT, GAME_ID
+from ..replies import api_token_created, player_created
 
 PLAYER = PlayerRecord(UUID("5a1c3e0f-2b7d-4f19-9c8e-6d4b2a0f7e31"), "alice", "human", CREATED_AT)
 API_TOKEN = "osm_4Qe0bN8xZr2LkT7wVy9Hc3Jm5Pd1Sf0Xp6Yg"

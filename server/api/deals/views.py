@@ -8,10 +8,10 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from . import examples, replies
-from .common import Blueprint, request_idempotency, use_cases
-from .contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
-from .replay_schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
+from .. import examples, replies
+from ..common import Blueprint, request_idempotency, use_cases
+from ..contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
+from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint(
     "deals",

@@ -9,14 +9,16 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from ..service.documents import api_token_view, player_view
-from ..service.errors import ApiTokenNotFound
-from . import examples, player_examples, replies
-from .callers import caller, reader
-from .common import Blueprint, request_idempotency, use_cases
-from .contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
-from .games import game_list, next_page
-from .player_schemas import (
+from ...service.documents import api_token_view, player_view
+from ...service.errors import ApiTokenNotFound
+from .. import examples, replies
+from ..callers import caller, reader
+from ..common import Blueprint, request_idempotency, use_cases
+from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
+from ..pages import game_list, next_page
+from ..schemas import GameListQuerySchema, GameListSchema
+from . import examples as player_examples
+from .schemas import (
     ApiTokenCreatedSchema,
     ApiTokenListSchema,
     CreateApiTokenSchema,
@@ -25,7 +27,6 @@ from .player_schemas import (
     PlayerProfileSchema,
     PlayerSchema,
 )
-from .schemas import GameListQuerySchema, GameListSchema
 
 blp = Blueprint(
     "players",

@@ -7,13 +7,14 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from ..rules import InvalidInput
-from ..service.errors import GameNotFound
-from ..service.feed import FeedPosition
-from . import examples, streams
-from .common import Blueprint, event_stream, live_hub, use_cases
-from .contract import READ_ERRORS, answers, ref
-from .reading_schemas import FeedHeadersSchema, FeedQuerySchema
+from ...rules import InvalidInput
+from ...service.errors import GameNotFound
+from ...service.feed import FeedPosition
+from .. import examples
+from ..common import Blueprint, event_stream, live_hub, use_cases
+from ..contract import READ_ERRORS, answers, ref
+from ..games.reading_schemas import FeedHeadersSchema, FeedQuerySchema
+from . import streams
 
 blp = Blueprint("live", __name__, url_prefix="/events", description="Live feeds of many games on one connection")
 

@@ -6,12 +6,11 @@ from typing import Any
 
 from flask.views import MethodView
 
-from . import player_examples
-from .boards import day_named
-from .callers import optional_caller
-from .common import Blueprint, use_cases
-from .contract import READ_ERRORS, answers
-from .player_schemas import DailySchema
+from ..callers import optional_caller
+from ..common import Blueprint, day_named, use_cases
+from ..contract import READ_ERRORS, answers
+from . import examples as player_examples
+from .schemas import DailySchema
 
 blp = Blueprint(
     "daily",

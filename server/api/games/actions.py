@@ -2,84 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from uuid import UUID
 
-from flask import Response, request
+from flask import Response
 from flask.views import MethodView
 
-from ..rules import InvalidInput, action_from_dict
-from ..service.errors import VersionConflict
-from ..service.outcomes import ActionTaken, Answered
-from . import examples, replies
-from .callers import credential
-from .common import etag, request_idempotency, use_cases
-from .contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, answers, parameter
-from .games import blp
-from .schemas import ActionRequestSchema, ActionResultSchema, ActionSubmissionSchema, MoveSchema
-
-ACTION_CODES = (
-    "game-not-found",
-    "illegal-action",
-    "game-over",
-    "day-closed",
-    "validation-failed",
-    "invalid-input",
-    "idempotency-key-reused",
-)
-
-
-def expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
-    """The versions the action may be taken on (None: any), from `expected_version` in the body and the
-    If-Match header; when both are given, the body's version must be one the header names."""
-    from_body = args.get("expected_version")
-    if_match = request.headers.get("If-Match")
-    if if_match is None or if_match.strip() == "*":
-        return None if from_body is None else frozenset((from_body,))
-    named = _versions_named(if_match)
-    if from_body is None:
-        return named
-    if from_body not in named:
-        raise InvalidInput(f"If-Match names other versions than expected_version ({from_body})")
-    return frozenset((from_body,))
-
-
-_ENTITY_TAG = re.compile(r'\s*(?:W/)?"([^"]*)"\s*|\s*([0-9]+)\s*')
-
-
-def _versions_named(if_match: str) -> frozenset[int]:
-    """The versions an If-Match list names (RFC 9110: any of them may match). A weak tag counts like a strong
-    one: a version names the game exactly, and proxies that compress make tags weak. A tag that is not a
-    version of any game, or a list that cannot be read, names none, and the action is refused with 412."""
-    versions = set()
-    for element in if_match.split(","):
-        match = _ENTITY_TAG.fullmatch(element)
-        if match is None:
-            raise VersionConflict('If-Match is not a list of ETags like "3"')
-        tag = match.group(1) if match.group(1) is not None else match.group(2)
-        if tag.isascii() and tag.isdigit() and len(tag) <= 10:
-            versions.add(int(tag))
-    if not versions:
-        raise VersionConflict('If-Match names no version of this game: its ETag is its version, like "3"')
-    return frozenset(versions)
-
-
-def action_response(answered: Answered[ActionTaken]) -> Response:
-    version = answered.outcome.game.version if answered.outcome else replies.replied_body(answered)["game"]["version"]
-    return replies.sent(answered, {"ETag": etag(version)})
-
-
-def write_doc(operation_id: str) -> Any:
-    return blp.doc(
-        operationId=operation_id,
-        parameters=[parameter("IdempotencyKey"), parameter("IfMatch")],
-        security=[{"playerToken": []}, {"apiToken": []}],
-    )
-
-
-def _written_action(example: dict[str, Any]) -> Any:
-    return blp.response(200, ActionResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=example)
+from ...rules import action_from_dict
+from .. import examples, replies
+from ..callers import credential
+from ..common import request_idempotency, use_cases
+from ..contract import ACTION_ERRORS, answers
+from ..schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
+from .blueprint import blp
+from .writes import ACTION_CODES, action_response, expected_versions, write_doc, written_action
 
 
 class Actions(MethodView):
@@ -92,7 +28,7 @@ class Actions(MethodView):
             "resign": {"value": {"action": {"kind": "resign"}}},
         },
     )
-    @_written_action(examples.moved())
+    @written_action(examples.moved())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Take an action: one of the game's legal_actions, as it lists it, or resign
@@ -119,7 +55,7 @@ class Actions(MethodView):
 class Moves(MethodView):
     @write_doc("playMove")
     @blp.arguments(MoveSchema(), example={"card": "7S"})
-    @_written_action(examples.moved())
+    @written_action(examples.moved())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Play a card to its foundation, or to the free cell with "to": "cell\"
@@ -139,7 +75,7 @@ class Moves(MethodView):
 class Draw(MethodView):
     @write_doc("drawCards")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
-    @_written_action(examples.dealt())
+    @written_action(examples.dealt())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty
@@ -158,7 +94,7 @@ class Draw(MethodView):
 class Resignation(MethodView):
     @write_doc("resignGame")
     @blp.arguments(ActionRequestSchema(), required=False, example={})
-    @_written_action(examples.resigned())
+    @written_action(examples.resigned())
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Give up the game: it ends as resigned and its seeds are revealed

@@ -6,9 +6,9 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..rules import PRESETS
-from ..service.feed import FEED_POSITION_PATTERN
-from .schemas import SEQ_PATTERN, PublicStateSchema, component
+from ...rules import PRESETS
+from ...service.feed import FEED_POSITION_PATTERN
+from ..schemas import SEQ_PATTERN, PublicStateSchema, component
 
 
 class EventQuerySchema(ma.Schema):

@@ -28,11 +28,11 @@ from uuid import UUID
 
 import gevent
 
-from ..live.following import GameFollowing
-from ..live.hub import Change, Hub, Subscription
-from ..service.queries import GameQueries
+from ...live.following import GameFollowing
+from ...live.hub import Change, Hub, Subscription
+from ...service.queries import GameQueries
+from ..observability import LIVE_FOLLOWERS
 from . import streams
-from .observability import LIVE_FOLLOWERS
 
 log = logging.getLogger(__name__)
 

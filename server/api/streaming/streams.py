@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
-from ..live.following import FeedFollowing, GameFollowing
-from ..live.hub import Hub
-from ..service.documents import to_json
-from ..service.feed import FeedEntry, FeedPosition
-from ..service.queries import GameQueries
+from ...live.following import FeedFollowing, GameFollowing
+from ...live.hub import Hub
+from ...service.documents import to_json
+from ...service.feed import FeedEntry, FeedPosition
+from ...service.queries import GameQueries
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..log.public_entries import ENTRY_KINDS
+from ...log.public_entries import ENTRY_KINDS
 
 _BASE64_HASH = {
     "description": "A SHA-256 hash in standard base64.",

@@ -10,14 +10,14 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from ..service.errors import TileNotFound
-from ..service.public_log import published_note
-from ..transparency.tiles import TilePathError, parse_tile_path
-from . import log_examples
-from .callers import readable
-from .common import Blueprint, use_cases
-from .contract import READ_ERRORS, answers
-from .log_schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
+from ...service.errors import TileNotFound
+from ...service.public_log import published_note
+from ...transparency.tiles import TilePathError, parse_tile_path
+from ..callers import readable
+from ..common import Blueprint, use_cases
+from ..contract import READ_ERRORS, answers
+from . import examples as log_examples
+from .schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
 
 blp = Blueprint(
     "log",

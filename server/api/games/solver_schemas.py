@@ -5,10 +5,10 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..rules import Status
-from ..solver import Verdict
-from ..solver.hints import BASES, EXACT_CHOICES
-from .schemas import GameSchema, component
+from ...rules import Status
+from ...solver import Verdict
+from ...solver.hints import BASES, EXACT_CHOICES
+from ..schemas import GameSchema, component
 
 VERDICTS = [verdict.value for verdict in Verdict]
 ENDED = [status.value for status in Status if status is not Status.PLAYING]

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from flask.views import MethodView
 
-from ..rules import PRESETS, InvalidInput
-from . import player_examples
-from .common import Blueprint, use_cases
-from .contract import READ_ERRORS, answers
-from .player_schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
+from ...rules import PRESETS
+from ..common import Blueprint, day_named, use_cases
+from ..contract import READ_ERRORS, answers
+from . import examples as player_examples
+from .schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
 
 blp = Blueprint(
     "boards",
@@ -19,14 +18,6 @@ blp = Blueprint(
     url_prefix="/boards",
     description="Leaderboards anyone can recompute from the public log and the games' exports",
 )
-
-
-def day_named(day: str) -> date:
-    """A UTC day as a path names it, 2026-11-24; InvalidInput if it is not one."""
-    try:
-        return date.fromisoformat(day) if len(day) == 10 else date.fromisoformat("")
-    except ValueError:
-        raise InvalidInput(f"{day[:40]!r} is not a day: write it as 2026-11-24") from None
 
 
 class DailyBoard(MethodView):
