@@ -7,7 +7,7 @@ they get the same problem+json body as every other error, with a stable `code` (
 
 gunicorn's hook for applications that take a connection over (`ALREADY_HANDLED`, made for websockets)
 otherwise keeps reading the connection for a next request for the keep-alive time, holding a greenlet and
-the request's objects. The live tier hands event streams over this way (server/api/pusher.py).
+the request's objects. The live tier hands event streams over this way (server/api/streaming/pusher.py).
 
 Imported by gunicorn's master, which must not import psycopg (server/runtime/json_logs.py says why): gunicorn only.
 """
