@@ -272,3 +272,14 @@ def test_the_hint_player_reads_bound_and_greedy_from_the_published_deals_and_tak
     again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert again.returncode == 0 and "0 games to play" in again.stderr
     assert next(line for line in again.stdout.splitlines() if line.startswith("| peek |")) == row
+
+
+def test_the_calls_benchmark_counts_the_same_calls_every_run_for_each_kind_of_request():
+    runs = [run_bench("calls_per_request.py", "--requests", "20") for _ in range(2)]
+
+    counts = [
+        {line[:24].strip(): float(line[24:]) for line in printed.splitlines()[1:] if line.strip()} for printed in runs
+    ]
+    assert set(counts[0]) == {"read a game", "action (draw)", "create a game"}
+    assert counts[0] == counts[1]
+    assert 0 < counts[0]["read a game"] < counts[0]["action (draw)"] < counts[0]["create a game"]
