@@ -1,15 +1,19 @@
-"""Alembic environment: plain-SQL migrations run on the database named by the config or DATABASE_URL."""
+"""Alembic environment: plain-SQL migrations run on the database named by the config or DATABASE_URL.
+
+The URL goes to libpq as it is (psycopg connects, SQLAlchemy only drives the connection): SQLAlchemy's own parser
+refuses what libpq accepts, such as several hosts (`postgresql://u@h1:5432,h2:5432/osmosis?target_session_attrs=
+read-write`), the way to a replicated cluster's primary."""
 
 import os
 
+import psycopg
 from alembic import context
 from sqlalchemy import create_engine, pool
 
 url = context.config.get_main_option("sqlalchemy.url") or os.environ["DATABASE_URL"]
-if url.startswith("postgresql://"):
-    url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+url = url.replace("postgresql+psycopg://", "postgresql://", 1)
 
-engine = create_engine(url, poolclass=pool.NullPool)
+engine = create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(url), poolclass=pool.NullPool)
 with engine.connect() as connection:
     context.configure(connection=connection, transactional_ddl=True)
     with context.begin_transaction():

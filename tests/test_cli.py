@@ -163,3 +163,16 @@ def test_the_readme_s_command_table_names_every_command_and_each_of_its_options(
             if longest is not None and longest != "--help" and longest not in rows:
                 missing.append(f"{name} {longest}")
     assert missing == []
+
+
+def test_the_table_names_the_database_of_its_saved_games_without_a_password_whatever_hosts_the_url_names(tmp_path):
+    from server.cli.play_commands import _database_name
+    from server.config import Settings
+
+    def named(url):
+        return _database_name(Settings(database_url=url, data_dir=tmp_path))
+
+    assert named("postgresql://u:secret@db.example/osmosis") == "database:db.example:5432/osmosis"
+    assert named("postgresql://u:secret@db.example:6432/osmosis") == "database:db.example:6432/osmosis"
+    several = named("postgresql://u:secret@h1:5432,h2:5433/osmosis?target_session_attrs=read-write")
+    assert several == "database:h1:5432,h2:5433/osmosis"

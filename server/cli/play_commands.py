@@ -239,6 +239,9 @@ def _database_name(settings: Settings) -> str:
     if settings.database_url is None:
         return f"embedded:{settings.data_dir.resolve()}"
     parts = urlsplit(settings.database_url)
+    hosts = parts.netloc.rpartition("@")[2]
+    if "," in hosts:  # several hosts, as libpq takes them (a replicated cluster): named as the URL names them
+        return f"database:{hosts}{parts.path}"
     return f"database:{parts.hostname}:{parts.port or 5432}{parts.path}"
 
 

@@ -89,12 +89,19 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 with conn:
                     conn.row_factory = dict_row
                     yield conn
+            except psycopg.errors.ReadOnlySqlTransaction:
+                # The node became a standby (a failover): its sessions never write again. Closed, the connection
+                # is replaced by the pool, whose next one finds the primary (target_session_attrs=read-write).
+                conn.close()
+                raise
             finally:
                 self._pool.putconn(conn)
         except PoolTimeout as error:
             raise StoreUnavailable("no database connection became free in time") from error
         except psycopg.OperationalError as error:
             raise StoreUnavailable("the database is unreachable") from error
+        except psycopg.errors.ReadOnlySqlTransaction as error:
+            raise StoreUnavailable("the database is changing its primary: try again in a moment") from error
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
