@@ -1,8 +1,9 @@
 """Python function calls a request makes through the whole app: a read of a game, an action (a draw), a creation.
 
 Run: .venv/bin/python bench/calls_per_request.py [--requests 200]
-A count, not a time: the same code gives the same count on a busy machine as on an idle one, so a refactor that
-should move code and not work is checked to the call (`bench/compare.py --bench calls_per_request --bench-from .
+A count, not a time: the same code gives the same count on a busy machine as on an idle one (but for a call or so
+a request where the live hub's timing takes one branch or another), so a refactor that should move code and not
+work is checked to a few calls (`bench/compare.py --bench calls_per_request --bench-from .
 A B` for two revisions, this checkout's script in both). The app runs on the store in memory (tests/memory_store.py):
 the calls are the server's, none of PostgreSQL's driver. Counted with cProfile over `--requests` requests after a
 warm-up.
