@@ -36,6 +36,7 @@ class Settings:
     pool_timeout: float = 5.0
     """Seconds a request waits for a database connection before it gets 503."""
     statement_timeout_ms: int = 5000
+    """The longest a statement runs, and a commit waits as long for its synchronous standby (0: no limit)."""
     cors_origins: tuple[str, ...] = ()
     """Browser origins allowed to call the API from other sites; "*" for any. Empty: same origin only."""
     rate_limit: str = DEFAULT_RATE_LIMIT
@@ -70,6 +71,11 @@ class Settings:
     log_witnesses: tuple[tuple[str, str], ...] = ()
     """(verifier key, URL) of each witness every checkpoint is sent to, and whose cosignature it must carry to
     be published."""
+
+    @property
+    def connection_hold_limit(self) -> float | None:
+        """A request's statements' time and as much again for its commit to reach a standby."""
+        return 2 * self.statement_timeout_ms / 1000 if self.statement_timeout_ms else None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:

@@ -62,7 +62,7 @@ def create_app(
         )
         pool_stats = pool.get_stats
         app.extensions["osmosis.pool"] = pool
-        store = PostgresStore(pool, migrate.head_revision())
+        store = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
         solver_time = SolverTurns(_solver_queue(settings))
     witnesses = _witnesses(settings)
     signer = log_signer(settings) if owned or settings.log_signing_key is not None else None

@@ -108,6 +108,11 @@ class StoreUnavailable(ServiceError):
     """The database cannot be reached or did not answer in time."""
 
 
+class ReplicationUnconfirmed(StoreUnavailable):
+    """A write committed on the primary, but no standby confirmed it in time: not acknowledged, so that a failover
+    can never lose what a client was told is done. A retry with the same key settles it."""
+
+
 class SolverBusy(ServiceError):
     """The client already has as many solver jobs in flight as it may."""
 

@@ -23,6 +23,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..log.events import Event
 from ..service.errors import (
     GameNotFound,
+    ReplicationUnconfirmed,
     SealedDealNotFound,
     SealedDealUsed,
     StoreUnavailable,
@@ -42,6 +43,7 @@ from ..service.records import (
     TimeTravel,
 )
 from . import sql
+from .commits import CommitWatcher
 from .connections import dedicated_connection, live_connection
 from .daily import DailyTables
 from .players import PlayerTables
@@ -66,9 +68,14 @@ def _nobody() -> None:
 
 
 class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables):
-    def __init__(self, pool: ConnectionPool, head_revision: str) -> None:
+    def __init__(self, pool: ConnectionPool, head_revision: str, hold_limit: float | None = None) -> None:
+        """`hold_limit`: the longest one use of a connection may last, its commit's wait for a synchronous standby
+        included, before its work is cancelled (None: as long as it takes)."""
         self._pool = pool
         self._head_revision = head_revision
+        self._commits = CommitWatcher(hold_limit) if hold_limit else None
+        self._replicated_size = -1
+        """The largest checkpoint this process has confirmed is on the synchronous standby (see `_replicated`)."""
         self._publisher: psycopg.Connection[Any] | None = None
         self._publishing = threading.Lock()
         self.entries_logged: Callable[[], None] = _nobody
@@ -83,8 +90,10 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """A pooled connection in autocommit mode: a lone read is one round trip, with no BEGIN/COMMIT."""
+        watch = None
         try:
             conn = live_connection(self._pool)
+            watch = None if self._commits is None else self._commits.watch(conn)
             try:
                 with conn:
                     conn.row_factory = dict_row
@@ -95,6 +104,8 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                 conn.close()
                 raise
             finally:
+                if watch is not None and self._commits is not None:
+                    self._commits.forget(watch)
                 self._pool.putconn(conn)
         except PoolTimeout as error:
             raise StoreUnavailable("no database connection became free in time") from error
@@ -102,11 +113,24 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             raise StoreUnavailable("the database is unreachable") from error
         except psycopg.errors.ReadOnlySqlTransaction as error:
             raise StoreUnavailable("the database is changing its primary: try again in a moment") from error
+        if watch is not None and watch.cancelled:
+            # Cancelled, and yet done: what was cancelled was the commit's wait for its standby.
+            raise ReplicationUnconfirmed(
+                "the database could not confirm in time that a standby has the write; "
+                "try again in a moment (with the same Idempotency-Key)"
+            )
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         with self._connection() as conn, conn.transaction():
             yield conn
+
+    def _confirm_replicated(self) -> None:
+        """Returns once everything committed before it is on the synchronous standby: a commit of its own, which
+        PostgreSQL acknowledges only then. What another session committed is visible on the primary before its
+        standby has it: what leaves the server as settled (a kept reply, a checkpoint) is confirmed first."""
+        with self._transaction() as conn:
+            conn.execute(sql.TAKE_TRANSACTION_ID)
 
     def create_game(
         self,
@@ -379,7 +403,10 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     def find_response(self, scope: str, key_hash: str) -> StoredResponse | None:
         with self._connection() as conn:
             row = conn.execute(sql.SELECT_RESPONSE, {"scope": scope, "key_hash": key_hash}).fetchone()
-        return None if row is None else StoredResponse(**row)
+        if row is None:
+            return None
+        self._confirm_replicated()  # the first answer may be one whose commit was never confirmed
+        return StoredResponse(**row)
 
     def forget_responses(self, kept_before: datetime, limit: int) -> int:
         with self._connection() as conn:
@@ -395,7 +422,10 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         if row is None:
             raise GameNotFound(game_id)
         keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"), row.pop("daily"))
-        return keys, None if row["scope"] is None else StoredResponse(**row)
+        if row["scope"] is None:
+            return keys, None
+        self._confirm_replicated()  # the first answer may be one whose commit was never confirmed
+        return keys, StoredResponse(**row)
 
     def readiness(self) -> str | None:
         try:

@@ -25,6 +25,10 @@ class _Connections(Protocol):
 
     def _transaction(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
+    def _confirm_replicated(self) -> None: ...
+
+    _replicated_size: int
+
 
 def insert_pending(conn: psycopg.Connection[Any], entry: PublicEntry | None) -> None:
     if entry is not None:
@@ -106,7 +110,13 @@ def _checkpoint(store: _Connections, query: str) -> SignedCheckpoint | None:
         row = conn.execute(query).fetchone()
     if row is None:
         return None
-    return SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
+    checkpoint = SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
+    if checkpoint.size > store._replicated_size:
+        # Served, offered to a witness or proven against, a checkpoint is a promise: one lost in a failover, and
+        # signed again over other entries, is a fork. Once a size is confirmed on the standby, so is every smaller.
+        store._confirm_replicated()
+        store._replicated_size = max(store._replicated_size, checkpoint.size)
+    return checkpoint
 
 
 def _partial_tiles(conn: psycopg.Connection[Any], size: int) -> dict[int, bytes]:

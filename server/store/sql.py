@@ -348,3 +348,7 @@ INSERT_COSIGNATURE = """
 """
 
 SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(subjects)s::uuid[]) ORDER BY index"
+
+TAKE_TRANSACTION_ID = "SELECT pg_current_xact_id()"
+"""A transaction that takes an id writes a commit record, which a synchronous standby must have before the commit
+is acknowledged: the store's barrier (PostgresStore._confirm_replicated)."""

@@ -1,0 +1,77 @@
+"""deploy/patroni/: the replicated database's files, checked by the tools that will read them (Patroni's own
+validator, HAProxy's), and wired as docs/operations.md says."""
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from tests.apps import free_port
+from tests.patroni_cluster import PatroniCluster
+
+CLUSTER = Path(__file__).parents[2] / "deploy" / "patroni"
+
+
+def test_the_node_configuration_passes_patroni_s_own_validation():
+    etcd = PatroniCluster(size=0)
+    try:
+        etcd.start_etcd()
+        host = socket.gethostname()
+        checked = subprocess.run(
+            ["patroni", "--validate-config", str(CLUSTER / "patroni.yml")],
+            env={
+                **os.environ,
+                "PATRONI_NAME": "node1",
+                "PATRONI_RESTAPI_CONNECT_ADDRESS": f"{host}:8008",
+                "PATRONI_POSTGRESQL_CONNECT_ADDRESS": f"{host}:5432",
+                "PATRONI_POSTGRESQL_LISTEN": f"0.0.0.0:{free_port()}",
+                "PATRONI_RESTAPI_LISTEN": f"0.0.0.0:{free_port()}",
+                "PATRONI_ETCD3_HOSTS": f"127.0.0.1:{etcd.etcd_port}",
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        etcd.stop()
+        etcd.remove()
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_commit_is_acknowledged_only_once_a_standby_has_it_and_etcd_going_away_demotes_no_one():
+    dcs = yaml.safe_load((CLUSTER / "patroni.yml").read_text())["bootstrap"]["dcs"]
+
+    assert dcs["synchronous_mode"] is True
+    assert dcs["synchronous_mode_strict"] is True
+    assert dcs["failsafe_mode"] is True
+    assert dcs["loop_wait"] + 2 * dcs["retry_timeout"] <= dcs["ttl"], "Patroni's rule for its timings"
+
+
+def test_haproxy_s_configuration_is_valid_and_routes_by_patroni_s_health_checks():
+    checked = subprocess.run(
+        ["haproxy", "-c", "-f", str(CLUSTER / "haproxy.cfg")], capture_output=True, text=True, timeout=30
+    )
+    assert checked.returncode == 0, checked.stderr
+    text = (CLUSTER / "haproxy.cfg").read_text()
+    assert "option httpchk GET /primary" in text
+    assert "option httpchk GET /replica" in text
+    assert "on-marked-down shutdown-sessions" in text
+
+
+def test_the_compose_file_runs_three_nodes_three_etcd_members_haproxy_and_two_servers_on_the_cluster():
+    compose = yaml.safe_load((CLUSTER / "compose.yaml").read_text())
+    services = compose["services"]
+
+    assert {"etcd1", "etcd2", "etcd3", "node1", "node2", "node3", "haproxy", "server", "nginx"} <= set(services)
+    server = services["server"]
+    assert server["deploy"]["replicas"] == 2
+    url = server["environment"]["DATABASE_URL"]
+    assert "node1:5432,node2:5432,node3:5432" in url and "target_session_attrs=read-write" in url
+    assert "LOG_SIGNING_KEY" in server["environment"], "every instance signs with the one key"
+    for name in ("node1", "node2", "node3"):
+        assert services[name]["environment"]["PATRONI_NAME"] == name
+    for copied in ("patroni.yml", "create-database.sh", "haproxy.cfg"):
+        assert (CLUSTER / copied).exists()
+    assert (CLUSTER / server["build"]["context"] / server["build"]["dockerfile"]).exists()

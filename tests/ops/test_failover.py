@@ -1,0 +1,253 @@
+"""Failover drills on a real cluster: three PostgreSQL nodes under Patroni with strict synchronous replication, etcd,
+and gunicorn as deployed on the libpq multi-host URL. Each drill plays under load, makes a fault, and then checks
+what the clients were told against what the new primary has: no acknowledged action lost, every game verifying, no
+answer but 503 from the server's side, no two checkpoints the log's own consistency proofs cannot join.
+
+The cluster starts once for the module; a drill leaves it healthy again for the next.
+"""
+
+import base64
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from server.store import migrate
+from server.transparency.merkle import verify_consistency
+from server.transparency.notes import generate_signer, parse_checkpoint
+from tests.apps import free_port
+from tests.load import Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies
+from tests.patroni_cluster import LEASE_SECONDS, PatroniCluster
+from tests.processes import call, start_gunicorn, stop
+
+pytestmark = pytest.mark.cluster
+
+STATEMENT_TIMEOUT_MS = 2000
+ETCD_OUTAGE_SECONDS = 30
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PatroniCluster]:
+    cluster = PatroniCluster()
+    try:
+        cluster.start()
+        with psycopg.connect(cluster.leader().url(), autocommit=True) as conn:  # type: ignore[union-attr]
+            conn.execute("CREATE DATABASE osmosis")
+        migrate.upgrade(cluster.database_url("osmosis"))
+        yield cluster
+    finally:
+        cluster.stop()
+        cluster.remove()
+
+
+@pytest.fixture(scope="module")
+def server(cluster: PatroniCluster) -> Iterator[str]:
+    port = free_port()
+    process = start_gunicorn(
+        cluster.database_url("osmosis"),
+        port,
+        STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
+        POOL_TIMEOUT_MS="1000",
+        LOG_INTERVAL_MS="200",
+        LOG_SIGNING_KEY=generate_signer("drill.example/log").skey,
+    )
+    yield f"http://127.0.0.1:{port}"
+    stop(process)
+
+
+@pytest.fixture(autouse=True)
+def healthy_again(cluster: PatroniCluster) -> Iterator[None]:
+    """Every node running and streaming before a drill, and again after it."""
+    cluster.wait_until_healthy()
+    yield
+    if cluster.etcd is not None and cluster.etcd.poll() is not None:
+        cluster.start_etcd()
+    for node in cluster.nodes:
+        if node.process is None or node.process.poll() is not None:
+            cluster.start_node(node)
+    cluster.wait_until_healthy(seconds=120)
+
+
+class Checkpoints:
+    """Every checkpoint the server publishes while a block runs, read every 100 ms."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.seen: dict[int, bytes] = {}
+        self.forks: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            try:
+                status, text = _text(f"{self.base}/log/checkpoint")
+            except OSError:
+                status, text = 0, ""
+            if status == 200:
+                checkpoint = parse_checkpoint(text.split("\n\n")[0] + "\n")
+                known = self.seen.setdefault(checkpoint.size, checkpoint.root)
+                if known != checkpoint.root:
+                    self.forks.append(f"two roots at size {checkpoint.size}")
+            self._stop.wait(0.1)
+
+    def __enter__(self) -> "Checkpoints":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def assert_consistent(self) -> None:
+        """Each checkpoint seen is proven a prefix of the newest, by the server's own consistency proof."""
+        assert not self.forks, self.forks
+        assert self.seen, "no checkpoint was published"
+        newest = max(self.seen)
+        for size, root in self.seen.items():
+            if size in (0, newest):  # the empty tree is a prefix of every tree
+                continue
+            status, body, _ = call("GET", f"{self.base}/log/consistency?from={size}&to={newest}")
+            assert status == 200, body
+            proof = [base64.b64decode(h) for h in body["proof"]]
+            verify_consistency(size, newest, root, self.seen[newest], proof)
+
+
+def _text(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+
+
+def back_after(load: Load, fault: float) -> float:
+    """Seconds from the fault to the first 2xx answer to a request sent after it."""
+    deadline = time.monotonic() + 60
+    while True:
+        with load.lock:
+            answered = [when + seconds for when, seconds, status, _ in load.answers if when >= fault and status < 300]
+        if answered:
+            return min(answered) - fault
+        assert time.monotonic() < deadline, f"the service did not come back: {load.answers[-10:]}, {load.errors[-5:]}"
+        time.sleep(0.2)
+
+
+def assert_only_503s_went_wrong(load: Load) -> None:
+    assert not load.errors, f"requests without an answer (a hang past the client's timeout?): {load.errors[:5]}"
+    wrong = sorted({(status, code) for _, _, status, code in load.answers if status >= 500 and status != 503})
+    assert not wrong, f"answers other than 503 from the server's side: {wrong}"
+    longest = max(seconds for _, seconds, _, _ in load.answers)
+    assert longest < 10, f"a request took {longest:.1f} s"
+
+
+def assert_nothing_lost(cluster: PatroniCluster, base: str, load: Load) -> None:
+    assert sum(1 for answer in load.answers if answer[2] == 200) > 20, "too little was played to tell"
+    url = cluster.database_url("osmosis")
+    assert_every_2xx_is_in_the_log(url, load)
+    assert_every_game_verifies(base, url)
+
+
+def test_the_primary_s_postmaster_killed_under_load(cluster, server):
+    leader = cluster.leader()
+    with Checkpoints(server) as checkpoints, Load(server) as load:
+        time.sleep(3)
+        fault = time.monotonic()
+        cluster.kill_postmaster(leader)
+        back = back_after(load, fault)
+        time.sleep(3)
+    assert back < 10, f"the service came back {back:.1f} s after the kill"
+    assert_only_503s_went_wrong(load)
+    assert_nothing_lost(cluster, server, load)
+    checkpoints.assert_consistent()
+
+
+def test_the_primary_s_machine_gone_under_load_fails_over_to_the_synchronous_standby(cluster, server):
+    leader = cluster.leader()
+    with Checkpoints(server) as checkpoints, Load(server) as load:
+        time.sleep(3)
+        fault = time.monotonic()
+        cluster.kill_node(leader)
+        new_leader = cluster.wait_for_new_leader(leader)
+        back = back_after(load, fault)
+        time.sleep(3)
+    # Patroni waits out the old leader's lease before another node may take it: the failover's floor.
+    assert back < LEASE_SECONDS + 7, f"the service came back {back:.1f} s after the machine went ({new_leader.name})"
+    assert_only_503s_went_wrong(load)
+    assert_nothing_lost(cluster, server, load)
+    checkpoints.assert_consistent()
+
+
+def test_a_planned_switchover_costs_no_more_than_503s(cluster, server):
+    leader = cluster.leader()
+    candidate = cluster.sync_standbys()[0]
+    with Checkpoints(server) as checkpoints, Load(server) as load:
+        time.sleep(3)
+        fault = time.monotonic()
+        cluster.switchover(leader, candidate)
+        assert cluster.wait_for_new_leader(leader) is candidate
+        back = back_after(load, fault)
+        time.sleep(3)
+    assert back < 10, f"the service came back {back:.1f} s after the switchover"
+    assert_only_503s_went_wrong(load)
+    assert_nothing_lost(cluster, server, load)
+    checkpoints.assert_consistent()
+
+
+def test_with_no_standby_left_writes_get_503_and_nothing_unreplicated_is_acknowledged(cluster, server):
+    leader = cluster.leader()
+    standbys = [node for node in cluster.nodes if node is not leader]
+    game = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
+    with Checkpoints(server) as checkpoints, Load(server) as load:
+        time.sleep(2)
+        for node in standbys:
+            cluster.kill_node(node)
+        alone = time.monotonic()
+        time.sleep(3 * STATEMENT_TIMEOUT_MS / 1000)
+        reads = [call("GET", f"{server}/games/{game['id']}")[0] for _ in range(5)]
+        readiness = call("GET", f"{server}/readyz")
+        creation = call("POST", f"{server}/games", {"variant": "peek"})
+        back = time.monotonic()
+        for node in standbys:
+            cluster.start_node(node)
+        cluster.wait_until_healthy(seconds=120)
+        time.sleep(2)
+    # A commit in flight when the standbys went may have reached one: from a margin after, none can.
+    unreplicated = [
+        (status, code) for when, _, status, code in load.answers if alone + 1 < when < back - 1 and status < 300
+    ]
+    assert not unreplicated, f"acknowledged with no standby to replicate to: {unreplicated[:5]}"
+    assert creation[0] == 503 and creation[2].get("Retry-After"), creation[:2]
+    assert reads == [200] * 5, "reads stop with the standbys"
+    assert readiness[0] == 200, readiness[1]
+    assert_only_503s_went_wrong(load)
+    assert_nothing_lost(cluster, server, load)
+    checkpoints.assert_consistent()
+
+
+def test_etcd_gone_for_30_seconds_keeps_the_primary_and_the_server_serving(cluster, server):
+    leader = cluster.leader()
+    with Checkpoints(server) as checkpoints, Load(server) as load:
+        time.sleep(2)
+        cluster.stop_etcd()
+        gone = time.monotonic()
+        readiness = []
+        while time.monotonic() < gone + ETCD_OUTAGE_SECONDS:
+            readiness.append(call("GET", f"{server}/readyz")[0])
+            time.sleep(1)
+        back = time.monotonic()
+        cluster.start_etcd()
+        cluster.wait_until_healthy(seconds=120)
+        time.sleep(2)
+    # failsafe_mode: a primary that reaches every other node's Patroni stays the primary without etcd.
+    assert cluster.leader() is leader
+    played = [status for when, _, status, _ in load.answers if gone + 1 < when < back - 1]
+    assert played.count(200) > 20 and set(played) <= {200, 201, 409, 503}, sorted(set(played))
+    assert readiness == [200] * len(readiness), readiness
+    assert_only_503s_went_wrong(load)
+    assert_nothing_lost(cluster, server, load)
+    checkpoints.assert_consistent()
