@@ -29,6 +29,9 @@ class ConfigError(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Settings:
     database_url: str | None = None
+    read_database_url: str | None = None
+    """Streaming replicas for the reads that can wait a moment (server/store/replicas.py); None: the primary's."""
+    replica_max_lag_bytes: int = 1 << 20
     """PostgreSQL to use; None means: start the embedded server in `data_dir`."""
     data_dir: Path = Path("var")
     pool_min_size: int = 2
@@ -81,6 +84,8 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
         return cls(
             database_url=env.get("DATABASE_URL") or None,
+            read_database_url=env.get("READ_DATABASE_URL") or None,
+            replica_max_lag_bytes=_int(env, "REPLICA_MAX_LAG_BYTES", 1 << 20, minimum=0),
             data_dir=Path(env.get("OSMOSIS_DATA_DIR", "var")),
             pool_min_size=_int(env, "POOL_MIN_SIZE", 2, minimum=0),
             pool_max_size=_int(env, "POOL_MAX_SIZE", 10, minimum=1),

@@ -16,6 +16,7 @@ from ..config import ConfigError, Settings
 from ..live.hub import Hub
 from ..service.ports import ReadStore, SolverTime, Store, at_once
 from ..service.public_log import PublicLog
+from ..service.replicas import ReplicaReads
 from ..service.sources import Sources
 from ..store import PostgresStore, migrate, open_pool
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, parse_verifier
@@ -64,6 +65,8 @@ def create_app(
         app.extensions["osmosis.pool"] = pool
         store = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
         solver_time = SolverTurns(_solver_queue(settings))
+        if read_store is None and settings.read_database_url is not None:
+            read_store = _replica_reads(settings, store)
     witnesses = _witnesses(settings)
     signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
     reads = store if read_store is None else read_store
@@ -94,6 +97,19 @@ def create_app(
     boundary.install(app, viewer)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app
+
+
+def _replica_reads(settings: Settings, primary: PostgresStore) -> ReplicaReads:
+    assert settings.read_database_url is not None
+    pool = open_pool(
+        settings.read_database_url,
+        1,
+        settings.pool_max_size,
+        settings.pool_timeout,
+        settings.statement_timeout_ms,
+    )
+    replica = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
+    return ReplicaReads(replica, primary, settings.replica_max_lag_bytes)
 
 
 def _waking(*threads: Turns) -> Callable[[], None]:

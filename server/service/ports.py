@@ -52,7 +52,8 @@ class GameReads(Protocol):
     cannot be overtaken by a lagging copy. A read store serves the reads that only answer clients (a game, its
     events, pages of games, time travel, replays, verifications, analyses): it must show every write acknowledged to
     a client before that acknowledgment (on PostgreSQL, standbys that apply before the primary's commit returns:
-    `synchronous_commit = remote_apply`), or a client could read an older game than the one it was just answered."""
+    `synchronous_commit = remote_apply`), or hand to the primary what it cannot tell is whole (replicas.ReplicaReads),
+    or a client could read an older game than the one it was just answered."""
 
     def load_game(self, game_id: UUID) -> GameRecord:
         """Raises GameNotFound, as every read of one game does."""

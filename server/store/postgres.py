@@ -427,6 +427,11 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         self._confirm_replicated()  # the first answer may be one whose commit was never confirmed
         return keys, StoredResponse(**row)
 
+    def replay_behind(self, max_lag_bytes: int) -> bool:
+        with self._connection() as conn:
+            row = conn.execute(sql.REPLAY_BEHIND, {"max_lag_bytes": max_lag_bytes}).fetchone()
+        return bool(row and row["behind"])
+
     def readiness(self) -> str | None:
         try:
             with self._connection() as conn:

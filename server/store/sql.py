@@ -352,3 +352,12 @@ SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(sub
 TAKE_TRANSACTION_ID = "SELECT pg_current_xact_id()"
 """A transaction that takes an id writes a commit record, which a synchronous standby must have before the commit
 is acknowledged: the store's barrier (PostgresStore._confirm_replicated)."""
+
+REPLAY_BEHIND = """
+SELECT CASE WHEN pg_is_in_recovery() THEN
+    pg_is_wal_replay_paused()
+    OR NOT EXISTS (SELECT FROM pg_stat_wal_receiver WHERE status = 'streaming')
+    OR coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) > %(max_lag_bytes)s, true)
+ELSE false END AS behind
+"""
+"""Whether a standby's answers may be older than the primary's by more than a moment (false on a primary)."""

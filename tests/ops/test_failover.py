@@ -54,6 +54,7 @@ def server(cluster: PatroniCluster) -> Iterator[str]:
         POOL_TIMEOUT_MS="1000",
         LOG_INTERVAL_MS="200",
         LOG_SIGNING_KEY=generate_signer("drill.example/log").skey,
+        READ_DATABASE_URL=cluster.database_url("osmosis", attrs="prefer-standby"),
     )
     yield f"http://127.0.0.1:{port}"
     stop(process)
@@ -251,3 +252,50 @@ def test_etcd_gone_for_30_seconds_keeps_the_primary_and_the_server_serving(clust
     assert_only_503s_went_wrong(load)
     assert_nothing_lost(cluster, server, load)
     checkpoints.assert_consistent()
+
+
+def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
+    leader = cluster.leader()
+    standbys = [node for node in cluster.nodes if node is not leader]
+    played = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
+    for _ in range(3):
+        call("GET", f"{server}/games/{played['id']}/events")
+        call("GET", f"{server}/games?limit=5")
+    assert any(_reading_clients(node) for node in standbys), "the server reads nothing from its replicas"
+
+    for node in standbys:
+        _sql(node, "SELECT pg_wal_replay_pause()")
+    try:
+        game = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
+        token = game["player_token"]
+        for _ in range(3):
+            game = call("POST", f"{server}/games/{game['id']}/draw", {}, token)[1]["game"]
+        version = game["version"]
+
+        events = call("GET", f"{server}/games/{game['id']}/events?limit=100")[1]
+        state = call("GET", f"{server}/games/{game['id']}/states/{version}")
+        replay = call("GET", f"{server}/games/{game['id']}/replay")[1]
+        listed = call("GET", f"{server}/games?limit=5")[1]
+        verdict = call("GET", f"{server}/games/{game['id']}/verification")[1]
+        stale = _sql(standbys[0], "SELECT count(*) FROM games WHERE id = %s", game["id"])
+    finally:
+        for node in standbys:
+            _sql(node, "SELECT pg_wal_replay_resume()")
+
+    assert stale == 0, "the replica was not behind: the drill proves nothing"
+    assert [event["seq"] for event in events["events"]] == list(range(1, version + 1))
+    assert state[0] == 200, state[1]
+    assert len(replay["events"]) == version
+    assert listed["games"][0]["id"] == game["id"]
+    assert verdict["valid"] is True
+
+
+def _sql(node, query: str, *params: object) -> object:
+    with psycopg.connect(node.url("osmosis"), autocommit=True, connect_timeout=5) as conn:
+        return conn.execute(query, params or None).fetchone()[0]
+
+
+def _reading_clients(node) -> int:
+    return int(
+        _sql(node, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'osmosis' AND pid <> pg_backend_pid()")
+    )

@@ -81,3 +81,7 @@ def test_osmosis_serve_starts_and_answers_on_a_multi_host_url(embedded_server_ur
         output, _ = process.communicate(timeout=60)
         drop_database(embedded_server_url, url)
     assert ready == 200, output[-3000:]
+
+
+def test_a_primary_is_never_behind_itself_as_a_replica(store):
+    assert store.replay_behind(max_lag_bytes=0) is False

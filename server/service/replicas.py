@@ -1,0 +1,129 @@
+"""Reads on a streaming replica (READ_DATABASE_URL), with the primary's answer wherever the replica's could be older
+than what a client was already told.
+
+A replica replays the primary's WAL a moment behind it. The game's past never changes (events are append-only), so
+whatever part of it the replica has is the truth; only its end may be missing. Each read is served by the replica
+when it can tell its answer is whole, and by the primary otherwise:
+
+- a page of events that is full, or that reaches the game's version (the primary's, one key lookup), or the `upto`
+  asked for; time travel to a seq the replica has;
+- lists of games (the players' pages, the game list) while the replica is caught up: replaying, not paused, and no
+  more than `max_lag_bytes` of received WAL behind;
+- never the game's current state, its audience, its secret or its snapshots: the primary's, always.
+
+A replica that cannot be reached costs nothing but its share of the load: the primary answers.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Collection
+from datetime import date, datetime
+from typing import Protocol, TypeVar
+from uuid import UUID
+
+from ..log.events import Event
+from .errors import GameNotFound, StoreUnavailable
+from .ports import GameReads
+from .records import Audience, GameRecord, GameSecret, TimeTravel
+
+T = TypeVar("T")
+
+CATCH_UP_CHECK_SECONDS = 0.25
+"""How long the replica's standing is taken as known: one query a quarter second at most, whatever the traffic."""
+
+
+class Replica(GameReads, Protocol):
+    def replay_behind(self, max_lag_bytes: int) -> bool:
+        """Whether replay is paused, its WAL receiver is not streaming, or it is more than this behind what it
+        received (False on a primary)."""
+        ...
+
+
+class Primary(GameReads, Protocol):
+    def read_versions(self, game_ids: Collection[str]) -> dict[str, int]: ...
+
+
+class ReplicaReads:
+    def __init__(self, replica: Replica, primary: Primary, max_lag_bytes: int = 1 << 20) -> None:
+        self._replica = replica
+        self._primary = primary
+        self._max_lag_bytes = max_lag_bytes
+        self._caught_up = False
+        self._checked_at = float("-inf")
+        self._checking = threading.Lock()
+
+    def readiness(self) -> str | None:
+        """Always ready: without its replica the server reads from its primary (whose readiness is the server's)."""
+        return None
+
+    def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
+        def whole(events: list[Event]) -> bool:
+            if limit is not None and len(events) >= limit:
+                return True
+            last = events[-1].seq if events else after
+            if upto is not None and last >= upto:
+                return True
+            version = self._primary.read_versions([str(game_id)]).get(str(game_id))
+            return version is not None and last >= (version if upto is None else min(version, upto))
+
+        return self._either(lambda store: store.load_events(game_id, after, limit, upto), whole)
+
+    def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
+        return self._either(
+            lambda store: store.load_time_travel(game_id, seq),
+            lambda travel: any(event.seq == seq for event in travel.events),
+        )
+
+    def list_games(
+        self,
+        limit: int,
+        before: tuple[datetime, UUID] | None,
+        status: str | None = None,
+        variant: str | None = None,
+        audience: Audience | None = None,
+        player_id: UUID | None = None,
+    ) -> list[GameRecord]:
+        def listed(store: GameReads) -> list[GameRecord]:
+            return store.list_games(limit, before, status, variant, audience, player_id)
+
+        if not self._replica_caught_up():
+            return listed(self._primary)
+        return self._either(listed, lambda _: True)
+
+    def load_game(self, game_id: UUID) -> GameRecord:
+        return self._primary.load_game(game_id)
+
+    def load_document(self, game_id: UUID) -> tuple[int, str]:
+        return self._primary.load_document(game_id)
+
+    def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
+        return self._primary.load_for_action(game_id)
+
+    def load_snapshots(self, game_id: UUID) -> dict[int, str]:
+        return self._primary.load_snapshots(game_id)
+
+    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+        return self._primary.load_audience(game_id)
+
+    def _either(self, read: Callable[[GameReads], T], whole: Callable[[T], bool]) -> T:
+        """The replica's answer if it has one and it is whole; the primary's otherwise."""
+        try:
+            answer = read(self._replica)
+        except (GameNotFound, StoreUnavailable):
+            return read(self._primary)
+        return answer if whole(answer) else read(self._primary)
+
+    def _replica_caught_up(self) -> bool:
+        now = time.monotonic()
+        if now - self._checked_at < CATCH_UP_CHECK_SECONDS:
+            return self._caught_up
+        with self._checking:
+            if now - self._checked_at >= CATCH_UP_CHECK_SECONDS:
+                try:
+                    self._caught_up = not self._replica.replay_behind(self._max_lag_bytes)
+                except StoreUnavailable:
+                    self._caught_up = False
+                self._checked_at = time.monotonic()
+        return self._caught_up

@@ -1,0 +1,133 @@
+"""Reads on a replica that lags (service/replicas.py), through the use cases: every answer is the primary's answer,
+whatever the replica has replayed; the replica serves what it can tell is whole."""
+
+from uuid import UUID
+
+import pytest
+
+from server.rules import preset
+from server.runtime.composition import compose
+from server.service.creating import NewGame, NumberedDeal
+from server.service.errors import GameNotFound, StoreUnavailable
+from server.service.replicas import ReplicaReads
+
+RULES = preset("osmosis-draw-one")
+
+
+class LaggingCopy:
+    """A replica of `primary` that has replayed it up to the moment `freeze` was called: the games then, each at its
+    version then. It counts the reads it answered."""
+
+    def __init__(self, primary) -> None:
+        self._primary = primary
+        self._versions: dict[UUID, int] = {}
+        self.behind = False
+        self.down = False
+        self.answered: list[str] = []
+
+    def freeze(self) -> None:
+        self._versions = {game.id: game.version for game in self._primary.list_games(10_000, None)}
+
+    def _known(self, game_id: UUID) -> int:
+        if self.down:
+            raise StoreUnavailable("the replica is unreachable")
+        if game_id not in self._versions:
+            raise GameNotFound(game_id)
+        return self._versions[game_id]
+
+    def load_events(self, game_id, after, limit, upto=None):
+        version = self._known(game_id)
+        self.answered.append("load_events")
+        events = self._primary.load_events(game_id, after, None, min(upto or version, version))
+        return events if limit is None else events[:limit]
+
+    def load_time_travel(self, game_id, seq):
+        version = self._known(game_id)
+        self.answered.append("load_time_travel")
+        travel = self._primary.load_time_travel(game_id, seq)
+        travel.events[:] = [event for event in travel.events if event.seq <= version]
+        return travel
+
+    def list_games(self, limit, before, status=None, variant=None, audience=None, player_id=None):
+        if self.down:
+            raise StoreUnavailable("the replica is unreachable")
+        self.answered.append("list_games")
+        listed = self._primary.list_games(10_000, before, status, variant, audience, player_id)
+        return [game for game in listed if game.id in self._versions][:limit]
+
+    def replay_behind(self, max_lag_bytes: int) -> bool:
+        if self.down:
+            raise StoreUnavailable("the replica is unreachable")
+        return self.behind
+
+    def __getattr__(self, name):
+        raise AssertionError(f"{name} must be read from the primary")
+
+
+@pytest.fixture
+def replica(store) -> LaggingCopy:
+    return LaggingCopy(store)
+
+
+@pytest.fixture
+def reading(store, replica):
+    return compose(store, ReplicaReads(replica, store))
+
+
+def played(cases, draws: int):
+    made = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
+    for _ in range(draws):
+        cases.acting.draw(made.game.id, made.player_token)
+    return made.game.id, made.player_token
+
+
+def test_a_game_the_replica_has_not_replayed_is_read_from_the_primary_never_a_404(cases, reading, replica):
+    replica.freeze()
+    game_id, _ = played(cases, 3)
+
+    assert reading.queries.list_events(game_id, 0, 50) == cases.queries.list_events(game_id, 0, 50)
+    assert reading.queries.state_at(game_id, 4) == cases.queries.state_at(game_id, 4)
+    assert reading.queries.replay(game_id) == cases.queries.replay(game_id)
+
+
+def test_the_events_a_replica_lacks_at_the_end_are_read_from_the_primary(cases, reading, replica):
+    game_id, token = played(cases, 2)
+    replica.freeze()
+    cases.acting.draw(game_id, token)
+
+    assert reading.queries.list_events(game_id, 0, 50) == cases.queries.list_events(game_id, 0, 50)
+    assert reading.queries.replay(game_id) == cases.queries.replay(game_id)
+    assert reading.queries.state_at(game_id, 4) == cases.queries.state_at(game_id, 4)
+    assert reading.verifying.verification(game_id) == cases.verifying.verification(game_id)
+
+
+def test_what_the_replica_has_whole_is_read_there(cases, reading, replica):
+    game_id, token = played(cases, 4)
+    replica.freeze()
+    cases.acting.draw(game_id, token)
+
+    assert reading.queries.list_events(game_id, 0, 2) == cases.queries.list_events(game_id, 0, 2)  # a full page
+    assert reading.queries.state_at(game_id, 3) == cases.queries.state_at(game_id, 3)
+    assert replica.answered == ["load_events", "load_time_travel"]
+
+
+def test_games_are_listed_from_the_replica_only_while_it_is_caught_up(cases, reading, replica):
+    played(cases, 1)
+    replica.freeze()
+    newest, _ = played(cases, 1)
+    replica.behind = True
+
+    listed, _ = reading.queries.list_games(10, None)
+
+    assert listed[0]["id"] == str(newest)
+    assert "list_games" not in replica.answered
+
+
+def test_a_replica_gone_costs_nothing_but_its_share_of_the_reads(cases, reading, replica):
+    game_id, _ = played(cases, 2)
+    replica.freeze()
+    replica.down = True
+
+    assert reading.queries.list_events(game_id, 0, 50) == cases.queries.list_events(game_id, 0, 50)
+    assert reading.queries.list_games(10, None) == cases.queries.list_games(10, None)
+    assert reading.health.readiness() is None
