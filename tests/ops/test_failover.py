@@ -7,6 +7,7 @@ The cluster starts once for the module; a drill leaves it healthy again for the 
 """
 
 import base64
+import json
 import threading
 import time
 import urllib.error
@@ -16,6 +17,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from server.client.api import Api
+from server.client.sse import messages
 from server.store import migrate
 from server.transparency.merkle import verify_consistency
 from server.transparency.notes import generate_signer, parse_checkpoint
@@ -299,3 +302,78 @@ def _reading_clients(node) -> int:
     return int(
         _sql(node, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'osmosis' AND pid <> pg_backend_pid()")
     )
+
+
+class Follower:
+    """A reader of a server-sent event stream that reconnects with Last-Event-ID whenever the stream breaks, as an
+    EventSource does, and keeps every event message it read."""
+
+    def __init__(self, base: str, path: str) -> None:
+        self.api = Api(base, timeout=10)
+        self.path = path
+        self.received: list[dict] = []
+        self.reconnects = 0
+        self._last_id: str | None = None
+        self._stream = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._follow)
+
+    def _follow(self) -> None:
+        while not self._stop.is_set():
+            try:
+                headers = {} if self._last_id is None else {"Last-Event-ID": self._last_id}
+                self._stream = self.api.open_stream(self.path, headers)
+                for message in messages(self._stream):
+                    if message.event != "game":
+                        self.received.append(json.loads(message.data))
+                        self._last_id = message.id
+            except Exception:  # the stream broke, or was refused (503) while the database changed primary
+                pass
+            if not self._stop.is_set():
+                self.reconnects += 1
+                time.sleep(0.5)
+
+    def __enter__(self) -> "Follower":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._stream is not None:
+            self._stream.close()
+        self._thread.join(timeout=30)
+
+
+def test_followers_of_a_game_and_of_every_game_miss_and_repeat_nothing_across_a_failover(cluster, server):
+    leader = cluster.leader()
+    game = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
+    token = game["player_token"]
+    with (
+        Follower(server, "/events/stream") as everything,
+        Follower(server, f"/games/{game['id']}/events/stream") as one,
+    ):
+        time.sleep(1)
+        with Load(server) as load:
+            time.sleep(2)
+            cluster.kill_node(leader)
+            cluster.wait_for_new_leader(leader)
+            back_after(load, time.monotonic())
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:  # the followed game goes on after the failover too
+                status, body, _ = call("POST", f"{server}/games/{game['id']}/draw", {}, token)
+                if status == 200 and body["game"]["status"] != "playing":
+                    break
+                time.sleep(0.2)
+        time.sleep(3)  # the last events reach the followers
+
+    with psycopg.connect(cluster.database_url("osmosis")) as conn:
+        versions = dict(conn.execute("SELECT id::text, version FROM games").fetchall())
+    followed = [event["seq"] for event in one.received]
+    assert followed == list(range(1, versions[game["id"]] + 1)), f"{one.reconnects} reconnects: {followed}"
+
+    seen: dict[str, list[int]] = {}
+    for event in everything.received:
+        seen.setdefault(event["game_id"], []).append(event["seq"])
+    assert len(seen) > 3, "too little was played to tell"
+    for game_id, seqs in seen.items():
+        assert seqs == list(range(seqs[0], versions[game_id] + 1)), f"{game_id}: {seqs} of {versions[game_id]}"
