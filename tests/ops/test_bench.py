@@ -284,3 +284,31 @@ def test_the_calls_benchmark_counts_about_the_same_calls_every_run_for_each_kind
     for kind, count in counts[0].items():  # the hub's timing may take a branch more or less: a call or so a request
         assert abs(counts[1][kind] - count) <= count * 0.005, (kind, count, counts[1][kind])
     assert 0 < counts[0]["read a game"] < counts[0]["action (draw)"] < counts[0]["create a game"]
+
+
+def test_the_replication_benchmark_reports_both_sides_and_their_ratios():
+    printed = run_bench("replication.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1")
+
+    for phase in (
+        "actions, commit waits for the standby (sync)",
+        "actions, local commit (local)",
+        "history reads, primary only",
+        "history reads, READ_DATABASE_URL on the standbys",
+    ):
+        assert phase in printed
+    for ratio in ("sync / local actions a second", "replica / primary history reads a second"):
+        assert ratio in printed
+    assert printed.count("the primary's PostgreSQL, CPU ms a request: ") == 4
+
+
+def test_the_primary_ceiling_benchmark_reports_throughput_and_what_saturates(embedded_server_url):
+    printed = run_bench("primary_ceiling.py", "--processes", "2", "--seconds", "3", database_url=embedded_server_url)
+
+    for figure in (
+        "actions a second: ",
+        "PostgreSQL CPU, cores busy: ",
+        "clients CPU, cores busy (at most): ",
+        "PostgreSQL CPU ms an action: ",
+        "cores of its own, actions a second: ",
+    ):
+        assert figure in printed
