@@ -99,14 +99,20 @@ def create_app(
     return app
 
 
+REPLICA_CONNECTION_LIFETIME = 30.0
+
+
 def _replica_reads(settings: Settings, primary: PostgresStore) -> ReplicaReads:
     assert settings.read_database_url is not None
+    # With prefer-standby, a connection made while no standby answered is the primary's: renewed every half
+    # minute, the pool's connections go back to the standbys once they are back.
     pool = open_pool(
         settings.read_database_url,
         1,
         settings.pool_max_size,
         settings.pool_timeout,
         settings.statement_timeout_ms,
+        max_lifetime=REPLICA_CONNECTION_LIFETIME,
     )
     replica = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
     return ReplicaReads(replica, primary, settings.replica_max_lag_bytes)

@@ -170,11 +170,19 @@ class PublicLog:
             stored = self._store.read_tile(address.level, address.index)
             count = len(stored) // 32
         wanted = address.width if address.width is not None else TILE_WIDTH
-        if count < wanted:
+        if count < wanted or not self._signed_over(address, wanted):
             raise TileNotFound(f"the log has no {address.path} (yet)")
         if address.level == ENTRIES:
             return bundle_prefix(stored, wanted)
         return stored[: wanted * 32]
+
+    def _signed_over(self, address: TileAddress, width: int) -> bool:
+        """Whether the latest checkpoint (confirmed on the standby before it is read) covers the tile: a tile of
+        entries written but not yet safe from a failover could come back different, and a full one is cached for
+        a year."""
+        latest = self.latest_signed()
+        covered = (address.index * TILE_WIDTH + width) * TILE_WIDTH ** max(address.level, 0)
+        return latest is not None and covered <= latest.size
 
     def consistency(self, old_size: int, new_size: int) -> list[bytes]:
         """A consistency proof between two sizes up to the latest checkpoint's."""

@@ -22,14 +22,21 @@ AttemptWithBackoff.DELAY_BACKOFF = 1.0
 
 
 def open_pool(
-    database_url: str, min_size: int, max_size: int, timeout: float, statement_timeout_ms: int
+    database_url: str,
+    min_size: int,
+    max_size: int,
+    timeout: float,
+    statement_timeout_ms: int,
+    max_lifetime: float = 3600.0,
 ) -> ConnectionPool:
-    """A pool whose connections give up on a statement after `statement_timeout_ms`."""
+    """A pool whose connections give up on a statement after `statement_timeout_ms`, each replaced after
+    `max_lifetime` seconds."""
     pool = ConnectionPool(
         database_url,
         min_size=min_size,
         max_size=max_size,
         timeout=timeout,
+        max_lifetime=max_lifetime,
         kwargs={"options": f"-c statement_timeout={statement_timeout_ms}", "connect_timeout": 5, "autocommit": True},
         open=False,
         name="osmosis",

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from server.client.api import Api
+from server.client.api import Api, ApiError, Unreachable
 from server.client.sse import messages
+from server.runtime.app import REPLICA_CONNECTION_LIFETIME
 from server.store import migrate
 from server.transparency.merkle import verify_consistency
 from server.transparency.notes import generate_signer, parse_checkpoint
@@ -129,6 +130,67 @@ def _text(url: str) -> tuple[int, str]:
         return error.code, ""
 
 
+class KeyedPlayer:
+    """A client as the project's own clients are (server/client: every POST with an Idempotency-Key, a 503 sent
+    again after its Retry-After with the same key), creating games of a variant no other client here plays, and
+    keeping every answer it was given."""
+
+    VARIANT = "bridesmaids"
+
+    def __init__(self, base: str) -> None:
+        self.api = Api(base, timeout=10, patience=60)
+        self.games: set[str] = set()
+        self.answered: list[tuple[str, int, str]] = []  # (game id, seq, hash) of events it was answered
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._play)
+
+    def _play(self) -> None:
+        game: dict = {"status": "over"}
+        while not self._stop.is_set():
+            try:
+                if game["status"] != "playing":
+                    game = self.api.post("/games", {"variant": self.VARIANT})
+                    self.games.add(game["id"])
+                    continue
+                # A few draws, then a resignation: many short games, so that many creations meet the fault.
+                kind = "resign" if game["version"] >= 4 else "draw"
+                answer = self.api.post(f"/games/{game['id']}/{kind}", {}, game["player_token"])
+                token, game = game["player_token"], answer["game"]
+                game["player_token"] = token
+                self.answered += [(game["id"], event["seq"], event["hash"]) for event in answer["events"]]
+            except ApiError as error:
+                self.failures.append(f"{error.status} {error.code}")
+                game = {"status": "over"}
+            except Unreachable as error:
+                self.failures.append(str(error))
+            time.sleep(0.05)
+
+    def __enter__(self) -> "KeyedPlayer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=120)
+
+    def assert_each_answer_landed_once(self, url: str) -> None:
+        """Every game it was answered exists, and no other of its variant: a creation retried with its key after
+        its first outcome was lost made one game, never two; every event it was answered is in the log."""
+        assert not self.failures, self.failures[:5]
+        assert len(self.games) > 1, "too little was played to tell"
+        with psycopg.connect(url) as conn:
+            made = {str(row[0]) for row in conn.execute("SELECT id FROM games WHERE variant = %s", (self.VARIANT,))}
+            assert made == self.games, (
+                f"{len(made - self.games)} made but never answered, {len(self.games - made)} lost"
+            )
+            for game_id, seq, hash_ in self.answered:
+                row = conn.execute(
+                    "SELECT hash FROM game_events WHERE game_id = %s AND seq = %s", (game_id, seq)
+                ).fetchone()
+                assert row is not None and row[0] == hash_, f"event {seq} of {game_id} answered but not in the log"
+
+
 def back_after(load: Load, fault: float) -> float:
     """Seconds from the fault to the first 2xx answer to a request sent after it."""
     deadline = time.monotonic() + 60
@@ -172,7 +234,7 @@ def test_the_primary_s_postmaster_killed_under_load(cluster, server):
 
 def test_the_primary_s_machine_gone_under_load_fails_over_to_the_synchronous_standby(cluster, server):
     leader = cluster.leader()
-    with Checkpoints(server) as checkpoints, Load(server) as load:
+    with Checkpoints(server) as checkpoints, Load(server) as load, KeyedPlayer(server) as keyed:
         time.sleep(3)
         fault = time.monotonic()
         cluster.kill_node(leader)
@@ -183,6 +245,7 @@ def test_the_primary_s_machine_gone_under_load_fails_over_to_the_synchronous_sta
     assert back < LEASE_SECONDS + 7, f"the service came back {back:.1f} s after the machine went ({new_leader.name})"
     assert_only_503s_went_wrong(load)
     assert_nothing_lost(cluster, server, load)
+    keyed.assert_each_answer_landed_once(cluster.database_url("osmosis"))
     checkpoints.assert_consistent()
 
 
@@ -261,10 +324,14 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
     leader = cluster.leader()
     standbys = [node for node in cluster.nodes if node is not leader]
     played = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
-    for _ in range(3):
+    # A drill before may have left the replica pool on the primary (prefer-standby, while no standby answered):
+    # its connections are renewed every 30 s.
+    deadline = time.monotonic() + REPLICA_CONNECTION_LIFETIME + 30
+    while not any(_reading_clients(node) for node in standbys):
+        assert time.monotonic() < deadline, "the server reads nothing from its replicas"
         call("GET", f"{server}/games/{played['id']}/events")
         call("GET", f"{server}/games?limit=5")
-    assert any(_reading_clients(node) for node in standbys), "the server reads nothing from its replicas"
+        time.sleep(0.5)
 
     for node in standbys:
         _sql(node, "SELECT pg_wal_replay_pause()")
