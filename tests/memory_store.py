@@ -630,6 +630,9 @@ class MemoryStore:
 
     # Readiness
 
+    def standing(self) -> dict[str, str]:
+        return {"writes": "ok"}
+
     def readiness(self) -> str | None:
         return None
 

@@ -25,12 +25,14 @@ import pytest
 from tests.apps import free_port
 
 BIN_DIR = Path("/usr/lib/postgresql/15/bin")
+HAPROXY_CONFIG = Path(__file__).parents[1] / "deploy" / "patroni" / "haproxy.cfg"
 SCOPE = "osmosis-drill"
 LEASE_SECONDS = 8
 
 
 def missing_tools() -> list[str]:
-    return [tool for tool in ("patroni", "patronictl", "etcd", "etcdctl") if shutil.which(tool) is None] + (
+    tools = ("patroni", "patronictl", "etcd", "etcdctl", "haproxy")
+    return [tool for tool in tools if shutil.which(tool) is None] + (
         [] if (BIN_DIR / "postgres").exists() else [str(BIN_DIR / "postgres")]
     )
 
@@ -68,6 +70,7 @@ class PatroniCluster:
         self.etcd: subprocess.Popen | None = None
         self.nodes = [Node(f"node{i}", self.folder / f"node{i}", free_port(), free_port()) for i in range(size)]
         self._as_user = "postgres" if os.geteuid() == 0 else None
+        self.haproxy: subprocess.Popen | None = None
 
     # -- starting and stopping
 
@@ -160,7 +163,39 @@ class PatroniCluster:
             assert time.monotonic() < deadline, f"{node.name}'s PostgreSQL did not stop"
             time.sleep(0.1)
 
+    def start_haproxy(self) -> tuple[int, int]:
+        """HAProxy with deploy/patroni/haproxy.cfg, pointed at these nodes: its primary port and its replicas' port."""
+        primary_port, replicas_port = free_port(), free_port()
+        text = HAPROXY_CONFIG.read_text()
+        text = text.replace("bind *:5000", f"bind 127.0.0.1:{primary_port}")
+        text = text.replace("bind *:5001", f"bind 127.0.0.1:{replicas_port}")
+        for number, node in enumerate(self.nodes, start=1):
+            text = text.replace(
+                f"server node{number} node{number}:5432 check port 8008",
+                f"server {node.name} 127.0.0.1:{node.port} check port {node.rest_port}",
+            )
+        assert "node1:5432" not in text, "deploy/patroni/haproxy.cfg names more nodes than the cluster has"
+        config = self.folder / "haproxy.cfg"
+        config.write_text(text)
+        self.haproxy = subprocess.Popen(
+            ["haproxy", "-db", "-f", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.folder / "haproxy.log", "ab"),  # noqa: SIM115 -- it lives as long as the process
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with psycopg.connect(f"postgresql://postgres@127.0.0.1:{primary_port}/postgres", connect_timeout=2):
+                    return primary_port, replicas_port
+            except psycopg.OperationalError:
+                if self.haproxy.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"HAProxy did not route to the primary: {(self.folder / 'haproxy.log').read_text()}")
+                time.sleep(0.3)
+
     def stop(self) -> None:
+        if self.haproxy is not None and self.haproxy.poll() is None:
+            self.haproxy.kill()
+            self.haproxy.wait(timeout=30)
         for node in self.nodes:
             if node.process is not None and node.process.poll() is None:
                 node.process.terminate()

@@ -43,14 +43,15 @@ class Health(MethodView):
 
 class Readiness(MethodView):
     @health_blp.doc(operationId="getReadiness", security=[])
-    @health_blp.response(200, HealthSchema, example={"status": "ready"})
+    @health_blp.response(200, HealthSchema, example={"status": "ready", "writes": "ok"})
     @answers(422, 503, only=("validation-failed", "not-ready"))
     def get(self) -> dict[str, str] | Response:
         """Readiness: the database is reachable and its schema is at the latest migration
 
         For an orchestrator's readiness probe: a 503 `not-ready` says why, with Retry-After.
         """
-        reason = use_cases().health.readiness()
+        health = use_cases().health
+        reason = health.readiness()
         if reason is not None:
             return problem(503, NOT_READY, reason, {"Retry-After": "1"})
-        return {"status": "ready"}
+        return {"status": "ready", **health.standing()}

@@ -441,6 +441,20 @@ class ActionResultSchema(ma.Schema):
 
 class HealthSchema(ma.Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
+    writes = fields.String(
+        metadata={
+            "description": "Readiness only: whether a write would be acknowledged now (`ok`, or why not: a primary "
+            "waiting for its synchronous standby answers writes 503 meanwhile, and serves reads).",
+            "example": "ok",
+        }
+    )
+    reads = fields.String(
+        metadata={
+            "description": "Readiness only, with READ_DATABASE_URL: where the reads that can wait a moment go now "
+            "(`replicas`, or `primary: ` and why).",
+            "example": "replicas",
+        }
+    )
 
 
 class ProblemSchema(ma.Schema):

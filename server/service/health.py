@@ -14,3 +14,10 @@ class Health:
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not (the first store's reason)."""
         return next((reason for store in self._stores if (reason := store.readiness()) is not None), None)
+
+    def standing(self) -> dict[str, str]:
+        """What the server can do now, store by store (writes, reads), when it is ready."""
+        standing: dict[str, str] = {}
+        for store in self._stores:
+            standing |= store.standing()
+        return standing

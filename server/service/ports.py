@@ -367,6 +367,10 @@ class Readiness(Protocol):
         """None when ready to serve; otherwise why not."""
         ...
 
+    def standing(self) -> dict[str, str]:
+        """What the store can do now, for /readyz: `writes` for the store written to, `reads` for a read store."""
+        ...
+
 
 class ReadStore(GameReads, Readiness, Protocol):
     """What a second database serving reads alone implements (see GameReads for what it may serve)."""

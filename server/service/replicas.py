@@ -58,6 +58,13 @@ class ReplicaReads:
         """Always ready: without its replica the server reads from its primary (whose readiness is the server's)."""
         return None
 
+    def standing(self) -> dict[str, str]:
+        try:
+            behind = self._replica.replay_behind(self._max_lag_bytes)
+        except StoreUnavailable:
+            return {"reads": "primary: the replicas cannot be reached"}
+        return {"reads": "primary: the replicas are behind" if behind else "replicas"}
+
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
         def whole(events: list[Event]) -> bool:
             if limit is not None and len(events) >= limit:

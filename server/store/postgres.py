@@ -432,6 +432,22 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             row = conn.execute(sql.REPLAY_BEHIND, {"max_lag_bytes": max_lag_bytes}).fetchone()
         return bool(row and row["behind"])
 
+    def standing(self) -> dict[str, str]:
+        """Whether a write would be acknowledged now: on a primary that must wait for a synchronous standby, one is
+        streaming (what pg_stat_replication shows the role: with no pg_monitor grant, it cannot tell)."""
+        try:
+            with self._connection() as conn:
+                row = conn.execute(sql.SYNCHRONOUS_STANDBYS).fetchone()
+        except StoreUnavailable:
+            return {"writes": "unavailable: the database cannot be reached"}
+        if row is None or not row["waits_for_standby"]:
+            return {"writes": "ok"}
+        if row["hidden"]:
+            return {"writes": "unknown: grant pg_monitor to see the synchronous standbys"}
+        if row["streaming"]:
+            return {"writes": "ok"}
+        return {"writes": "waiting for a synchronous standby: answered 503 until one is back"}
+
     def readiness(self) -> str | None:
         try:
             with self._connection() as conn:

@@ -361,3 +361,12 @@ SELECT CASE WHEN pg_is_in_recovery() THEN
 ELSE false END AS behind
 """
 """Whether a standby's answers may be older than the primary's by more than a moment (false on a primary)."""
+
+SYNCHRONOUS_STANDBYS = """
+SELECT current_setting('synchronous_standby_names') <> '' AS waits_for_standby,
+       EXISTS (SELECT FROM pg_stat_replication WHERE sync_state IS NULL) AS hidden,
+       EXISTS (SELECT FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum') AND state = 'streaming')
+           AS streaming
+"""
+"""Whether commits wait for a synchronous standby, and whether one streams (its rows' details are hidden from a role
+without pg_monitor)."""

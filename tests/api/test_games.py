@@ -58,7 +58,7 @@ def test_variants_lists_the_eight_presets_with_their_rules(client):
 
 def test_healthz_and_readyz_answer_ok_with_a_migrated_database(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
-    assert client.get("/readyz").get_json() == {"status": "ready"}
+    assert client.get("/readyz").get_json() == {"status": "ready", "writes": "ok"}
 
 
 def test_readyz_is_503_when_the_schema_is_behind(client, db):

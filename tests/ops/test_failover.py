@@ -32,6 +32,7 @@ pytestmark = pytest.mark.cluster
 
 STATEMENT_TIMEOUT_MS = 2000
 ETCD_OUTAGE_SECONDS = 30
+LOG_KEY = generate_signer("drill.example/log").skey
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def server(cluster: PatroniCluster) -> Iterator[str]:
         STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
         POOL_TIMEOUT_MS="1000",
         LOG_INTERVAL_MS="200",
-        LOG_SIGNING_KEY=generate_signer("drill.example/log").skey,
+        LOG_SIGNING_KEY=LOG_KEY,
         READ_DATABASE_URL=cluster.database_url("osmosis", attrs="prefer-standby"),
     )
     yield f"http://127.0.0.1:{port}"
@@ -291,6 +292,7 @@ def test_with_no_standby_left_writes_get_503_and_nothing_unreplicated_is_acknowl
     assert creation[0] == 503 and creation[2].get("Retry-After"), creation[:2]
     assert reads == [200] * 5, "reads stop with the standbys"
     assert readiness[0] == 200, readiness[1]
+    assert readiness[1]["writes"].startswith("waiting for a synchronous standby"), readiness[1]
     assert_only_503s_went_wrong(load)
     assert_nothing_lost(cluster, server, load)
     checkpoints.assert_consistent()
@@ -304,7 +306,8 @@ def test_etcd_gone_for_30_seconds_keeps_the_primary_and_the_server_serving(clust
         gone = time.monotonic()
         readiness = []
         while time.monotonic() < gone + ETCD_OUTAGE_SECONDS:
-            readiness.append(call("GET", f"{server}/readyz")[0])
+            status, body, _ = call("GET", f"{server}/readyz")
+            readiness.append((status, body.get("writes")))
             time.sleep(1)
         back = time.monotonic()
         cluster.start_etcd()
@@ -314,7 +317,7 @@ def test_etcd_gone_for_30_seconds_keeps_the_primary_and_the_server_serving(clust
     assert cluster.leader() is leader
     played = [status for when, _, status, _ in load.answers if gone + 1 < when < back - 1]
     assert played.count(200) > 20 and set(played) <= {200, 201, 409, 503}, sorted(set(played))
-    assert readiness == [200] * len(readiness), readiness
+    assert readiness == [(200, "ok")] * len(readiness), readiness
     assert_only_503s_went_wrong(load)
     assert_nothing_lost(cluster, server, load)
     checkpoints.assert_consistent()
@@ -347,6 +350,7 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
         replay = call("GET", f"{server}/games/{game['id']}/replay")[1]
         listed = call("GET", f"{server}/games?limit=5")[1]
         verdict = call("GET", f"{server}/games/{game['id']}/verification")[1]
+        readiness = call("GET", f"{server}/readyz")[1]
         stale = _sql(standbys[0], "SELECT count(*) FROM games WHERE id = %s", game["id"])
     finally:
         for node in standbys:
@@ -358,6 +362,7 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
     assert len(replay["events"]) == version
     assert listed["games"][0]["id"] == game["id"]
     assert verdict["valid"] is True
+    assert readiness["reads"] == "primary: the replicas are behind", readiness
 
 
 def _sql(node, query: str, *params: object) -> object:
@@ -444,3 +449,33 @@ def test_followers_of_a_game_and_of_every_game_miss_and_repeat_nothing_across_a_
     assert len(seen) > 3, "too little was played to tell"
     for game_id, seqs in seen.items():
         assert seqs == list(range(seqs[0], versions[game_id] + 1)), f"{game_id}: {seqs} of {versions[game_id]}"
+
+
+def test_behind_haproxy_the_server_fails_over_with_the_cluster(cluster):
+    primary_port, replicas_port = cluster.start_haproxy()
+    port = free_port()
+    process = start_gunicorn(
+        f"postgresql://postgres@127.0.0.1:{primary_port}/osmosis?connect_timeout=2",
+        port,
+        STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
+        POOL_TIMEOUT_MS="1000",
+        LOG_INTERVAL_MS="200",
+        LOG_SIGNING_KEY=LOG_KEY,  # every instance signs the one log with the one key
+        READ_DATABASE_URL=f"postgresql://postgres@127.0.0.1:{replicas_port}/osmosis?connect_timeout=2",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        leader = cluster.leader()
+        with Checkpoints(base) as checkpoints, Load(base) as load:
+            time.sleep(3)
+            fault = time.monotonic()
+            cluster.kill_node(leader)
+            cluster.wait_for_new_leader(leader)
+            back = back_after(load, fault)
+            time.sleep(3)
+        assert back < LEASE_SECONDS + 7, f"the service came back {back:.1f} s after the machine went"
+        assert_only_503s_went_wrong(load)
+        assert_nothing_lost(cluster, base, load)
+        checkpoints.assert_consistent()
+    finally:
+        stop(process)

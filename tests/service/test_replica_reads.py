@@ -131,3 +131,10 @@ def test_a_replica_gone_costs_nothing_but_its_share_of_the_reads(cases, reading,
     assert reading.queries.list_events(game_id, 0, 50) == cases.queries.list_events(game_id, 0, 50)
     assert reading.queries.list_games(10, None) == cases.queries.list_games(10, None)
     assert reading.health.readiness() is None
+    assert reading.health.standing() == {"writes": "ok", "reads": "primary: the replicas cannot be reached"}
+
+
+def test_the_server_says_where_its_reads_go(reading, replica):
+    assert reading.health.standing()["reads"] == "replicas"
+    replica.behind = True
+    assert reading.health.standing()["reads"] == "primary: the replicas are behind"

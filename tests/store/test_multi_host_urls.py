@@ -85,3 +85,7 @@ def test_osmosis_serve_starts_and_answers_on_a_multi_host_url(embedded_server_ur
 
 def test_a_primary_is_never_behind_itself_as_a_replica(store):
     assert store.replay_behind(max_lag_bytes=0) is False
+
+
+def test_a_server_with_no_synchronous_standby_to_wait_for_takes_writes(store):
+    assert store.standing() == {"writes": "ok"}
