@@ -46,7 +46,7 @@ def compose(
     days = Days(store, clock, sources.new_server_seed)
     acting = Acting(store, recent, changes, solver_time, clock)
     verifying = Verifying(reads, solver_time)
-    profiles = Profiles(store, verifying, clock)
+    profiles = Profiles(store, verifying, clock, reads)
     return UseCases(
         creating=Creating(store, days, recent, changes, solver_time, sources),
         sealing=Sealing(store, sources),
@@ -56,7 +56,7 @@ def compose(
         analyses=Analyses(reads, store, solver_time),
         accounts=Accounts(store, clock, sources.new_id),
         days=days,
-        boards=Boards(store, clock),
+        boards=Boards(reads, clock),
         profiles=profiles,
         chores=Chores(store, days, acting, profiles, clock),
         public_log=public_log or PublicLog(store, reads, None),

@@ -9,25 +9,21 @@ import binascii
 import json
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import Any
 from uuid import UUID
 
 from .daily import closes_at, day_of
 from .errors import DayNotClosed, InvalidCursor
 from .players.stats import wilson_interval
-from .ports import Statistics
+from .ports import BoardReads
 from .records import AllTimeRow, DailyBoardRow
 
 MIN_GAMES = 20
 """Games of a preset a player needs to be on its all-time board: fewer say little about a win rate."""
 
 
-class BoardStore(Statistics, Protocol):
-    """The ports the boards use."""
-
-
 class Boards:
-    def __init__(self, store: BoardStore, clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: BoardReads, clock: Callable[[], datetime]) -> None:
         self._store = store
         self._clock = clock
 

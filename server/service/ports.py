@@ -311,22 +311,8 @@ class DailyDeals(Protocol):
         ...
 
 
-class Statistics(Protocol):
-    """Players' statistics: a projection of their revealed games (the write revealing a game records its result,
-    which counts once its game is verified)."""
-
-    def left_games(self, idle_since: datetime, limit: int) -> list[UUID]:
-        """Players' games in play, not daily ones, with no write since `idle_since`, the oldest first: the ones
-        their players left (a result written `abandoned` is kept as such, whatever the rebuild makes again)."""
-        ...
-
-    def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
-        """The player's sums under each preset they have played."""
-        ...
-
-    def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
-        """Players' games under a preset whose seeds are revealed, by id after `after`: what the statistics count."""
-        ...
+class BoardReads(Protocol):
+    """The boards: what a read store may serve a moment behind (see ReadStore)."""
 
     def daily_board(
         self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None, limit: int
@@ -347,6 +333,28 @@ class Statistics(Protocol):
 
     def all_time_board_rank(self, variant: str, kind: str, min_games: int, key: tuple[float, int, UUID]) -> int:
         """How many rows of the all-time board come up to the one whose key is `key`, that one included."""
+        ...
+
+
+class StatisticsReads(Protocol):
+    """A player's sums: what a read store may serve a moment behind (see ReadStore)."""
+
+    def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
+        """The player's sums under each preset they have played."""
+        ...
+
+
+class Statistics(BoardReads, StatisticsReads, Protocol):
+    """Players' statistics: a projection of their revealed games (the write revealing a game records its result,
+    which counts once its game is verified)."""
+
+    def left_games(self, idle_since: datetime, limit: int) -> list[UUID]:
+        """Players' games in play, not daily ones, with no write since `idle_since`, the oldest first: the ones
+        their players left (a result written `abandoned` is kept as such, whatever the rebuild makes again)."""
+        ...
+
+    def revealed_player_games(self, after: UUID, limit: int) -> list[UUID]:
+        """Players' games under a preset whose seeds are revealed, by id after `after`: what the statistics count."""
         ...
 
     def unverified_results(self, limit: int) -> list[UUID]:
@@ -372,8 +380,9 @@ class Readiness(Protocol):
         ...
 
 
-class ReadStore(GameReads, Readiness, Protocol):
-    """What a second database serving reads alone implements (see GameReads for what it may serve)."""
+class ReadStore(GameReads, BoardReads, StatisticsReads, Readiness, Protocol):
+    """What a second database serving reads alone implements (see GameReads for what it may serve); the boards and
+    a player's sums it may serve a moment behind, as their pages say."""
 
 
 class Store(

@@ -7,8 +7,8 @@ when it can tell its answer is whole, and by the primary otherwise:
 
 - a page of events that is full, or that reaches the game's version (the primary's, one key lookup), or the `upto`
   asked for; time travel to a seq the replica has;
-- lists of games (the players' pages, the game list) while the replica is caught up: replaying, not paused, and no
-  more than `max_lag_bytes` of received WAL behind;
+- lists of games (the players' pages, the game list), the boards and a player's sums while the replica is caught
+  up: replaying, not paused, and no more than `max_lag_bytes` of received WAL behind;
 - never the game's current state, its audience, its secret or its snapshots: the primary's, always.
 
 A replica that cannot be reached costs nothing but its share of the load: the primary answers.
@@ -25,8 +25,8 @@ from uuid import UUID
 
 from ..log.events import Event
 from .errors import GameNotFound, StoreUnavailable
-from .ports import GameReads
-from .records import Audience, GameRecord, GameSecret, TimeTravel
+from .ports import BoardReads, GameReads, StatisticsReads
+from .records import AllTimeRow, Audience, DailyBoardRow, GameRecord, GameSecret, PlayerStats, TimeTravel
 
 T = TypeVar("T")
 
@@ -34,14 +34,14 @@ CATCH_UP_CHECK_SECONDS = 0.25
 """How long the replica's standing is taken as known: one query a quarter second at most, whatever the traffic."""
 
 
-class Replica(GameReads, Protocol):
+class Replica(GameReads, BoardReads, StatisticsReads, Protocol):
     def replay_behind(self, max_lag_bytes: int) -> bool:
         """Whether replay is paused, its WAL receiver is not streaming, or it is more than this behind what it
         received (False on a primary)."""
         ...
 
 
-class Primary(GameReads, Protocol):
+class Primary(GameReads, BoardReads, StatisticsReads, Protocol):
     def read_versions(self, game_ids: Collection[str]) -> dict[str, int]: ...
 
 
@@ -92,12 +92,28 @@ class ReplicaReads:
         audience: Audience | None = None,
         player_id: UUID | None = None,
     ) -> list[GameRecord]:
-        def listed(store: GameReads) -> list[GameRecord]:
-            return store.list_games(limit, before, status, variant, audience, player_id)
+        return self._while_caught_up(
+            lambda store: store.list_games(limit, before, status, variant, audience, player_id)
+        )
 
-        if not self._replica_caught_up():
-            return listed(self._primary)
-        return self._either(listed, lambda _: True)
+    def daily_board(
+        self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None, limit: int
+    ) -> list[DailyBoardRow]:
+        return self._while_caught_up(lambda store: store.daily_board(day, variant, kind, after, limit))
+
+    def all_time_board(
+        self, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
+    ) -> list[AllTimeRow]:
+        return self._while_caught_up(lambda store: store.all_time_board(variant, kind, min_games, after, limit))
+
+    def daily_board_rank(self, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]) -> int:
+        return self._while_caught_up(lambda store: store.daily_board_rank(day, variant, kind, key))
+
+    def all_time_board_rank(self, variant: str, kind: str, min_games: int, key: tuple[float, int, UUID]) -> int:
+        return self._while_caught_up(lambda store: store.all_time_board_rank(variant, kind, min_games, key))
+
+    def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
+        return self._while_caught_up(lambda store: store.load_player_stats(player_id))
 
     def load_game(self, game_id: UUID) -> GameRecord:
         return self._primary.load_game(game_id)
@@ -113,6 +129,15 @@ class ReplicaReads:
 
     def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
         return self._primary.load_audience(game_id)
+
+    def _while_caught_up(self, read: Callable[[Replica | Primary], T]) -> T:
+        """The replica's answer while it is caught up (a moment behind at most); the primary's otherwise."""
+        if not self._replica_caught_up():
+            return read(self._primary)
+        try:
+            return read(self._replica)
+        except StoreUnavailable:
+            return read(self._primary)
 
     def _either(self, read: Callable[[GameReads], T], whole: Callable[[T], bool]) -> T:
         """The replica's answer if it has one and it is whole; the primary's otherwise."""

@@ -1,7 +1,8 @@
 """Reads on a replica that lags (service/replicas.py), through the use cases: every answer is the primary's answer,
 whatever the replica has replayed; the replica serves what it can tell is whole."""
 
-from uuid import UUID
+from datetime import date
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -54,6 +55,28 @@ class LaggingCopy:
         self.answered.append("list_games")
         listed = self._primary.list_games(10_000, before, status, variant, audience, player_id)
         return [game for game in listed if game.id in self._versions][:limit]
+
+    def daily_board(self, *args):
+        return self._answer("daily_board", *args)
+
+    def all_time_board(self, *args):
+        return self._answer("all_time_board", *args)
+
+    def daily_board_rank(self, *args):
+        return self._answer("daily_board_rank", *args)
+
+    def all_time_board_rank(self, *args):
+        return self._answer("all_time_board_rank", *args)
+
+    def load_player_stats(self, *args):
+        return self._answer("load_player_stats", *args)
+
+    def _answer(self, name, *args):
+        """What a replica caught up answers: the primary's, a moment behind."""
+        if self.down:
+            raise StoreUnavailable("the replica is unreachable")
+        self.answered.append(name)
+        return getattr(self._primary, name)(*args)
 
     def replay_behind(self, max_lag_bytes: int) -> bool:
         if self.down:
@@ -138,3 +161,29 @@ def test_the_server_says_where_its_reads_go(reading, replica):
     assert reading.health.standing()["reads"] == "replicas"
     replica.behind = True
     assert reading.health.standing()["reads"] == "primary: the replicas are behind"
+
+
+def test_boards_and_a_player_s_sums_come_from_the_replica_only_while_it_is_caught_up(store, replica):
+    def read_all(reads: ReplicaReads) -> list:
+        day = date(2026, 11, 1)
+        return [
+            reads.daily_board(day, "osmosis", "players", None, 10),
+            reads.all_time_board("osmosis", "players", 3, None, 10),
+            reads.daily_board_rank(day, "osmosis", "players", (True, 52, 0, 10, 60, uuid4())),
+            reads.all_time_board_rank("osmosis", "players", 3, (0.5, 4, uuid4())),
+            reads.load_player_stats(uuid4()),
+        ]
+
+    caught_up = read_all(ReplicaReads(replica, store))
+    assert replica.answered == [
+        "daily_board",
+        "all_time_board",
+        "daily_board_rank",
+        "all_time_board_rank",
+        "load_player_stats",
+    ]
+
+    replica.answered.clear()
+    replica.behind = True
+    assert read_all(ReplicaReads(replica, store)) == caught_up
+    assert replica.answered == []

@@ -12,7 +12,7 @@ from uuid import UUID
 from ..daily import day_of
 from ..documents import player_view
 from ..errors import SolverBusy, SolverSaturated
-from ..ports import GameReads, Players, Statistics
+from ..ports import GameReads, Players, Statistics, StatisticsReads
 from ..records import PlayerRecord, PlayerResult, PlayerStats
 from ..verifying import Verifying
 from . import names
@@ -26,16 +26,24 @@ class ProfileStore(Players, Statistics, GameReads, Protocol):
 
 
 class Profiles:
-    def __init__(self, store: ProfileStore, verifying: Verifying, clock: Callable[[], datetime]) -> None:
-        """`verifying`: what tells whether a game's result may count (its verification is valid and complete)."""
+    def __init__(
+        self,
+        store: ProfileStore,
+        verifying: Verifying,
+        clock: Callable[[], datetime],
+        sums: StatisticsReads | None = None,
+    ) -> None:
+        """`verifying`: what tells whether a game's result may count (its verification is valid and complete);
+        `sums`: where a player's page reads their sums (a read store's, a moment behind; `store`'s by default)."""
         self._store = store
         self._verifying = verifying
         self._clock = clock
+        self._sums = store if sums is None else sums
 
     def profile(self, name: str) -> dict[str, Any]:
         """The player and their statistics per preset; raises PlayerNotFound."""
         player = self._store.load_player(names.looked_up(name))
-        stats = self._store.load_player_stats(player.id)
+        stats = self._sums.load_player_stats(player.id)
         today = day_of(self._clock())
         return profile_view(player, stats, today)
 
