@@ -202,7 +202,19 @@ Integrate = Callable[[SignedCheckpoint | None, Sequence[PendingEntry], Mapping[i
 entry bundle) -> what to write, or None to write nothing."""
 
 
-class PublicLogStore(Protocol):
+class TileReads(Protocol):
+    """The public log's tiles and entry bundles: what a read store may serve when it has them whole."""
+
+    def read_tile(self, level: int, index: int) -> bytes:
+        """The hashes the tile holds (all 256 once full, fewer while partial; none if it does not exist)."""
+        ...
+
+    def read_bundle(self, index: int) -> bytes:
+        """The entry bundle as it stands (empty if it does not exist)."""
+        ...
+
+
+class PublicLogStore(TileReads, Protocol):
     """The public transparency log: its pending entries, leaves, tiles and bundles, and signed checkpoints."""
 
     def sequence(self, limit: int, spacing: float, integrate: Integrate) -> LogGrowth | None:
@@ -236,14 +248,6 @@ class PublicLogStore(Protocol):
         ...
 
     def add_cosignature(self, size: int, witness: str, line: str) -> None: ...
-
-    def read_tile(self, level: int, index: int) -> bytes:
-        """The hashes the tile holds (all 256 once full, fewer while partial; none if it does not exist)."""
-        ...
-
-    def read_bundle(self, index: int) -> bytes:
-        """The entry bundle as it stands (empty if it does not exist)."""
-        ...
 
     def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
         """The (index, kind) of every leaf about these games or sealed deals, by index."""
@@ -380,7 +384,7 @@ class Readiness(Protocol):
         ...
 
 
-class ReadStore(GameReads, BoardReads, StatisticsReads, Readiness, Protocol):
+class ReadStore(GameReads, TileReads, BoardReads, StatisticsReads, Readiness, Protocol):
     """What a second database serving reads alone implements (see GameReads for what it may serve); the boards and
     a player's sums it may serve a moment behind, as their pages say."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from ..log.public_entries import DAILY_DEAL_OPENED, DEAL_SEALED, GAME_CREATED, GAME_ENDED, daily_deal_id
@@ -25,7 +25,7 @@ from ..transparency.tiles import (
     tile_subtrees,
 )
 from .errors import LogNotStarted, TileNotFound
-from .ports import GameReads, PublicLogStore
+from .ports import GameReads, PublicLogStore, TileReads
 from .records import LogGrowth, PendingEntry, SignedCheckpoint
 
 SEQUENCE_BATCH = 4096
@@ -76,16 +76,29 @@ def _b64(value: bytes) -> str:
     return base64.b64encode(value).decode()
 
 
+def _tile(tiles: TileReads, address: TileAddress) -> tuple[bytes, int]:
+    """The tile or bundle as `tiles` has it, and how many hashes or entries that is."""
+    if address.level == ENTRIES:
+        stored = tiles.read_bundle(address.index)
+        return stored, len(bundle_entries(stored)) if stored else 0
+    stored = tiles.read_tile(address.level, address.index)
+    return stored, len(stored) // 32
+
+
 def published_note(checkpoint: SignedCheckpoint) -> str:
     """The signed note with the witnesses' cosignatures after the log's own signature."""
     return checkpoint.note + "".join(checkpoint.cosignatures)
+
+
+class LogReads(GameReads, TileReads, Protocol):
+    """What the log reads where the games are read (a read store): games for their proofs, tiles to serve."""
 
 
 class PublicLog:
     def __init__(
         self,
         store: PublicLogStore,
-        games: GameReads,
+        games: LogReads,
         signer: Signer | None,
         witnesses: Sequence[Verifier] = (),
         spacing: float = 1.0,
@@ -162,14 +175,12 @@ class PublicLog:
         return self._store.latest_checkpoint()
 
     def tile(self, address: TileAddress) -> bytes:
-        """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one."""
-        if address.level == ENTRIES:
-            stored = self._store.read_bundle(address.index)
-            count = len(bundle_entries(stored)) if stored else 0
-        else:
-            stored = self._store.read_tile(address.level, address.index)
-            count = len(stored) // 32
+        """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one. Read
+        where the games are read (a replica), and from the log's store when that one does not have it whole yet."""
         wanted = address.width if address.width is not None else TILE_WIDTH
+        stored, count = _tile(self._games, address)
+        if count < wanted:
+            stored, count = _tile(self._store, address)
         if count < wanted or not self._signed_over(address, wanted):
             raise TileNotFound(f"the log has no {address.path} (yet)")
         if address.level == ENTRIES:

@@ -9,6 +9,7 @@ when it can tell its answer is whole, and by the primary otherwise:
   asked for; time travel to a seq the replica has;
 - lists of games (the players' pages, the game list), the boards and a player's sums while the replica is caught
   up: replaying, not paused, and no more than `max_lag_bytes` of received WAL behind;
+- tiles and entry bundles it has whole (the log checks, and asks the primary otherwise);
 - never the game's current state, its audience, its secret or its snapshots: the primary's, always.
 
 A replica that cannot be reached costs nothing but its share of the load: the primary answers.
@@ -25,7 +26,7 @@ from uuid import UUID
 
 from ..log.events import Event
 from .errors import GameNotFound, StoreUnavailable
-from .ports import BoardReads, GameReads, StatisticsReads
+from .ports import BoardReads, GameReads, StatisticsReads, TileReads
 from .records import AllTimeRow, Audience, DailyBoardRow, GameRecord, GameSecret, PlayerStats, TimeTravel
 
 T = TypeVar("T")
@@ -34,14 +35,14 @@ CATCH_UP_CHECK_SECONDS = 0.25
 """How long the replica's standing is taken as known: one query a quarter second at most, whatever the traffic."""
 
 
-class Replica(GameReads, BoardReads, StatisticsReads, Protocol):
+class Replica(GameReads, TileReads, BoardReads, StatisticsReads, Protocol):
     def replay_behind(self, max_lag_bytes: int) -> bool:
         """Whether replay is paused, its WAL receiver is not streaming, or it is more than this behind what it
         received (False on a primary)."""
         ...
 
 
-class Primary(GameReads, BoardReads, StatisticsReads, Protocol):
+class Primary(GameReads, TileReads, BoardReads, StatisticsReads, Protocol):
     def read_versions(self, game_ids: Collection[str]) -> dict[str, int]: ...
 
 
@@ -115,6 +116,12 @@ class ReplicaReads:
     def load_player_stats(self, player_id: UUID) -> list[PlayerStats]:
         return self._while_caught_up(lambda store: store.load_player_stats(player_id))
 
+    def read_tile(self, level: int, index: int) -> bytes:
+        return self._either(lambda store: store.read_tile(level, index), lambda _: True)
+
+    def read_bundle(self, index: int) -> bytes:
+        return self._either(lambda store: store.read_bundle(index), lambda _: True)
+
     def load_game(self, game_id: UUID) -> GameRecord:
         return self._primary.load_game(game_id)
 
@@ -139,7 +146,7 @@ class ReplicaReads:
         except StoreUnavailable:
             return read(self._primary)
 
-    def _either(self, read: Callable[[GameReads], T], whole: Callable[[T], bool]) -> T:
+    def _either(self, read: Callable[[Replica | Primary], T], whole: Callable[[T], bool]) -> T:
         """The replica's answer if it has one and it is whole; the primary's otherwise."""
         try:
             answer = read(self._replica)

@@ -10,7 +10,10 @@ from server.rules import preset
 from server.runtime.composition import compose
 from server.service.creating import NewGame, NumberedDeal
 from server.service.errors import GameNotFound, StoreUnavailable
+from server.service.public_log import PublicLog
 from server.service.replicas import ReplicaReads
+from server.transparency.notes import generate_signer
+from server.transparency.tiles import ENTRIES, TileAddress
 
 RULES = preset("osmosis-draw-one")
 
@@ -25,6 +28,7 @@ class LaggingCopy:
         self.behind = False
         self.down = False
         self.answered: list[str] = []
+        self.has_tiles = True
 
     def freeze(self) -> None:
         self._versions = {game.id: game.version for game in self._primary.list_games(10_000, None)}
@@ -70,6 +74,12 @@ class LaggingCopy:
 
     def load_player_stats(self, *args):
         return self._answer("load_player_stats", *args)
+
+    def read_tile(self, level, index):
+        return self._answer("read_tile", level, index) if self.has_tiles else b""
+
+    def read_bundle(self, index):
+        return self._answer("read_bundle", index) if self.has_tiles else b""
 
     def _answer(self, name, *args):
         """What a replica caught up answers: the primary's, a moment behind."""
@@ -187,3 +197,21 @@ def test_boards_and_a_player_s_sums_come_from_the_replica_only_while_it_is_caugh
     replica.behind = True
     assert read_all(ReplicaReads(replica, store)) == caught_up
     assert replica.answered == []
+
+
+def test_the_log_s_tiles_come_from_the_replica_when_it_has_them_whole(store, replica):
+    reads = ReplicaReads(replica, store)
+    log = PublicLog(store, reads, generate_signer("replica.example/log"), spacing=0)
+    cases = compose(store, reads, public_log=log)
+    for _ in range(3):
+        cases.creating.create_game(NewGame(RULES))
+    log.sequence()
+    tile, bundle = TileAddress(0, 0, 3), TileAddress(ENTRIES, 0, 3)
+
+    replica.has_tiles = False  # not replayed yet
+    lagging = log.tile(tile), log.tile(bundle)
+    assert replica.answered == []
+
+    replica.has_tiles = True
+    assert (log.tile(tile), log.tile(bundle)) == lagging
+    assert replica.answered == ["read_tile", "read_bundle"]
