@@ -27,14 +27,14 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from load import prepare_database  # noqa: E402
+from load import postgres_server, prepare_database  # noqa: E402
 
 from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.runtime.composition import compose  # noqa: E402
 from server.service.creating import NewGame  # noqa: E402
 from server.service.records import GameWrite  # noqa: E402
-from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
+from server.store import PostgresStore, migrate, open_pool, sql  # noqa: E402
 from server.store.rows import write_game  # noqa: E402
 
 GAMES_A_CLIENT = 4
@@ -124,13 +124,8 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
-    data_dir = PROJECT / "var" / "bench"
-    given_url = os.environ.get("DATABASE_URL")
-    try:
-        measure(prepare_database(given_url or embedded.start(data_dir)), args.processes, args.seconds)
-    finally:
-        if not given_url:
-            embedded.stop(data_dir)
+    with postgres_server() as server_url:
+        measure(prepare_database(server_url), args.processes, args.seconds)
 
 
 if __name__ == "__main__":
