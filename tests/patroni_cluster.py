@@ -266,19 +266,17 @@ class PatroniCluster:
             time.sleep(0.2)
 
     def switchover(self, leader: Node, candidate: Node) -> None:
+        self._patronictl(leader, "switchover", SCOPE, "--leader", leader.name, "--candidate", candidate.name, "--force")
+
+    def maintenance(self, on: bool) -> None:
+        """Patroni's maintenance mode (`patronictl pause`): it leaves PostgreSQL as it is. Out of it, Patroni resumes
+        a replica's paused replay within its loop (PostgreSQL 14 and later)."""
+        node = next(n for n in self.nodes if n.process is not None and n.process.poll() is None)
+        self._patronictl(node, "pause" if on else "resume", "--wait")
+
+    def _patronictl(self, node: Node, *args: str) -> None:
         subprocess.run(
-            [
-                "patronictl",
-                "-c",
-                str(leader.config),
-                "switchover",
-                SCOPE,
-                "--leader",
-                leader.name,
-                "--candidate",
-                candidate.name,
-                "--force",
-            ],
+            ["patronictl", "-c", str(node.config), *args],
             check=True,
             capture_output=True,
             timeout=60,

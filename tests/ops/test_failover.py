@@ -334,6 +334,7 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
         call("GET", f"{server}/games?limit=5")
         time.sleep(0.5)
 
+    cluster.maintenance(on=True)  # or Patroni resumes the replay within its loop
     for node in standbys:
         _sql(node, "SELECT pg_wal_replay_pause()")
     try:
@@ -359,6 +360,7 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
     finally:
         for node in standbys:
             _sql(node, "SELECT pg_wal_replay_resume()")
+        cluster.maintenance(on=False)
 
     assert stale == 0, "the replica was not behind: the drill proves nothing"
     assert [event["seq"] for event in events["events"]] == list(range(1, version + 1))
