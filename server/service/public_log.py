@@ -179,7 +179,7 @@ class PublicLog:
         where the games are read (a replica), and from the log's store when that one does not have it whole yet."""
         wanted = address.width if address.width is not None else TILE_WIDTH
         stored, count = _tile(self._games, address)
-        if count < wanted:
+        if count < wanted and self._games is not self._store:  # with no read store, both are the one store
             stored, count = _tile(self._store, address)
         if count < wanted or not self._signed_over(address, wanted):
             raise TileNotFound(f"the log has no {address.path} (yet)")
