@@ -85,6 +85,10 @@ def _tile(tiles: TileReads, address: TileAddress) -> tuple[bytes, int]:
     return stored, len(stored) // 32
 
 
+def _same(one: object, other: object) -> bool:
+    return one is other
+
+
 def published_note(checkpoint: SignedCheckpoint) -> str:
     """The signed note with the witnesses' cosignatures after the log's own signature."""
     return checkpoint.note + "".join(checkpoint.cosignatures)
@@ -107,6 +111,8 @@ class PublicLog:
         cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints."""
         self._store = store
         self._games = games
+        # Tiles from where the games are read, then from the log's store (with no read store, the one store once).
+        self._tile_sources: tuple[TileReads, ...] = (games,) if _same(games, store) else (games, store)
         self._signer = signer
         self.witnesses = tuple(witnesses)
         self._spacing = spacing
@@ -178,9 +184,10 @@ class PublicLog:
         """A tile or bundle as C2SP tlog-tiles serves it: a full one, or the first `width` of a partial one. Read
         where the games are read (a replica), and from the log's store when that one does not have it whole yet."""
         wanted = address.width if address.width is not None else TILE_WIDTH
-        stored, count = _tile(self._games, address)
-        if count < wanted and self._games is not self._store:  # with no read store, both are the one store
-            stored, count = _tile(self._store, address)
+        for tiles in self._tile_sources:
+            stored, count = _tile(tiles, address)
+            if count >= wanted:
+                break
         if count < wanted or not self._signed_over(address, wanted):
             raise TileNotFound(f"the log has no {address.path} (yet)")
         if address.level == ENTRIES:
