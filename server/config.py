@@ -74,6 +74,11 @@ class Settings:
     log_witnesses: tuple[tuple[str, str], ...] = ()
     """(verifier key, URL) of each witness every checkpoint is sent to, and whose cosignature it must carry to
     be published."""
+    log_tiles_dir: Path | None = None
+    """Where the log's tiles, bundles and published checkpoint are also written as they are made (C2SP
+    tlog-tiles' layout), to serve as static files and to recover the log from; None: only in the database."""
+    wal_archive: Path | None = None
+    """Where the embedded PostgreSQL keeps every WAL segment as it is written, for `osmosis restore`."""
 
     @property
     def connection_hold_limit(self) -> float | None:
@@ -105,6 +110,8 @@ class Settings:
             log_origin=env.get("LOG_ORIGIN") or None,
             log_interval_seconds=float(_int(env, "LOG_INTERVAL_MS", 1000, minimum=10)) / 1000,
             log_witnesses=_witnesses(env.get("LOG_WITNESSES", "")),
+            log_tiles_dir=Path(env["LOG_TILES_DIR"]) if env.get("LOG_TILES_DIR") else None,
+            wal_archive=Path(env["OSMOSIS_WAL_ARCHIVE"]) if env.get("OSMOSIS_WAL_ARCHIVE") else None,
         )
 
 

@@ -308,6 +308,8 @@ STATUSES: dict[int, str] = {
     404: "Not found.",
     408: "The body took longer than BODY_SECONDS to arrive.",
     409: "The rules refuse the action, or what it needs is used up.",
+    410: "The public log records the game's creation, but the database was restored from a backup taken before "
+    "it: `log_entry` names the entry.",
     412: "The game is not at the version that `expected_version` or If-Match states.",
     413: "The body is over 4 MiB.",
     415: "The body is not sent as JSON (`Content-Type: application/json`).",
@@ -372,7 +374,9 @@ def answers(*statuses: int, only: Iterable[str] = ()) -> Callable[[Any], Any]:
         manual = apidoc.setdefault("manual_doc", {})
         responses = manual.setdefault("responses", {})
         lines = []
-        for status in sorted(statuses):
+        # Any game the server could not find may be one a restore lost: answered 410 when the log saw it made.
+        gone = 404 in statuses and "game-not-found" in (narrowed or {"game-not-found"})
+        for status in sorted({*statuses, *((410,) if gone else ())}):
             responses[str(status)] = {"$ref": RESPONSES + HTTPStatus(status).name}
             codes = [code for code in errors.codes_of(status) if code not in errors.OPT_IN or code in narrowed]
             codes = [code for code in codes if code in narrowed] or codes

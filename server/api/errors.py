@@ -6,8 +6,9 @@ import logging
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
+from uuid import UUID
 
-from flask import Flask, Response, json
+from flask import Flask, Response, current_app, json
 from werkzeug.exceptions import HTTPException
 
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
@@ -19,10 +20,12 @@ from ..service.errors import (
     DayNotOpened,
     EventNotFound,
     Forbidden,
+    GameGone,
     GameNotFound,
     GameNotOver,
     IdempotencyKeyReused,
     InvalidCursor,
+    LogBehind,
     LogNotStarted,
     NameTaken,
     PlayerNotFound,
@@ -45,6 +48,7 @@ log = logging.getLogger(__name__)
 # Order matters: the first matching class wins, so subclasses come before their bases.
 ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (GameNotFound, HTTPStatus.NOT_FOUND, "game-not-found"),
+    (GameGone, HTTPStatus.GONE, "game-gone"),
     (SealedDealNotFound, HTTPStatus.NOT_FOUND, "sealed-deal-not-found"),
     (EventNotFound, HTTPStatus.NOT_FOUND, "event-not-found"),
     (TileNotFound, HTTPStatus.NOT_FOUND, "not-in-log"),
@@ -71,6 +75,7 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (VersionConflict, HTTPStatus.PRECONDITION_FAILED, "version-conflict"),
     (Unauthorized, HTTPStatus.UNAUTHORIZED, "unauthorized"),
     (Forbidden, HTTPStatus.FORBIDDEN, "forbidden"),
+    (LogBehind, HTTPStatus.SERVICE_UNAVAILABLE, "log-behind"),
     (StoreUnavailable, HTTPStatus.SERVICE_UNAVAILABLE, "service-unavailable"),
     (SolverBusy, HTTPStatus.TOO_MANY_REQUESTS, "solver-busy"),
     (SolverSaturated, HTTPStatus.SERVICE_UNAVAILABLE, "solver-saturated"),
@@ -98,7 +103,9 @@ NOT_READY = "not-ready"
 RETRY_AFTER_SECONDS = "1"
 SOLVER_RETRY_AFTER_SECONDS = "2"
 """What a client refused solver time is told to wait: about one job's time."""
-OPT_IN = frozenset((NOT_READY, "solver-busy", "solver-saturated", "not-in-log", "log-not-started"))
+OPT_IN = frozenset(
+    (NOT_READY, "solver-busy", "solver-saturated", "not-in-log", "log-not-started", "log-behind", "game-gone")
+)
 """Codes an operation's documentation lists only when it names them: few operations can answer them."""
 
 
@@ -133,6 +140,7 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
 def register(app: Flask) -> None:
     for error_class, status, code in ERRORS:
         app.register_error_handler(error_class, _handler(status, code))
+    app.register_error_handler(GameNotFound, _game_not_found)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, _handle_unexpected)
 
@@ -143,6 +151,8 @@ def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
         headers: dict[str, str] = {}
         if isinstance(error, IllegalAction) and not isinstance(error, GameOver):
             extra["rule"] = error.rule
+        if isinstance(error, GameGone):
+            extra["log_entry"] = error.log_entry
         if status == HTTPStatus.UNAUTHORIZED:
             headers["WWW-Authenticate"] = 'Bearer realm="osmosis"'
         if status == HTTPStatus.SERVICE_UNAVAILABLE:
@@ -152,6 +162,22 @@ def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
         return problem(status.value, code, str(error), headers, **extra)
 
     return handle
+
+
+_not_found = _handler(HTTPStatus.NOT_FOUND, "game-not-found")
+_gone = _handler(HTTPStatus.GONE, "game-gone")
+
+
+def _game_not_found(error: GameNotFound) -> Response:
+    """410 Gone for a game the public log saw created but the database lacks (restored from an older backup), so
+    that its player learns what happened; 404 for any other."""
+    use_cases = current_app.extensions.get("osmosis.use_cases")
+    game_id = error.game_id
+    if use_cases is not None and isinstance(game_id, UUID):
+        entry = use_cases.public_log.creation_logged(game_id)
+        if entry is not None:
+            return _gone(GameGone(game_id, entry))
+    return _not_found(error)
 
 
 def handle_http_exception(error: HTTPException) -> Response:

@@ -223,6 +223,11 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     "unauthorized": ("this action needs the game's player token: Authorization: Bearer <player_token>", {}),
     "forbidden": ("this token does not open this game", {}),
     "game-not-found": (f"no game {GAME_ID}", {}),
+    "game-gone": (
+        f"the game {GAME_ID} is gone: the public log's entry 1207 records its creation, but the database was "
+        "restored from a backup taken before it; its moves are lost",
+        {"log_entry": 1207},
+    ),
     "sealed-deal-not-found": (f"no sealed deal {SEALED_DEAL_ID}", {}),
     "event-not-found": ("game 65eee5b0-03b5-49e9-b1e2-863d2e8084cd has no event 99", {}),
     "not-found": ("The requested URL was not found on the server.", {}),
@@ -266,6 +271,11 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "internal-error": ("the server failed to handle this request; it has been logged", {}),
     "service-unavailable": ("the database is unreachable; try again shortly", {}),
+    "log-behind": (
+        "the log's database lacks entries of its published checkpoint (4096): it is being recovered, and proves "
+        "nothing until then",
+        {},
+    ),
     "not-ready": ("the database schema is not at the latest migration yet", {}),
     "solver-busy": (
         "you have 2 solver jobs in flight already (hints, winnable deals, analyses, verifications): "

@@ -67,8 +67,17 @@ LIVE_FOLLOWERS = Gauge(
 POOL_WAITING = Gauge(
     "osmosis_pool_requests_waiting", "Requests waiting for a database connection", multiprocess_mode="livesum"
 )
+LOG_SIGNING_REFUSED = Gauge(
+    "osmosis_log_signing_refused",
+    "1 while the public log signs nothing: its database is behind, or diverges from, a checkpoint it handed out",
+    multiprocess_mode="max",
+)
 
 request_log = logging.getLogger("osmosis.request")
+
+
+def log_signing_refused(refused: bool) -> None:
+    LOG_SIGNING_REFUSED.set(1 if refused else 0)
 
 
 class _RequestIds:

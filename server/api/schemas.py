@@ -455,6 +455,14 @@ class HealthSchema(ma.Schema):
             "example": "replicas",
         }
     )
+    log = fields.String(
+        metadata={
+            "description": "Readiness only, where this process signs the public log: `ok`, or why it signs nothing "
+            "(its database behind, or diverging from, a checkpoint it handed out: see docs/operations.md, "
+            '"Recovering the log"). Games are played meanwhile; their log entries wait.',
+            "example": "ok",
+        }
+    )
 
 
 class ProblemSchema(ma.Schema):
@@ -476,3 +484,6 @@ class ProblemSchema(ma.Schema):
         metadata={"description": "For illegal-action: the rule that forbids it (docs/rules.md)."},
     )
     errors = fields.Dict(metadata={"description": "For validation-failed: the offending fields."})
+    log_entry = fields.Integer(
+        metadata={"description": "For game-gone: the index of the public log's entry recording the game's creation."}
+    )

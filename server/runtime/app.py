@@ -5,6 +5,7 @@ with a store of their own."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from flask import Flask
 from limits.storage import Storage, storage_from_string
@@ -14,20 +15,22 @@ from ..api.callers import viewer
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
+from ..service.log_guard import CheckpointRecord, ForkGuard
 from ..service.ports import ReadStore, SolverTime, Store, at_once
 from ..service.public_log import PublicLog
 from ..service.replicas import ReplicaReads
 from ..service.sources import Sources
 from ..store import PostgresStore, migrate, open_pool
-from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, parse_verifier
+from ..transparency.notes import COSIGNATURE_V1, NoteError, Signer, Verifier, parse_verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
 from .composition import compose
+from .log_files import CHECKPOINT_FILE, CheckpointFile, TileDirectory
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
 from .turns import Turns
 from .upkeep import Upkeep
-from .witnessing import Witnesses
+from .witnessing import WitnessCheckpointReader, Witnesses
 
 
 def create_app(
@@ -70,7 +73,14 @@ def create_app(
     witnesses = _witnesses(settings)
     signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
     reads = store if read_store is None else read_store
-    public_log = PublicLog(store, reads, signer, [w for w, _ in witnesses], spacing=settings.log_interval_seconds)
+    public_log = PublicLog(
+        store,
+        reads,
+        signer,
+        [w for w, _ in witnesses],
+        spacing=settings.log_interval_seconds,
+        **_kept_outside(settings, signer, witnesses, owned),
+    )
     hub = Hub(store, poll_seconds=settings.live_poll_seconds)
     use_cases = compose(
         store,
@@ -82,7 +92,10 @@ def create_app(
         public_log=public_log,
     )
     sequencer = Sequencer(
-        public_log, settings.log_interval_seconds, Witnesses(public_log, store, witnesses) if witnesses else None
+        public_log,
+        settings.log_interval_seconds,
+        Witnesses(public_log, store, witnesses) if witnesses else None,
+        refusing=observability.log_signing_refused,
     )
     upkeep = Upkeep(use_cases.chores)
     if isinstance(store, PostgresStore) and owned:
@@ -116,6 +129,27 @@ def _replica_reads(settings: Settings, primary: PostgresStore) -> ReplicaReads:
     )
     replica = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
     return ReplicaReads(replica, primary, settings.replica_max_lag_bytes)
+
+
+def _kept_outside(
+    settings: Settings, signer: Signer | None, witnesses: list[tuple[Verifier, str]], owned: bool
+) -> dict[str, Any]:
+    """What the log keeps outside its database, and the guard that compares the database with it: the record of
+    its checkpoints in the data directory (when this process owns its store: a store the tests give is theirs,
+    and so is its log), the tiles directory, and what the witnesses cosigned."""
+    if signer is None:
+        return {}
+    records: list[tuple[str, CheckpointRecord]] = []
+    if owned:
+        records.append(
+            ("the last checkpoint recorded beside its key", CheckpointFile(settings.data_dir / CHECKPOINT_FILE))
+        )
+    mirror = TileDirectory(settings.log_tiles_dir) if settings.log_tiles_dir is not None else None
+    if mirror is not None:
+        records.append(("the checkpoint of its tiles directory", mirror))
+    reader = WitnessCheckpointReader(signer.name, witnesses) if witnesses else None
+    guard = ForkGuard(signer.verifier, records, reader)
+    return {"records": [record for _, record in records], "guard": guard, "mirror": mirror}
 
 
 def _waking(*threads: Turns) -> Callable[[], None]:

@@ -47,6 +47,7 @@ def compose(
     acting = Acting(store, recent, changes, solver_time, clock)
     verifying = Verifying(reads, solver_time)
     profiles = Profiles(store, verifying, clock, reads)
+    public_log = public_log or PublicLog(store, reads, None)
     return UseCases(
         creating=Creating(store, days, recent, changes, solver_time, sources),
         sealing=Sealing(store, sources),
@@ -59,6 +60,6 @@ def compose(
         boards=Boards(reads, clock),
         profiles=profiles,
         chores=Chores(store, days, acting, profiles, clock),
-        public_log=public_log or PublicLog(store, reads, None),
-        health=Health([store] if read_store is None else [store, read_store]),
+        public_log=public_log,
+        health=Health([store] if read_store is None else [store, read_store], public_log.status),
     )

@@ -8,7 +8,9 @@ every IDLE_SECONDS, for entries whose writer died before its sequencer's turn.""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
+from ..service.log_guard import LogRefused
 from ..service.public_log import KeyMismatch, PublicLog
 from ..service.records import SignedCheckpoint
 from .turns import Turns
@@ -29,12 +31,15 @@ class Sequencer(Turns):
         interval: float,
         witnesses: Witnesses | None = None,
         idle_wait: float = IDLE_SECONDS,
+        refusing: Callable[[bool], None] = lambda refused: None,
     ) -> None:
+        """`refusing`: told after each turn whether the log's guard refused to sign (a metric)."""
         # Every half interval while there is work, so that an entry waits at most about one and a half for its
         # checkpoint; the store keeps checkpoints an interval apart whichever process signs them.
         super().__init__("osmosis-log-sequencer", interval / 2, idle_wait)
         self._log = public_log
         self._witnesses = witnesses
+        self._refusing = refusing
 
     def turn(self) -> bool:
         try:
@@ -58,6 +63,7 @@ class Sequencer(Turns):
     def _sequence(self, wait_for_witnesses: bool) -> SignedCheckpoint | None:
         try:
             signed = self._log.sequence()
+            self._refusing(False)
             if self._witnesses is not None:
                 # Also when nothing new was signed: a checkpoint is published only once every witness has
                 # cosigned it, so one a witness missed (it was down) is offered again until it does.
@@ -67,6 +73,9 @@ class Sequencer(Turns):
         except KeyMismatch as error:
             log.error("the public log's sequencer is idle: %s", error)
             return None
+        except LogRefused:
+            self._refusing(True)
+            return None  # the guard said why, once
         except Exception:
             log.warning("the public log's sequencing failed; it is tried again", exc_info=True)
             return None

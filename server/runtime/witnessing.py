@@ -8,6 +8,7 @@ whose sequencer hands each checkpoint over and goes on signing."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import http.client
 import logging
 import threading
@@ -167,17 +168,41 @@ class _Asking:
         raise ValueError("its answer carries no cosignature of its key")
 
 
+class WitnessCheckpointReader:
+    """What each witness cosigned last of this log (GET <prefix>/<origin hash>/checkpoint): the fork guard's second
+    opinion (service/log_guard.WitnessCheckpoints)."""
+
+    def __init__(self, origin: str, witnesses: Sequence[tuple[Verifier, str]], timeout: float | None = None) -> None:
+        origin_hash = hashlib.sha256(origin.encode()).hexdigest()
+        self._urls = {witness.name: f"{url.rstrip('/')}/{origin_hash}/checkpoint" for witness, url in witnesses}
+        self._timeout = WITNESS_SECONDS if timeout is None else timeout
+
+    def names(self) -> list[str]:
+        return list(self._urls)
+
+    def latest_cosigned(self, witness: str) -> str | None:
+        status, _, text = _request("GET", self._urls[witness], None, self._timeout)
+        if status == 404:
+            return None
+        if status != 200:
+            raise ValueError(f"it answered {status}: {text.strip()[:200]}")
+        return text
+
+
 def _post(url: str, body: str, seconds: float) -> tuple[int, str, str]:
-    """The witness's answer to a POST: status, media type, text; OSError when it does not answer in `seconds`."""
+    return _request("POST", url, body, seconds)
+
+
+def _request(method: str, url: str, body: str | None, seconds: float) -> tuple[int, str, str]:
+    """The witness's answer: status, media type, text; OSError when it does not answer in `seconds`."""
     parts = urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     connection = kind(parts.hostname or "", parts.port, timeout=seconds)
     try:
         with deadline(seconds, lambda: connection.sock) as watched:
             try:
-                connection.request(
-                    "POST", parts.path or "/", body.encode(), {"Content-Type": "text/plain; charset=utf-8"}
-                )
+                headers = {"Content-Type": "text/plain; charset=utf-8"} if body is not None else {}
+                connection.request(method, parts.path or "/", body.encode() if body is not None else None, headers)
                 response = connection.getresponse()
                 text = response.read(MAX_ANSWER_BYTES).decode(errors="replace")
             except (OSError, http.client.HTTPException):

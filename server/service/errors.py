@@ -14,6 +14,18 @@ class ServiceError(Exception):
 class GameNotFound(ServiceError, LookupError):
     def __init__(self, game_id: UUID | str) -> None:
         super().__init__(f"no game with id {game_id}")
+        self.game_id = game_id
+
+
+class GameGone(ServiceError):
+    """The public log records the game's creation, but the database lacks it: restored from an older backup."""
+
+    def __init__(self, game_id: UUID | str, log_entry: int) -> None:
+        super().__init__(
+            f"the game {game_id} is gone: the public log's entry {log_entry} records its creation, but the "
+            "database was restored from a backup taken before it; its moves are lost"
+        )
+        self.log_entry = log_entry
 
 
 class SealedDealNotFound(ServiceError, LookupError):
@@ -27,6 +39,11 @@ class EventNotFound(ServiceError, LookupError):
 
 class LogNotStarted(ServiceError, LookupError):
     """The public log has no checkpoint yet: its sequencer has not run."""
+
+
+class LogBehind(ServiceError):
+    """The log's database lacks entries of the checkpoint it last published (restored from an older backup): no
+    proof against that checkpoint can be made until the log is recovered."""
 
 
 class TileNotFound(ServiceError, LookupError):

@@ -1,15 +1,18 @@
-"""Whether this process can serve: every store it reads or writes reachable and migrated to head."""
+"""Whether this process can serve: every store it reads or writes reachable and migrated to head; and what it can
+do: writes, reads, and whether its public log signs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .ports import Readiness
 
 
 class Health:
-    def __init__(self, stores: Sequence[Readiness]) -> None:
+    def __init__(self, stores: Sequence[Readiness], log_status: Callable[[], str | None] = lambda: None) -> None:
+        """`log_status`: whether the public log signs ("ok") or why not; None where this process does not sign."""
         self._stores = stores
+        self._log_status = log_status
 
     def readiness(self) -> str | None:
         """None when ready to serve; otherwise why not (the first store's reason)."""
@@ -20,4 +23,7 @@ class Health:
         standing: dict[str, str] = {}
         for store in self._stores:
             standing |= store.standing()
+        log = self._log_status()
+        if log is not None:
+            standing["log"] = log
         return standing

@@ -24,7 +24,8 @@ from ..transparency.tiles import (
     partial_tiles,
     tile_subtrees,
 )
-from .errors import LogNotStarted, TileNotFound
+from .errors import LogBehind, LogNotStarted, TileNotFound
+from .log_guard import CheckpointRecord, ForkGuard
 from .ports import GameReads, PublicLogStore, TileReads
 from .records import LogGrowth, PendingEntry, SignedCheckpoint
 
@@ -98,6 +99,12 @@ class LogReads(GameReads, TileReads, Protocol):
     """What the log reads where the games are read (a read store): games for their proofs, tiles to serve."""
 
 
+class TileMirror(Protocol):
+    """Where the tiles and bundles are also written as they are made (a directory served as static files)."""
+
+    def write(self, growth: LogGrowth) -> None: ...
+
+
 class PublicLog:
     def __init__(
         self,
@@ -106,9 +113,16 @@ class PublicLog:
         signer: Signer | None,
         witnesses: Sequence[Verifier] = (),
         spacing: float = 1.0,
+        *,
+        records: Sequence[CheckpointRecord] = (),
+        guard: ForkGuard | None = None,
+        mirror: TileMirror | None = None,
     ) -> None:
         """`signer`: the log's key (None: this process serves the log but does not sequence). `witnesses`: whose
-        cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints."""
+        cosignature a checkpoint must carry to be published. `spacing`: the least time between checkpoints.
+        `records`: where each checkpoint is recorded outside the database before it is handed out, and the
+        largest published served from when the database has an older one. `guard`: what keeps the log from
+        signing a fork. `mirror`: where tiles are also written."""
         self._store = store
         self._games = games
         # Tiles from where the games are read, then from the log's store (with no read store, the one store once).
@@ -116,6 +130,9 @@ class PublicLog:
         self._signer = signer
         self.witnesses = tuple(witnesses)
         self._spacing = spacing
+        self._records = tuple(records)
+        self._guard = guard
+        self._mirror = mirror
 
     @property
     def verifier(self) -> Verifier | None:
@@ -126,11 +143,27 @@ class PublicLog:
         if there was nothing to do, or another process is the sequencer now."""
         if self._signer is None:
             return None
+        if self._guard is not None:
+            self._guard.consult_witnesses()
         growth = self._store.sequence(limit, self._spacing, self._integrate)
         if growth is None:
             return None
+        # Read back, it is confirmed on the standby: a checkpoint handed out and then lost in a failover would be
+        # signed again over other entries.
+        self.latest_signed()
+        if self._mirror is not None:
+            self._mirror.write(growth)
+        for record in self._records:
+            record.record_signed(growth.checkpoint)
         self.publish()
         return growth.checkpoint
+
+    def status(self) -> str | None:
+        """Whether the log signs ("ok") or why it does not; None where this process does not sign."""
+        if self._guard is None:
+            return None
+        self._guard.check_quietly(self._store.latest_checkpoint(), self._root_at)
+        return self._guard.status
 
     def has_pending(self) -> bool:
         """Whether entries wait to be integrated (by this process's sequencer or another's)."""
@@ -140,11 +173,17 @@ class PublicLog:
         """Publish the newest checkpoint every witness listed here has cosigned (at once when none is listed); one
         published, by any instance, stays the least that is served."""
         self._store.publish_checkpoint(sorted({w.name for w in self.witnesses}))
+        published = self._store.published_checkpoint() if self._records else None
+        if published is not None:
+            for record in self._records:
+                record.record_published(published)
 
     def _integrate(
         self, latest: SignedCheckpoint | None, pending: Sequence[PendingEntry], partial: Mapping[int, bytes]
     ) -> LogGrowth | None:
         assert self._signer is not None
+        if self._guard is not None:
+            self._guard.check(latest, self._root_at)
         if latest is not None:
             try:
                 open_note(latest.note, self._signer.verifier)
@@ -171,7 +210,13 @@ class PublicLog:
         )
 
     def checkpoint(self) -> SignedCheckpoint:
+        """The largest checkpoint published: the database's, or the one recorded beside the key when the database
+        has only an older one (restored from a backup): what was served is never taken back."""
         published = self._store.published_checkpoint()
+        for record in self._records:
+            kept = record.published()
+            if kept is not None and (published is None or kept.size > published.size):
+                published = kept
         if published is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
         return published
@@ -226,6 +271,12 @@ class PublicLog:
         # A daily game's creation and end are pending until its day closes: then they are logged, with its seeds.
         expected = [*dealt, GAME_CREATED, *([GAME_ENDED] if game.status != "playing" else [])]
         published = self.checkpoint()
+        latest = self.latest_signed()
+        if latest is None or latest.size < published.size:
+            raise LogBehind(
+                f"the log's database lacks entries of its published checkpoint ({published.size}): it is being "
+                "recovered, and proves nothing until then"
+            )
         subtrees = self._subtrees()
         leaves = []
         for index, kind in self._store.leaves_of(subjects):
@@ -235,5 +286,12 @@ class PublicLog:
         logged = {leaf.kind for leaf in leaves}
         return GameProofs(published, leaves, [kind for kind in expected if kind not in logged])
 
+    def creation_logged(self, game_id: UUID) -> int | None:
+        """The index of the log's entry of the game's creation, if the log has one."""
+        return next((index for index, kind in self._store.leaves_of([game_id]) if kind == GAME_CREATED), None)
+
     def _subtrees(self) -> Subtree:
         return tile_subtrees(self._store.read_tile)
+
+    def _root_at(self, size: int) -> bytes:
+        return tree_hash(size, self._subtrees())

@@ -1,0 +1,177 @@
+"""The public log's state outside its database, in files a restore of the database does not reach.
+
+`CheckpointFile`: the largest checkpoint the log signed and the largest it published, one small JSON file beside
+the signing key (`OSMOSIS_DATA_DIR/log-checkpoints.json`), written before a checkpoint is offered to a witness
+or served. `TileDirectory`: the log's tiles and entry bundles as they are made, and its published checkpoint, in
+the layout C2SP tlog-tiles serves (`LOG_TILES_DIR`, which nginx can serve as static files, and which is backed up
+apart from the database, as tessera's POSIX driver and Go's sumdb mirrors keep theirs).
+
+Each file is written whole (a new file, flushed to disk, renamed over the old one), under a lock on a file beside
+it, and never made smaller: two processes recording at once leave the larger."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..service.records import LogGrowth, SignedCheckpoint
+from ..transparency.notes import NoteError, parse_checkpoint, parse_note
+from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
+
+CHECKPOINT_FILE = "log-checkpoints.json"
+
+
+class LogFileError(RuntimeError):
+    """A file of the log's state that cannot be read as one."""
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """`path` holding `data`, or as it was: never half written, on disk when this returns."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{path.name}.{os.getpid()}.draft")
+    with open(draft, "wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(draft, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def checkpoint_of(note: str, cosignatures: tuple[str, ...] = ()) -> SignedCheckpoint:
+    """The checkpoint a signed note carries (ValueError when it carries none)."""
+    try:
+        checkpoint = parse_checkpoint(parse_note(note).text)
+    except NoteError as error:
+        raise ValueError(f"not a signed checkpoint: {error}") from None
+    return SignedCheckpoint(checkpoint.size, checkpoint.root, note, cosignatures)
+
+
+def _grows(kept: SignedCheckpoint | None, checkpoint: SignedCheckpoint) -> bool:
+    return kept is None or (checkpoint.size, len(checkpoint.cosignatures)) > (kept.size, len(kept.cosignatures))
+
+
+class CheckpointFile:
+    """The CheckpointRecord in one JSON file: {"signed": {"note"}, "published": {"note", "cosignatures"}}."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._seen: tuple[int, int] | None = None
+        self._kept: dict[str, SignedCheckpoint] = {}
+
+    def signed(self) -> SignedCheckpoint | None:
+        return self._read().get("signed")
+
+    def published(self) -> SignedCheckpoint | None:
+        return self._read().get("published")
+
+    def record_signed(self, checkpoint: SignedCheckpoint) -> None:
+        self._record("signed", SignedCheckpoint(checkpoint.size, checkpoint.root, checkpoint.note))
+
+    def record_published(self, checkpoint: SignedCheckpoint) -> None:
+        self._record("published", checkpoint)
+
+    def replace(self, kept: dict[str, SignedCheckpoint]) -> None:
+        """What a retired log's successor starts from: the file as given, whatever it held."""
+        with _locked(self.path):
+            self._write(kept)
+
+    def _record(self, which: str, checkpoint: SignedCheckpoint) -> None:
+        with _locked(self.path):
+            kept = dict(self._read())
+            if _grows(kept.get(which), checkpoint):
+                kept[which] = checkpoint
+                self._write(kept)
+
+    def _write(self, kept: dict[str, SignedCheckpoint]) -> None:
+        document = {
+            which: {"note": checkpoint.note, "cosignatures": list(checkpoint.cosignatures)}
+            for which, checkpoint in kept.items()
+        }
+        write_whole(self.path, json.dumps(document, indent=1).encode())
+
+    def _read(self) -> dict[str, SignedCheckpoint]:
+        try:
+            status = self.path.stat()
+        except FileNotFoundError:
+            return {}
+        seen = (status.st_mtime_ns, status.st_ino)
+        if seen != self._seen:
+            self._kept = self._parse(self.path.read_bytes())
+            self._seen = seen
+        return self._kept
+
+    def _parse(self, data: bytes) -> dict[str, SignedCheckpoint]:
+        try:
+            document: dict[str, Any] = json.loads(data)
+            return {
+                which: checkpoint_of(kept["note"], tuple(kept.get("cosignatures", ())))
+                for which, kept in document.items()
+                if which in ("signed", "published")
+            }
+        except (ValueError, KeyError, TypeError) as error:
+            # Never read as "nothing was signed": that is what would let the log fork.
+            raise LogFileError(f"{self.path} is not the log's record of its checkpoints: {error}") from None
+
+
+class TileDirectory:
+    """The log's tiles, bundles and published checkpoint as files (a CheckpointRecord of what was published)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._published = CheckpointFile(root / ".published.json")
+
+    def write(self, growth: LogGrowth) -> None:
+        """The tiles and bundles one sequencing made, each as a full file or a partial one (`.p/<width>`)."""
+        for (level, index), hashes in growth.tiles.items():
+            width = len(hashes) // 32
+            self._write_tile(TileAddress(level, index, None if width == TILE_WIDTH else width), hashes)
+        for index, bundle in growth.bundles.items():
+            width = len(bundle_entries(bundle))
+            self._write_tile(TileAddress(ENTRIES, index, None if width == TILE_WIDTH else width), bundle)
+
+    def read(self, address: TileAddress) -> bytes | None:
+        """A tile or bundle as written, or None."""
+        try:
+            return (self.root / address.path).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def signed(self) -> SignedCheckpoint | None:
+        return None  # only what is published is written here: what static files serve
+
+    def published(self) -> SignedCheckpoint | None:
+        return self._published.published()
+
+    def record_signed(self, checkpoint: SignedCheckpoint) -> None:
+        pass
+
+    def record_published(self, checkpoint: SignedCheckpoint) -> None:
+        self._published.record_published(checkpoint)
+        with _locked(self.root / "checkpoint"):
+            if self._published.published() == checkpoint:
+                write_whole(self.root / "checkpoint", (checkpoint.note + "".join(checkpoint.cosignatures)).encode())
+
+    def _write_tile(self, address: TileAddress, data: bytes) -> None:
+        path = self.root / address.path
+        if not path.exists() or path.stat().st_size < len(data):
+            write_whole(path, data)

@@ -1,0 +1,174 @@
+"""The public log's guard against forking itself.
+
+A log whose database was restored from a backup taken before its last published checkpoint would sign, at a size
+it already published, a tree of other entries: a fork, which anyone holding the two checkpoints can prove, and
+which has ended real logs. So the log keeps what it signed where a restore of the database does not reach (a
+record beside its key, the checkpoint of its tiles directory) and asks each witness for the latest checkpoint it
+cosigned. Before it signs, the tree in the database must reach each of those and agree with it; behind one or
+diverging from one, the log signs nothing, integrates nothing, and says so until `osmosis log recover` brings the
+missing entries back (or `osmosis log retire` ends it). Games go on meanwhile; their entries wait, pending.
+
+A witness that cannot be reached does not hold the log back (it is asked again at every turn until it answers
+once): the record beside the key is the guard, the witnesses a second opinion that only a lost record needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..transparency.notes import NoteError, Verifier, open_checkpoint
+from .records import SignedCheckpoint
+
+log = logging.getLogger(__name__)
+
+
+class CheckpointRecord(Protocol):
+    """Checkpoints the log handed out, kept outside its database: each only ever grows."""
+
+    def signed(self) -> SignedCheckpoint | None:
+        """The largest checkpoint signed (recorded before it is offered to a witness or served)."""
+        ...
+
+    def published(self) -> SignedCheckpoint | None:
+        """The largest checkpoint published, with its cosignatures."""
+        ...
+
+    def record_signed(self, checkpoint: SignedCheckpoint) -> None: ...
+
+    def record_published(self, checkpoint: SignedCheckpoint) -> None: ...
+
+
+class WitnessCheckpoints(Protocol):
+    """What each witness holds of this log."""
+
+    def names(self) -> Sequence[str]: ...
+
+    def latest_cosigned(self, witness: str) -> str | None:
+        """The note of the latest checkpoint `witness` cosigned for this log (None: it cosigned none); OSError or
+        ValueError when it cannot say now."""
+        ...
+
+
+class LogRefused(RuntimeError):
+    """The log's tree is behind, or diverges from, a checkpoint it handed out: it signs nothing."""
+
+    def __init__(self, message: str, size: int, reference: int) -> None:
+        super().__init__(message)
+        self.size, self.reference = size, reference
+
+
+@dataclass(frozen=True, slots=True)
+class _Reference:
+    source: str
+    size: int
+    root: bytes
+
+
+OK = "ok"
+
+
+class ForkGuard:
+    def __init__(
+        self,
+        verifier: Verifier,
+        records: Sequence[tuple[str, CheckpointRecord]] = (),
+        witnesses: WitnessCheckpoints | None = None,
+    ) -> None:
+        """`records`: where what the log signed is kept, each with the words that name it in a refusal."""
+        self._verifier = verifier
+        self._records = tuple(records)
+        self._witnesses = witnesses
+        self._unheard = list(witnesses.names()) if witnesses is not None else []
+        self._heard: list[_Reference] = []
+        self._agreed: set[tuple[int, bytes]] = set()
+        """References found in the tree already: a tree that agrees with one keeps agreeing as it grows."""
+        self._lock = threading.Lock()
+        self._status = OK
+
+    @property
+    def status(self) -> str:
+        """ "ok", or why the log signs nothing (as the last check found)."""
+        return self._status
+
+    def consult_witnesses(self) -> None:
+        """Ask each witness not heard from yet for the latest checkpoint it cosigned (each call it may take its
+        time: run outside any transaction)."""
+        for name in list(self._unheard):
+            assert self._witnesses is not None
+            try:
+                note = self._witnesses.latest_cosigned(name)
+            except (OSError, ValueError) as error:
+                log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
+                continue
+            reference = self._reference(f"the checkpoint witness {name} cosigned", note) if note else None
+            with self._lock:
+                if reference is not None:
+                    self._heard.append(reference)
+                self._unheard.remove(name)
+
+    def check(self, latest: SignedCheckpoint | None, root_at: Callable[[int], bytes]) -> None:
+        """Raise LogRefused unless the tree of `latest` (its root at a smaller size: `root_at(size)`) reaches and
+        agrees with every checkpoint handed out."""
+        size = latest.size if latest is not None else 0
+        try:
+            for reference in self._references():
+                self._compare(reference, latest, size, root_at)
+        except LogRefused as refused:
+            if self._status != str(refused):
+                log.error("the public log signs nothing: %s", refused)
+            self._status = str(refused)
+            raise
+        if self._status != OK:
+            log.warning("the public log's tree agrees again with every checkpoint it handed out: it signs again")
+        self._status = OK
+
+    def check_quietly(self, latest: SignedCheckpoint | None, root_at: Callable[[int], bytes]) -> None:
+        """Check, for the status only."""
+        with contextlib.suppress(LogRefused):
+            self.check(latest, root_at)
+
+    def _references(self) -> list[_Reference]:
+        references = []
+        for words, record in self._records:
+            for checkpoint in (record.signed(), record.published()):
+                if checkpoint is not None:
+                    references.append(_Reference(words, checkpoint.size, checkpoint.root))
+        with self._lock:
+            return references + self._heard
+
+    def _compare(
+        self, reference: _Reference, latest: SignedCheckpoint | None, size: int, root_at: Callable[[int], bytes]
+    ) -> None:
+        key = (reference.size, reference.root)
+        if key in self._agreed or reference.size == 0:
+            return
+        if reference.size > size:
+            raise LogRefused(
+                f"its tree ({size} entries) is behind {reference.source}, of size {reference.size}: entries are "
+                "missing from the database (restored from an older backup?); `osmosis log recover` brings them "
+                "back from the log's tiles",
+                size,
+                reference.size,
+            )
+        root = latest.root if latest is not None and reference.size == size else root_at(reference.size)
+        if root != reference.root:
+            raise LogRefused(
+                f"its tree ({size} entries) diverges from {reference.source} at size {reference.size}: its root "
+                "there differs; the database holds other entries than those the log published",
+                size,
+                reference.size,
+            )
+        self._agreed.add(key)
+
+    def _reference(self, source: str, note: str) -> _Reference | None:
+        try:
+            checkpoint = open_checkpoint(note, self._verifier)[0]
+        except NoteError as error:
+            log.warning("%s is not a checkpoint of this log: %s", source, error)
+            return None
+        return _Reference(source, checkpoint.size, checkpoint.root)

@@ -1,0 +1,165 @@
+"""The public log never forks after a restore: a database behind, or diverging from, a checkpoint the log handed
+out (kept beside its key, or cosigned by a witness) signs nothing and integrates nothing, and the checkpoint
+served never goes back; the games go on, their entries pending."""
+
+import pytest
+
+from server.rules import preset
+from server.runtime.composition import compose
+from server.runtime.log_files import CheckpointFile
+from server.service.creating import NewGame
+from server.service.errors import LogBehind
+from server.service.log_guard import ForkGuard, LogRefused
+from server.service.public_log import PublicLog, published_note
+from server.transparency.notes import generate_signer
+from tests.memory_store import MemoryStore
+
+SIGNER = generate_signer("guard.example/log")
+
+
+def restored(store: MemoryStore) -> MemoryStore:
+    """The store as a backup taken now would bring it back."""
+    copy = MemoryStore()
+    for name, value in vars(store).items():
+        if isinstance(value, dict | list | set):
+            setattr(copy, name, type(value)(value))
+    copy._last_pending = store._last_pending
+    return copy
+
+
+class Witness:
+    """What a witness says it cosigned of the log (a note), or that it cannot be reached (an exception)."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, 0
+
+    def names(self):
+        return ["witness.example/w1"]
+
+    def latest_cosigned(self, witness):
+        self.asked += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def guarded(store, record=None, witness=None):
+    records = [("the record beside its key", record)] if record is not None else []
+    guard = ForkGuard(SIGNER.verifier, records, witness)
+    log = PublicLog(store, store, SIGNER, spacing=0, records=[r for _, r in records], guard=guard)
+    return log, compose(store, public_log=log)
+
+
+def play(cases, games):
+    for _ in range(games):
+        cases.creating.create_game(NewGame(preset("peek")))
+
+
+@pytest.fixture
+def record(tmp_path):
+    return CheckpointFile(tmp_path / "log-checkpoints.json")
+
+
+def test_a_log_restored_behind_what_it_published_signs_nothing_and_serves_what_it_published(store, record):
+    log, cases = guarded(store, record)
+    play(cases, 2)
+    backup_size = log.sequence().size
+    backup = restored(store)
+    play(cases, 3)
+    last = log.sequence()
+    served = published_note(log.checkpoint())
+    assert record.signed().size == record.published().size == last.size > backup_size
+
+    log, cases = guarded(backup, record)  # the server started again on the restored database
+    play(cases, 1)  # games go on
+    with pytest.raises(LogRefused, match="behind") as refused:
+        log.sequence()
+    assert (refused.value.size, refused.value.reference) == (backup_size, last.size)
+    assert backup.latest_checkpoint().size == backup_size and backup.has_pending_entries()
+    assert f"({backup_size} entries) is behind the record beside its key, of size {last.size}" in log.status()
+    assert published_note(log.checkpoint()) == served, "the checkpoint served went back"
+    game_id = next(iter(backup._games))
+    with pytest.raises(LogBehind):
+        log.game_proofs(game_id)
+
+
+def test_a_log_restored_and_grown_past_what_it_published_over_other_entries_diverges(store, record):
+    log, cases = guarded(store, record)
+    play(cases, 2)
+    log.sequence()
+    backup = restored(store)
+    play(cases, 2)
+    last = log.sequence()
+
+    unguarded, cases = guarded(backup)  # signed by a process that kept no record: the fork exists in its database
+    play(cases, 3)
+    assert unguarded.sequence().size > last.size
+    play(cases, 1)
+
+    log, _ = guarded(backup, record)
+    size_before = backup.latest_checkpoint().size
+    with pytest.raises(LogRefused, match=f"diverges from the record beside its key at size {last.size}"):
+        log.sequence()
+    assert backup.latest_checkpoint().size == size_before
+
+
+def test_a_witness_holding_a_larger_checkpoint_stops_a_log_that_lost_its_record(store):
+    log, cases = guarded(store)
+    play(cases, 2)
+    log.sequence()
+    backup = restored(store)
+    play(cases, 2)
+    cosigned = log.sequence()
+
+    witness = Witness(cosigned.note)
+    log, cases = guarded(backup, witness=witness)
+    play(cases, 1)
+    with pytest.raises(LogRefused, match="behind the checkpoint witness witness.example/w1 cosigned"):
+        log.sequence()
+    with pytest.raises(LogRefused):
+        log.sequence()
+    assert witness.asked == 1, "a witness heard once is not asked again"
+
+
+def test_a_witness_that_cannot_be_reached_holds_nothing_back_and_is_asked_again(store, record):
+    witness = Witness(OSError("connection refused"))
+    log, cases = guarded(store, record, witness)
+    play(cases, 1)
+    assert log.sequence() is not None
+    play(cases, 1)
+    assert log.sequence() is not None
+    assert witness.asked == 2
+    witness.answer = None  # it cosigned nothing of this log yet
+    play(cases, 1)
+    assert log.sequence() is not None and witness.asked == 3
+    assert log.sequence() is None and witness.asked == 3
+    assert log.status() == "ok"
+
+
+def test_instances_sharing_a_database_each_with_its_record_go_on(store, tmp_path):
+    first, first_cases = guarded(store, CheckpointFile(tmp_path / "a.json"))
+    second, second_cases = guarded(store, CheckpointFile(tmp_path / "b.json"))
+    for _ in range(3):
+        play(first_cases, 2)
+        assert first.sequence() is not None
+        play(second_cases, 3)
+        assert second.sequence() is not None  # its record is behind the database, never ahead: it agrees
+    assert first.status() == second.status() == "ok"
+
+
+def test_a_log_recovered_to_its_record_signs_again(store, record):
+    log, cases = guarded(store, record)
+    play(cases, 2)
+    log.sequence()
+    backup = restored(store)
+    play(cases, 1)
+    log.sequence()
+
+    log, cases = guarded(backup, record)
+    with pytest.raises(LogRefused):
+        log.sequence()
+    for name in ("_tiles", "_bundles", "_leaves", "_checkpoints", "_published", "_pending"):
+        setattr(backup, name, type(getattr(store, name))(getattr(store, name)))  # what recovery brings back
+    play(cases, 1)
+    assert log.sequence() is not None
+    assert log.status() == "ok"
