@@ -30,6 +30,7 @@ from server.service.errors import (
     VersionConflict,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
+from server.service.log_recovery import RecoveryError
 from server.service.players.stats import wilson_interval
 from server.service.ports import Integrate
 from server.service.records import (
@@ -316,6 +317,22 @@ class MemoryStore:
 
     def read_bundle(self, index: int) -> bytes:
         return self._bundles.get(index, b"")
+
+    def recover_log(self, size: int, growth: LogGrowth, cosignatures: Sequence[tuple[str, str]]) -> int:
+        with self._sequencing, self._lock:
+            if (self._checkpoints[-1].size if self._checkpoints else 0) != size:
+                raise RecoveryError(f"the log grew from {size} meanwhile: run the recovery again")
+            self._tiles.update(growth.tiles)
+            self._bundles.update(growth.bundles)
+            self._leaves += [entry for _, entry in growth.leaves]
+            self._checkpoints.append(growth.checkpoint)
+            for witness, line in cosignatures:
+                self._cosignatures[(growth.checkpoint.size, witness)] = line
+            self._published.append(growth.checkpoint.size)
+            logged = {entry.entry for _, entry in growth.leaves}
+            kept = [pending for pending in self._pending if pending.entry.entry not in logged]
+            taken, self._pending = len(self._pending) - len(kept), kept
+            return taken
 
     def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
         return [(index, entry.kind) for index, entry in enumerate(self._leaves) if entry.subject in subjects]
@@ -662,3 +679,13 @@ def _position(entry: FeedEntry) -> FeedPosition:
 
 def _copied_record(game: GameRecord) -> GameRecord:
     return replace(game, rules=_copied(game.rules), deal=_copied(game.deal))
+
+
+def backup_of(store: MemoryStore) -> MemoryStore:
+    """The store as a backup taken now would bring it back (what the games hold now is shared: log tests only)."""
+    copy = MemoryStore()
+    for name, value in vars(store).items():
+        if isinstance(value, dict | list | set):
+            setattr(copy, name, type(value)(value))
+    copy._last_pending = store._last_pending
+    return copy

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import Settings
 from ..runtime.log_key import KEY_FILE
+from .databases import database_url
 
 
 def add_commands(commands: Any) -> None:
@@ -41,13 +42,8 @@ def _backup(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     key_file = settings.data_dir / KEY_FILE if settings.log_signing_key is None else None
     try:
-        if settings.database_url is not None:
-            manifest = backups.take(settings.database_url, args.directory, key_file)
-        elif (url := embedded.running_url(settings.data_dir)) is not None:
+        with database_url(settings) as url:
             manifest = backups.take(url, args.directory, key_file)
-        else:
-            with embedded.running(settings.data_dir) as url:
-                manifest = backups.take(url, args.directory, key_file)
     except (backups.BackupError, embedded.InUse) as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ from ..transparency.notes import NoteError, parse_verifier
 from .backup_commands import add_commands as add_backup_commands
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
+from .log_recovery_commands import add_commands as add_log_recovery_commands
 from .play_commands import add_commands as add_play_commands
 from .player_commands import add_commands as add_player_commands
 from .solver_commands import add_commands as add_solver_commands
@@ -117,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     add_play_commands(commands)
     add_player_commands(commands)
     add_backup_commands(commands)
+    add_log_recovery_commands(commands)
     return parser
 
 

@@ -15,15 +15,19 @@ import contextlib
 import fcntl
 import json
 import os
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..service.records import LogGrowth, SignedCheckpoint
-from ..transparency.notes import NoteError, parse_checkpoint, parse_note
+from ..transparency.notes import Note, NoteError, parse_checkpoint, parse_note
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
 
 CHECKPOINT_FILE = "log-checkpoints.json"
+MAX_TILE_BYTES = 256 * (2 + 0xFFFF)
+"""The largest entry bundle: 256 entries of at most 65,535 bytes, each after its 2-byte length."""
 
 
 class LogFileError(RuntimeError):
@@ -64,6 +68,18 @@ def checkpoint_of(note: str, cosignatures: tuple[str, ...] = ()) -> SignedCheckp
     except NoteError as error:
         raise ValueError(f"not a signed checkpoint: {error}") from None
     return SignedCheckpoint(checkpoint.size, checkpoint.root, note, cosignatures)
+
+
+def published_checkpoint_of(text: str) -> SignedCheckpoint:
+    """The checkpoint as /log/checkpoint serves it: the log's signed note, then the witnesses' cosignatures."""
+    try:
+        parsed = parse_note(text)
+        origin = parse_checkpoint(parsed.text).origin
+    except NoteError as error:
+        raise ValueError(f"not a signed checkpoint: {error}") from None
+    own = tuple(s for s in parsed.signatures if s.name == origin)
+    cosignatures = tuple(s.line for s in parsed.signatures if s.name != origin)
+    return checkpoint_of(str(Note(parsed.text, own)), cosignatures)
 
 
 def _grows(kept: SignedCheckpoint | None, checkpoint: SignedCheckpoint) -> bool:
@@ -175,3 +191,28 @@ class TileDirectory:
         path = self.root / address.path
         if not path.exists() or path.stat().st_size < len(data):
             write_whole(path, data)
+
+
+class TileUrl:
+    """The log's tiles and checkpoint where a URL serves them (the server's /log, or a static mirror of
+    LOG_TILES_DIR): a TileSource to recover from."""
+
+    def __init__(self, base: str, timeout: float = 30.0) -> None:
+        self.base = base.rstrip("/")
+        self._timeout = timeout
+
+    def read(self, address: TileAddress) -> bytes | None:
+        return self._get(address.path)
+
+    def published(self) -> SignedCheckpoint | None:
+        text = self._get("checkpoint")
+        return published_checkpoint_of(text.decode()) if text is not None else None
+
+    def _get(self, path: str) -> bytes | None:
+        try:
+            with urllib.request.urlopen(f"{self.base}/{path}", timeout=self._timeout) as response:
+                return bytes(response.read(MAX_TILE_BYTES))
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                return None
+            raise OSError(f"{self.base}/{path} answered {error.code}") from None

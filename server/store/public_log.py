@@ -11,6 +11,7 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
+from ..service.log_recovery import RecoveryError
 from ..service.ports import Integrate
 from ..service.records import LogGrowth, PendingEntry, PublicEntry, SignedCheckpoint
 from ..transparency.merkle import leaf_hash
@@ -53,6 +54,19 @@ class PublicLogTables:
                 return None
             _write(conn, growth, [p.id for p in pending])
             return growth
+
+    def recover_log(self: _Connections, size: int, growth: LogGrowth, cosignatures: Sequence[tuple[str, str]]) -> int:
+        with self._transaction() as conn:
+            conn.execute(sql.SEQUENCER_LOCK_WAIT, {"key": SEQUENCER_LOCK_KEY})
+            now = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_LOG_SIZE).fetchone()
+            if now is None or now[0] != size:
+                raise RecoveryError(f"the log grew from {size} meanwhile: run the recovery again")
+            _write(conn, growth, [])
+            for witness, line in cosignatures:
+                conn.execute(sql.INSERT_COSIGNATURE, {"size": growth.checkpoint.size, "witness": witness, "line": line})
+            conn.execute(sql.PUBLISH_CHECKPOINT, {"size": growth.checkpoint.size})
+            taken = conn.execute(sql.DELETE_PENDING_LOGGED, {"entries": [entry.entry for _, entry in growth.leaves]})
+            return taken.rowcount
 
     def has_pending_entries(self: _Connections) -> bool:
         with self._connection() as conn:

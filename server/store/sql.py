@@ -265,6 +265,9 @@ INSERT_PENDING_ENTRY = "INSERT INTO log_pending (subject, kind, entry) VALUES (%
 # its connection mid-batch releases it with its transaction, which writes nothing. Its key is outside the
 # games' (lock_key: the first 64 bits of a random UUID) only by chance; a clash would only make one wait.
 SEQUENCER_LOCK = "SELECT pg_try_advisory_xact_lock(%(key)s) AS locked"
+SEQUENCER_LOCK_WAIT = "SELECT pg_advisory_xact_lock(%(key)s)"
+SELECT_LOG_SIZE = "SELECT coalesce(max(size), 0) FROM log_checkpoints"
+DELETE_PENDING_LOGGED = "DELETE FROM log_pending WHERE entry = ANY(%(entries)s::bytea[])"
 
 # The latest checkpoint, and whether it is younger than the spacing between checkpoints (by the database's
 # clock, which every instance shares).

@@ -12,19 +12,9 @@ from server.service.errors import LogBehind
 from server.service.log_guard import ForkGuard, LogRefused
 from server.service.public_log import PublicLog, published_note
 from server.transparency.notes import generate_signer
-from tests.memory_store import MemoryStore
+from tests.memory_store import backup_of
 
 SIGNER = generate_signer("guard.example/log")
-
-
-def restored(store: MemoryStore) -> MemoryStore:
-    """The store as a backup taken now would bring it back."""
-    copy = MemoryStore()
-    for name, value in vars(store).items():
-        if isinstance(value, dict | list | set):
-            setattr(copy, name, type(value)(value))
-    copy._last_pending = store._last_pending
-    return copy
 
 
 class Witness:
@@ -64,7 +54,7 @@ def test_a_log_restored_behind_what_it_published_signs_nothing_and_serves_what_i
     log, cases = guarded(store, record)
     play(cases, 2)
     backup_size = log.sequence().size
-    backup = restored(store)
+    backup = backup_of(store)
     play(cases, 3)
     last = log.sequence()
     served = published_note(log.checkpoint())
@@ -87,7 +77,7 @@ def test_a_log_restored_and_grown_past_what_it_published_over_other_entries_dive
     log, cases = guarded(store, record)
     play(cases, 2)
     log.sequence()
-    backup = restored(store)
+    backup = backup_of(store)
     play(cases, 2)
     last = log.sequence()
 
@@ -107,7 +97,7 @@ def test_a_witness_holding_a_larger_checkpoint_stops_a_log_that_lost_its_record(
     log, cases = guarded(store)
     play(cases, 2)
     log.sequence()
-    backup = restored(store)
+    backup = backup_of(store)
     play(cases, 2)
     cosigned = log.sequence()
 
@@ -151,7 +141,7 @@ def test_a_log_recovered_to_its_record_signs_again(store, record):
     log, cases = guarded(store, record)
     play(cases, 2)
     log.sequence()
-    backup = restored(store)
+    backup = backup_of(store)
     play(cases, 1)
     log.sequence()
 
