@@ -1,10 +1,17 @@
-"""Client threads playing under a fault, and the checks of what they were told against what the database kept."""
+"""Client threads playing under a fault, the checkpoints a server publishes meanwhile, and the checks of what they
+were told against what the database kept."""
 
+import base64
 import random
+import threading
 import time
+import urllib.error
+import urllib.request
 
 import psycopg
 
+from server.transparency.merkle import verify_consistency
+from server.transparency.notes import parse_checkpoint
 from tests.processes import ClientThreads, call
 
 CLIENTS = 4
@@ -82,3 +89,56 @@ def assert_every_game_verifies(base: str, url: str) -> None:
     for game_id in games:
         status, verdict, _ = call("GET", f"{base}/games/{game_id}/verification")
         assert status == 200 and verdict["valid"], (game_id, status, verdict)
+
+
+class Checkpoints:
+    """Every checkpoint the server publishes while a block runs, read every 100 ms."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.seen: dict[int, bytes] = {}
+        self.forks: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            try:
+                status, text = text_of(f"{self.base}/log/checkpoint")
+            except OSError:
+                status, text = 0, ""
+            if status == 200:
+                checkpoint = parse_checkpoint(text.split("\n\n")[0] + "\n")
+                known = self.seen.setdefault(checkpoint.size, checkpoint.root)
+                if known != checkpoint.root:
+                    self.forks.append(f"two roots at size {checkpoint.size}")
+            self._stop.wait(0.1)
+
+    def __enter__(self) -> "Checkpoints":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def assert_consistent(self) -> None:
+        """Each checkpoint seen is proven a prefix of the newest, by the server's own consistency proof."""
+        assert not self.forks, self.forks
+        assert self.seen, "no checkpoint was published"
+        newest = max(self.seen)
+        for size, root in self.seen.items():
+            if size in (0, newest):  # the empty tree is a prefix of every tree
+                continue
+            status, body, _ = call("GET", f"{self.base}/log/consistency?from={size}&to={newest}")
+            assert status == 200, body
+            proof = [base64.b64decode(h) for h in body["proof"]]
+            verify_consistency(size, newest, root, self.seen[newest], proof)
+
+
+def text_of(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, ""

@@ -86,6 +86,11 @@ def _tile(tiles: TileReads, address: TileAddress) -> tuple[bytes, int]:
     return stored, len(stored) // 32
 
 
+def _covered(address: TileAddress, width: int) -> int:
+    """The tree size that a tile of `width` at `address` needs."""
+    return int((address.index * TILE_WIDTH + width) * TILE_WIDTH ** max(address.level, 0))
+
+
 def _same(one: object, other: object) -> bool:
     return one is other
 
@@ -103,6 +108,10 @@ class TileMirror(Protocol):
     """Where the tiles and bundles are also written as they are made (a directory served as static files)."""
 
     def write(self, growth: LogGrowth) -> None: ...
+
+    def read(self, address: TileAddress) -> bytes | None:
+        """The tile or bundle of exactly that address (a partial one of that width), as written; None."""
+        ...
 
 
 class PublicLog:
@@ -234,7 +243,9 @@ class PublicLog:
             if count >= wanted:
                 break
         if count < wanted or not self._signed_over(address, wanted):
-            raise TileNotFound(f"the log has no {address.path} (yet)")
+            stored, count = self._mirrored(address, wanted)
+            if count < wanted:
+                raise TileNotFound(f"the log has no {address.path} (yet)")
         if address.level == ENTRIES:
             return bundle_prefix(stored, wanted)
         return stored[: wanted * 32]
@@ -244,8 +255,27 @@ class PublicLog:
         entries written but not yet safe from a failover could come back different, and a full one is cached for
         a year."""
         latest = self.latest_signed()
-        covered = (address.index * TILE_WIDTH + width) * TILE_WIDTH ** max(address.level, 0)
-        return latest is not None and covered <= latest.size
+        return latest is not None and _covered(address, width) <= latest.size
+
+    def _mirrored(self, address: TileAddress, width: int) -> tuple[bytes, int]:
+        """The tile as the tiles directory has it, under the checkpoint published: what is served while the
+        database lacks it (restored behind the log, until `osmosis log recover`), so that clients and monitors
+        holding that checkpoint can still check it."""
+        if self._mirror is None or not self._records:
+            return b"", 0
+        try:
+            published = self.checkpoint().size
+        except LogNotStarted:
+            return b"", 0
+        if _covered(address, width) > published:
+            return b"", 0
+        for candidate in (address, TileAddress(address.level, address.index)):
+            stored = self._mirror.read(candidate)
+            if stored:
+                count = len(bundle_entries(stored)) if address.level == ENTRIES else len(stored) // 32
+                if count >= width:
+                    return stored, count
+        return b"", 0
 
     def consistency(self, old_size: int, new_size: int) -> list[bytes]:
         """A consistency proof between two sizes up to the latest checkpoint's."""

@@ -6,12 +6,9 @@ answer but 503 from the server's side, no two checkpoints the log's own consiste
 The cluster starts once for the module; a drill leaves it healthy again for the next.
 """
 
-import base64
 import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
@@ -22,10 +19,9 @@ from server.client.api import Api, ApiError, Unreachable
 from server.client.sse import messages
 from server.runtime.app import REPLICA_CONNECTION_LIFETIME
 from server.store import migrate
-from server.transparency.merkle import verify_consistency
-from server.transparency.notes import generate_signer, parse_checkpoint
+from server.transparency.notes import generate_signer
 from tests.apps import free_port
-from tests.load import Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies
+from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies
 from tests.patroni_cluster import LEASE_SECONDS, PatroniCluster
 from tests.processes import call, start_gunicorn, stop
 
@@ -77,59 +73,6 @@ def healthy_again(cluster: PatroniCluster) -> Iterator[None]:
         if node.process is None or node.process.poll() is not None:
             cluster.start_node(node)
     cluster.wait_until_healthy(seconds=120)
-
-
-class Checkpoints:
-    """Every checkpoint the server publishes while a block runs, read every 100 ms."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.seen: dict[int, bytes] = {}
-        self.forks: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch)
-
-    def _watch(self) -> None:
-        while not self._stop.is_set():
-            try:
-                status, text = _text(f"{self.base}/log/checkpoint")
-            except OSError:
-                status, text = 0, ""
-            if status == 200:
-                checkpoint = parse_checkpoint(text.split("\n\n")[0] + "\n")
-                known = self.seen.setdefault(checkpoint.size, checkpoint.root)
-                if known != checkpoint.root:
-                    self.forks.append(f"two roots at size {checkpoint.size}")
-            self._stop.wait(0.1)
-
-    def __enter__(self) -> "Checkpoints":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    def assert_consistent(self) -> None:
-        """Each checkpoint seen is proven a prefix of the newest, by the server's own consistency proof."""
-        assert not self.forks, self.forks
-        assert self.seen, "no checkpoint was published"
-        newest = max(self.seen)
-        for size, root in self.seen.items():
-            if size in (0, newest):  # the empty tree is a prefix of every tree
-                continue
-            status, body, _ = call("GET", f"{self.base}/log/consistency?from={size}&to={newest}")
-            assert status == 200, body
-            proof = [base64.b64decode(h) for h in body["proof"]]
-            verify_consistency(size, newest, root, self.seen[newest], proof)
-
-
-def _text(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, ""
 
 
 class KeyedPlayer:

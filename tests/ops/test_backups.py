@@ -1,0 +1,222 @@
+"""Backups and restores with real processes, as an operator runs them: `osmosis serve` on its embedded PostgreSQL,
+`osmosis backup` while it plays, the machine's database lost (every process killed, the data directory's database
+deleted), `osmosis restore`, and the server again.
+
+- To the WAL archive's end: nothing a client was answered 2xx is lost, every game verifies, and the public log goes
+  on from what it published.
+- From a base backup alone (older than the log): the log signs nothing and says it is behind, /log/checkpoint never
+  goes back, `osmosis audit` with the state it kept holds, `osmosis log recover` brings the entries back from the
+  tiles directory, the log resumes consistently, and a game the restore lost answers 410 naming its entry.
+"""
+
+import base64
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from server.store import embedded
+from server.transparency.merkle import verify_consistency
+from server.transparency.notes import parse_checkpoint
+from tests.apps import free_port
+from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies, text_of
+from tests.processes import call
+
+OSMOSIS = Path(sys.executable).with_name("osmosis")
+
+
+class Serve:
+    """`osmosis serve` in a session of its own, so that the machine's loss can be played: every process killed."""
+
+    def __init__(self, root: Path, **env: str) -> None:
+        self.root = root
+        self.data = root / "data"
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **{key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "OSMOSIS_WAL_ARCHIVE")},
+            "OSMOSIS_DATA_DIR": str(self.data),
+            "LOG_TILES_DIR": str(root / "tiles"),
+            "LOG_INTERVAL_MS": "100",
+            "RATE_LIMIT": "",
+            **env,
+        }
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> "Serve":
+        self.output = open(self.root / "serve.log", "a")  # noqa: SIM115 -- as long as the process
+        self.process = subprocess.Popen(
+            [OSMOSIS, "serve", "--port", str(self.port), "--workers", "2"],
+            env=self.env,
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 90
+        while call_or_none(f"{self.base}/readyz") != 200:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"osmosis serve did not become ready: {self.log()[-3000:]}")
+            time.sleep(0.2)
+        return self
+
+    def osmosis(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([OSMOSIS, *args], env=self.env, capture_output=True, text=True, timeout=300)
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(60)
+
+    def lose_the_machine(self) -> None:
+        """Every process of the server killed at once, and its database deleted."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+        subprocess.run(["pkill", "-9", "-f", str(self.data / "postgres")], check=False)
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-f", str(self.data / "postgres")], capture_output=True).returncode == 0:
+            assert time.monotonic() < deadline, "the embedded PostgreSQL outlived its kill"
+            time.sleep(0.1)
+        shutil.rmtree(self.data / "postgres")
+
+    def database_url(self) -> str:
+        url = embedded.running_url(self.data)
+        assert url is not None
+        return url
+
+    def log(self) -> str:
+        return (self.root / "serve.log").read_text(errors="replace")
+
+
+def call_or_none(url: str) -> int | None:
+    try:
+        return call("GET", url, timeout=2)[0]
+    except OSError:
+        return None
+
+
+@pytest.fixture
+def root():
+    path = Path("/tmp") / f"osm-bk-{os.getpid()}-{time.monotonic_ns() % 10**6}"  # short: it holds a socket
+    path.mkdir()
+    yield path
+    subprocess.run(["pkill", "-9", "-f", str(path)], check=False)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def wait_until_logged(server: Serve, seconds: float = 30) -> str:
+    """Until the published checkpoint covers every entry written so far; returns it."""
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(server.database_url(), autocommit=True) as conn:
+        while True:
+            pending, published = conn.execute(
+                "SELECT (SELECT count(*) FROM log_pending), (SELECT coalesce(max(size), 0) FROM log_published)"
+            ).fetchone()
+            latest = conn.execute("SELECT coalesce(max(size), 0) FROM log_checkpoints").fetchone()[0]
+            if pending == 0 and published == latest:
+                return text_of(f"{server.base}/log/checkpoint")[1]
+            assert time.monotonic() < deadline, f"{pending} entries pending, published {published} of {latest}"
+            time.sleep(0.1)
+
+
+def size_of(note: str) -> tuple[int, bytes]:
+    checkpoint = parse_checkpoint(note.split("\n\n")[0] + "\n")
+    return checkpoint.size, checkpoint.root
+
+
+def assert_prefix(server: Serve, older: str, newer: str) -> None:
+    (old_size, old_root), (new_size, new_root) = size_of(older), size_of(newer)
+    if old_size == new_size:
+        assert old_root == new_root
+        return
+    status, body, _ = call("GET", f"{server.base}/log/consistency?from={old_size}&to={new_size}")
+    assert status == 200, body
+    verify_consistency(old_size, new_size, old_root, new_root, [base64.b64decode(h) for h in body["proof"]])
+
+
+def test_a_restore_to_the_end_of_the_wal_archive_loses_nothing_acknowledged(root):
+    server = Serve(root, OSMOSIS_WAL_ARCHIVE=str(root / "archive")).start()
+    with Load(server.base) as load:
+        time.sleep(2)
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        time.sleep(3)
+    published = wait_until_logged(server)
+    games_before = len({game for game, _, _ in load.landed})
+    assert load.landed and not load.errors, load.errors
+    server.lose_the_machine()
+
+    restored = server.osmosis("restore", str(root / "backup"))
+    assert restored.returncode == 0, restored.stderr
+    assert "timeline 2" in restored.stdout
+    server.start()
+    try:
+        url = server.database_url()
+        assert_every_2xx_is_in_the_log(url, load)
+        assert_every_game_verifies(server.base, url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT count(*) FROM games").fetchone()[0] >= games_before
+        assert call("GET", f"{server.base}/readyz")[1]["log"] == "ok"
+        assert call("POST", f"{server.base}/games", {"variant": "osmosis"})[0] == 201
+        assert_prefix(server, published, wait_until_logged(server))
+    finally:
+        server.stop()
+
+
+def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and_never_forks(root):
+    server = Serve(root).start()
+    state, key = root / "monitor.json", server.osmosis("log-key").stdout.strip()
+    try:
+        for _ in range(3):
+            assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        lost = [call("POST", f"{server.base}/games", {"variant": "peek"})[1]["id"] for _ in range(4)]
+        published = wait_until_logged(server)
+        audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+    finally:
+        server.stop()
+    shutil.rmtree(server.data / "postgres")
+    restored = server.osmosis("restore", str(root / "backup"))
+    assert restored.returncode == 0, restored.stderr
+
+    server.start()
+    try:
+        with Checkpoints(server.base) as served:
+            readiness = call("GET", f"{server.base}/readyz")[1]
+            assert "is behind the last checkpoint recorded beside its key" in readiness["log"], readiness
+            assert f"of size {size_of(published)[0]}" in readiness["log"]
+            assert "signs nothing" in server.log() and "behind" in server.log()
+            metrics = text_of(f"{server.base}/metrics")[1]
+            assert "osmosis_log_signing_refused 1.0" in metrics
+            assert text_of(f"{server.base}/log/checkpoint")[1] == published, "the checkpoint served went back"
+            played = call("POST", f"{server.base}/games", {"variant": "peek"})
+            assert played[0] == 201, "games go on while the log waits"
+            time.sleep(1)
+            assert text_of(f"{server.base}/log/checkpoint")[1] == published, "a checkpoint was signed behind"
+            audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
+            assert audited.returncode == 0, audited.stdout + audited.stderr
+
+            recovered = server.osmosis("log", "recover")
+            assert recovered.returncode == 0, recovered.stderr
+            assert f"to {size_of(published)[0]} entries" in recovered.stdout
+            newest = wait_until_logged(server)
+            assert size_of(newest)[0] == size_of(published)[0] + 1, "the game played since, and nothing else"
+            assert call("GET", f"{server.base}/readyz")[1]["log"] == "ok"
+        served.assert_consistent()
+        assert min(served.seen) >= size_of(published)[0]
+        assert_prefix(server, published, newest)
+        for game_id in lost:
+            status, body, _ = call("GET", f"{server.base}/games/{game_id}")
+            assert status == 410 and body["code"] == "game-gone" and isinstance(body["log_entry"], int), body
+        audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+        assert json.loads(state.read_text())
+    finally:
+        server.stop()
