@@ -40,6 +40,15 @@ class ClientThreads:
             thread.join(timeout=120)
 
 
+_DATA_DIRS: dict[str, str] = {}
+
+
+def data_dir_of(database_url: str) -> str:
+    """The data directory of the servers of one database (their log's key and its record of checkpoints), as the
+    instances of one deployment share theirs: another database's is another log's."""
+    return _DATA_DIRS.setdefault(database_url, tempfile.mkdtemp(prefix="osmosis-data-"))
+
+
 def start_gunicorn(database_url: str, port: int, **env: str) -> subprocess.Popen:
     """gunicorn with deploy/gunicorn.conf.py on a loopback port; returns once /readyz answers 200.
 
@@ -59,6 +68,7 @@ def start_gunicorn(database_url: str, port: int, **env: str) -> subprocess.Popen
         env={
             **os.environ,
             "DATABASE_URL": database_url,
+            "OSMOSIS_DATA_DIR": data_dir_of(database_url),
             "RATE_LIMIT": "",
             "WEB_CONCURRENCY": "2",
             "LOG_LEVEL": "warning",

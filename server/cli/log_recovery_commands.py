@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..runtime.log_files import CHECKPOINT_FILE, CheckpointFile, LogFileError, TileDirectory, TileUrl
+from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of
 from ..runtime.log_key import log_signer
 from ..service.log_recovery import RecoveryError, TileSource, recover
 from .databases import database_url
@@ -45,8 +45,8 @@ def _recover(args: argparse.Namespace) -> int:
     else:
         print("osmosis: no tiles to recover from: give --from, or set LOG_TILES_DIR", file=sys.stderr)
         return 2
-    record = CheckpointFile(settings.data_dir / CHECKPOINT_FILE)
     verifier = log_signer(settings).verifier
+    record = record_of(settings.data_dir, verifier)
     try:
         with database_url(settings) as url:
             pool = open_pool(url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)

@@ -24,7 +24,7 @@ from ..store import PostgresStore, migrate, open_pool
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Signer, Verifier, parse_verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
 from .composition import compose
-from .log_files import CHECKPOINT_FILE, CheckpointFile, TileDirectory
+from .log_files import TileDirectory, record_of
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
@@ -141,9 +141,7 @@ def _kept_outside(
         return {}
     records: list[tuple[str, CheckpointRecord]] = []
     if owned:
-        records.append(
-            ("the last checkpoint recorded beside its key", CheckpointFile(settings.data_dir / CHECKPOINT_FILE))
-        )
+        records.append(("the last checkpoint recorded beside its key", record_of(settings.data_dir, signer.verifier)))
     mirror = TileDirectory(settings.log_tiles_dir) if settings.log_tiles_dir is not None else None
     if mirror is not None:
         records.append(("the checkpoint of its tiles directory", mirror))

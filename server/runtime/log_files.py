@@ -1,7 +1,7 @@
 """The public log's state outside its database, in files a restore of the database does not reach.
 
 `CheckpointFile`: the largest checkpoint the log signed and the largest it published, one small JSON file beside
-the signing key (`OSMOSIS_DATA_DIR/log-checkpoints.json`), written before a checkpoint is offered to a witness
+the signing key (`OSMOSIS_DATA_DIR/log-checkpoints-<key id>.json`), written before a checkpoint is offered to a witness
 or served. `TileDirectory`: the log's tiles and entry bundles as they are made, and its published checkpoint, in
 the layout C2SP tlog-tiles serves (`LOG_TILES_DIR`, which nginx can serve as static files, and which is backed up
 apart from the database, as tessera's POSIX driver and Go's sumdb mirrors keep theirs).
@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ..service.records import LogGrowth, SignedCheckpoint
-from ..transparency.notes import Note, NoteError, parse_checkpoint, parse_note
+from ..transparency.notes import Note, NoteError, Verifier, parse_checkpoint, parse_note
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
 
-CHECKPOINT_FILE = "log-checkpoints.json"
 MAX_TILE_BYTES = 256 * (2 + 0xFFFF)
 """The largest entry bundle: 256 entries of at most 65,535 bytes, each after its 2-byte length."""
 
@@ -147,6 +146,12 @@ class CheckpointFile:
         except (ValueError, KeyError, TypeError) as error:
             # Never read as "nothing was signed": that is what would let the log fork.
             raise LogFileError(f"{self.path} is not the log's record of its checkpoints: {error}") from None
+
+
+def record_of(data_dir: Path, verifier: Verifier) -> CheckpointFile:
+    """The record of the checkpoints of the log of `verifier`'s key, in the data directory beside the key: one file
+    a key, so that a log's record is never taken for another's."""
+    return CheckpointFile(data_dir / f"log-checkpoints-{verifier.key_id:08x}.json")
 
 
 class TileDirectory:

@@ -5,9 +5,9 @@ consistent, checked by pg_verifybackup), the public log's signing key when it is
 backup.json saying what and when. A restore rebuilds the embedded server's data directory from it and replays the
 WAL archive (OSMOSIS_WAL_ARCHIVE) to its end, or to a target time, then stops: `osmosis serve` goes on from there.
 
-What a backup never holds is the log's record of the checkpoints it published (log-checkpoints.json): restored, an
-old record would let the log sign over entries the backup lacks, a fork. The record stays where it is; the log
-compares the restored database with it before it signs again (service/log_guard.py).
+What a backup never holds is the log's record of the checkpoints it published (log-checkpoints-<key id>.json):
+restored, an old record would let the log sign over entries the backup lacks, a fork. The record stays where it is;
+the log compares the restored database with it before it signs again (service/log_guard.py).
 """
 
 from __future__ import annotations
