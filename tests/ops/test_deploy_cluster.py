@@ -74,4 +74,22 @@ def test_the_compose_file_runs_three_nodes_three_etcd_members_haproxy_and_two_se
         assert services[name]["environment"]["PATRONI_NAME"] == name
     for copied in ("patroni.yml", "create-database.sh", "haproxy.cfg"):
         assert (CLUSTER / copied).exists()
+    for name in ("node1", "node2", "node3"):
+        assert "backups:/var/lib/pgbackrest" in services[name]["volumes"], "every node reaches the repository"
+    assert server["environment"]["LOG_TILES_DIR"].startswith(server["environment"]["OSMOSIS_DATA_DIR"])
+    assert any(volume.endswith(":" + server["environment"]["OSMOSIS_DATA_DIR"]) for volume in server["volumes"])
+
+
+def test_every_node_archives_to_pgbackrest_and_restores_from_it():
+    """The WAL archive and the replicas' source, on the repository the pgBackRest drill restores from
+    (tests/ops/test_pgbackrest.py)."""
+    node = yaml.safe_load((CLUSTER / "patroni.yml").read_text())
+    parameters = node["bootstrap"]["dcs"]["postgresql"]["parameters"]
+    assert parameters["archive_mode"] == "on"
+    assert parameters["archive_command"] == 'pgbackrest --stanza=osmosis archive-push "%p"'
+    assert node["postgresql"]["recovery_conf"]["restore_command"] == 'pgbackrest --stanza=osmosis archive-get %f "%p"'
+    assert node["postgresql"]["create_replica_methods"][0] == "pgbackrest"
+    dockerfile = (CLUSTER / "Dockerfile").read_text()
+    for copied in ("pgbackrest/pgbackrest.conf", "pgbackrest/on-primary", "pgbackrest/crontab"):
+        assert f"COPY {copied}" in dockerfile and (CLUSTER.parent / copied).exists()
     assert (CLUSTER / server["build"]["context"] / server["build"]["dockerfile"]).exists()
