@@ -78,6 +78,7 @@ def test_the_compose_file_runs_three_nodes_three_etcd_members_haproxy_and_two_se
         assert "backups:/var/lib/pgbackrest" in services[name]["volumes"], "every node reaches the repository"
     assert server["environment"]["LOG_TILES_DIR"].startswith(server["environment"]["OSMOSIS_DATA_DIR"])
     assert any(volume.endswith(":" + server["environment"]["OSMOSIS_DATA_DIR"]) for volume in server["volumes"])
+    assert (CLUSTER / server["build"]["context"] / server["build"]["dockerfile"]).exists()
 
 
 def test_every_node_archives_to_pgbackrest_and_restores_from_it():
@@ -92,4 +93,3 @@ def test_every_node_archives_to_pgbackrest_and_restores_from_it():
     dockerfile = (CLUSTER / "Dockerfile").read_text()
     for copied in ("pgbackrest/pgbackrest.conf", "pgbackrest/on-primary", "pgbackrest/crontab"):
         assert f"COPY {copied}" in dockerfile and (CLUSTER.parent / copied).exists()
-    assert (CLUSTER / server["build"]["context"] / server["build"]["dockerfile"]).exists()
