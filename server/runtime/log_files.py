@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..service.log_guard import checkpoint_of, published_checkpoint_of
 from ..service.records import LogGrowth, SignedCheckpoint
-from ..transparency.notes import Note, NoteError, Verifier, parse_checkpoint, parse_note
+from ..transparency.notes import Verifier
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
 
 MAX_TILE_BYTES = 256 * (2 + 0xFFFF)
@@ -58,27 +59,6 @@ def _locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(descriptor)
-
-
-def checkpoint_of(note: str, cosignatures: tuple[str, ...] = ()) -> SignedCheckpoint:
-    """The checkpoint a signed note carries (ValueError when it carries none)."""
-    try:
-        checkpoint = parse_checkpoint(parse_note(note).text)
-    except NoteError as error:
-        raise ValueError(f"not a signed checkpoint: {error}") from None
-    return SignedCheckpoint(checkpoint.size, checkpoint.root, note, cosignatures)
-
-
-def published_checkpoint_of(text: str) -> SignedCheckpoint:
-    """The checkpoint as /log/checkpoint serves it: the log's signed note, then the witnesses' cosignatures."""
-    try:
-        parsed = parse_note(text)
-        origin = parse_checkpoint(parsed.text).origin
-    except NoteError as error:
-        raise ValueError(f"not a signed checkpoint: {error}") from None
-    own = tuple(s for s in parsed.signatures if s.name == origin)
-    cosignatures = tuple(s.line for s in parsed.signatures if s.name != origin)
-    return checkpoint_of(str(Note(parsed.text, own)), cosignatures)
 
 
 def _grows(kept: SignedCheckpoint | None, checkpoint: SignedCheckpoint) -> bool:

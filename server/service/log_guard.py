@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..transparency.notes import NoteError, Verifier, open_checkpoint
+from ..transparency.notes import Note, NoteError, Verifier, open_checkpoint, parse_checkpoint, parse_note
 from .records import SignedCheckpoint
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,27 @@ class WitnessCheckpoints(Protocol):
         """The note of the latest checkpoint `witness` cosigned for this log (None: it cosigned none); OSError or
         ValueError when it cannot say now."""
         ...
+
+
+def checkpoint_of(note: str, cosignatures: tuple[str, ...] = ()) -> SignedCheckpoint:
+    """The checkpoint a signed note carries (ValueError when it carries none)."""
+    try:
+        checkpoint = parse_checkpoint(parse_note(note).text)
+    except NoteError as error:
+        raise ValueError(f"not a signed checkpoint: {error}") from None
+    return SignedCheckpoint(checkpoint.size, checkpoint.root, note, cosignatures)
+
+
+def published_checkpoint_of(text: str) -> SignedCheckpoint:
+    """The checkpoint as /log/checkpoint serves it: the log's signed note, then the witnesses' cosignatures."""
+    try:
+        parsed = parse_note(text)
+        origin = parse_checkpoint(parsed.text).origin
+    except NoteError as error:
+        raise ValueError(f"not a signed checkpoint: {error}") from None
+    own = tuple(s for s in parsed.signatures if s.name == origin)
+    cosignatures = tuple(s.line for s in parsed.signatures if s.name != origin)
+    return checkpoint_of(str(Note(parsed.text, own)), cosignatures)
 
 
 class LogRefused(RuntimeError):
@@ -85,6 +106,7 @@ class ForkGuard:
         self._witnesses = witnesses
         self._unheard = list(witnesses.names()) if witnesses is not None else []
         self._heard: list[_Reference] = []
+        self._heard_checkpoints: list[SignedCheckpoint] = []
         self._agreed: set[tuple[int, bytes]] = set()
         """References found in the tree already: a tree that agrees with one keeps agreeing as it grows."""
         self._lock = threading.Lock()
@@ -107,9 +129,15 @@ class ForkGuard:
                 continue
             reference = self._reference(f"the checkpoint witness {name} cosigned", note) if note else None
             with self._lock:
-                if reference is not None:
+                if reference is not None and note is not None:
                     self._heard.append(reference)
+                    self._heard_checkpoints.append(published_checkpoint_of(note))
                 self._unheard.remove(name)
+
+    def largest_heard(self) -> SignedCheckpoint | None:
+        """The largest checkpoint a witness said it cosigned: published, whatever the database lost."""
+        with self._lock:
+            return max(self._heard_checkpoints, key=lambda checkpoint: checkpoint.size, default=None)
 
     def check(self, latest: SignedCheckpoint | None, root_at: Callable[[int], bytes]) -> None:
         """Raise LogRefused unless the tree of `latest` (its root at a smaller size: `root_at(size)`) reaches and

@@ -222,8 +222,8 @@ class PublicLog:
         """The largest checkpoint published: the database's, or the one recorded beside the key when the database
         has only an older one (restored from a backup): what was served is never taken back."""
         published = self._store.published_checkpoint()
-        for record in self._records:
-            kept = record.published()
+        heard = self._guard.largest_heard() if self._guard is not None else None
+        for kept in [*(record.published() for record in self._records), heard]:
             if kept is not None and (published is None or kept.size > published.size):
                 published = kept
         if published is None:

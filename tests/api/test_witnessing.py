@@ -3,6 +3,7 @@ published once every listed witness has cosigned it; a witness that holds the ch
 one ahead is left alone, one that answers with a cosignature of another key is not believed, and one that was
 away is asked again until it cosigns."""
 
+import hashlib
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +18,7 @@ from server.witness.http import WitnessServer
 from server.witness.ledger import FileLedger
 from server.witness.protocol import Witness
 from tests.api.helpers import LOG_SIGNER, create
-from tests.memory_store import MemoryStore
+from tests.memory_store import MemoryStore, backup_of
 
 WITNESS = generate_signer("witness.test/in-process", COSIGNATURE_V1)
 
@@ -224,3 +225,34 @@ def test_a_witness_that_trickles_its_answer_costs_its_cosignature_never_the_log(
     finally:
         sequencer.stop()
         trickler.stop()
+
+
+def test_a_log_restored_behind_a_witness_signs_nothing_serves_what_it_cosigned_and_a_fork_is_refused(witness):
+    """A database restored from before the checkpoint a witness last cosigned, with the log's own record lost too:
+    the witness's word stops the log (nothing signed, the checkpoint it cosigned still served); and a log without
+    that guard, signing over other entries, is refused by the witness, its publication held at what was cosigned."""
+    store = MemoryStore()
+    grow(log_app((WITNESS, witness.url), store=store), 2)
+    backup = backup_of(store)
+    cosigned = grow(log_app((WITNESS, witness.url), store=store), 2)
+    served = published(log_app((WITNESS, witness.url), store=store))
+    assert witness.protocol.checkpoint(_origin_hash()).body.startswith(cosigned.note.split("\n\n")[0])
+
+    restored = log_app((WITNESS, witness.url), store=backup)
+    assert grow(restored, 3) is None, "a checkpoint was signed behind the witness"
+    assert backup.latest_checkpoint().size < cosigned.size and backup.has_pending_entries()
+    assert published(restored) == served, "the checkpoint served went back"
+    readiness = restored.test_client().get("/readyz").get_json()
+    assert f"behind the checkpoint witness {WITNESS.name} cosigned, of size {cosigned.size}" in readiness["log"]
+
+    unguarded = log_app(store=backup)  # no witness listed, so none consulted: this log signs a fork
+    fork = grow(unguarded, 1)
+    assert fork.size > cosigned.size
+    forked = log_app((WITNESS, witness.url), store=backup)
+    forked.extensions["osmosis.sequencer"]._witnesses.cosign(fork)
+    assert witness.protocol.checkpoint(_origin_hash()).body.startswith(cosigned.note.split("\n\n")[0])
+    assert backup.cosigned_size(WITNESS.name) < cosigned.size, "the witness cosigned the fork"
+
+
+def _origin_hash():
+    return hashlib.sha256(LOG_SIGNER.name.encode()).hexdigest()

@@ -9,9 +9,9 @@ import pytest
 
 from server.rules import preset
 from server.runtime.composition import compose
-from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory, checkpoint_of
+from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory
 from server.service.creating import NewGame
-from server.service.log_guard import ForkGuard
+from server.service.log_guard import ForkGuard, checkpoint_of
 from server.service.public_log import PublicLog, published_note
 from server.transparency.notes import Checkpoint, generate_signer, sign_note
 from server.transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
