@@ -31,6 +31,7 @@ from server.service.errors import (
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from server.service.log_recovery import RecoveryError
+from server.service.log_retirement import RetirementRefused
 from server.service.players.stats import wilson_interval
 from server.service.ports import Integrate
 from server.service.records import (
@@ -51,6 +52,7 @@ from server.service.records import (
     PlayerResult,
     PlayerStats,
     PublicEntry,
+    Retirement,
     SealedDeal,
     SignedCheckpoint,
     StoredResponse,
@@ -91,6 +93,7 @@ class MemoryStore:
         self._checkpoints: list[SignedCheckpoint] = []
         self._cosignatures: dict[tuple[int, str], str] = {}
         self._published: list[int] = []
+        self._retirements: list[Retirement] = []
         self._abandoned: set[UUID] = set()
         self._ranks_joined_before: set[UUID] = set()
         self._sequencing = threading.Lock()
@@ -333,6 +336,17 @@ class MemoryStore:
             kept = [pending for pending in self._pending if pending.entry.entry not in logged]
             taken, self._pending = len(self._pending) - len(kept), kept
             return taken
+
+    def retire_log(self, retirement: Retirement, entry: PublicEntry) -> None:
+        with self._sequencing, self._lock:
+            if any(kept.origin == retirement.origin for kept in self._retirements):
+                raise RetirementRefused(f"the log {retirement.origin} was retired already")
+            self._retirements.append(replace(retirement, retired_at=datetime.now(UTC)))
+            self._record(entry)
+
+    def log_retirements(self) -> list[Retirement]:
+        with self._lock:
+            return list(self._retirements)
 
     def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
         return [(index, entry.kind) for index, entry in enumerate(self._leaves) if entry.subject in subjects]

@@ -74,6 +74,7 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
             ("/key", public_log.LogKey),
             ("/tile/<path:tile_path>", public_log.LogTile),
             ("/consistency", public_log.LogConsistency),
+            ("/retirements", public_log.LogRetirements),
         ),
     ),
 )

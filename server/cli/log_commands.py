@@ -102,6 +102,10 @@ def _audit(args: argparse.Namespace) -> int:
         os.replace(draft, args.state)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
+    elif report.retired is not None:
+        print(("RETIRED: " if report.ok else "FAILED, RETIRED: ") + report.retired)
+        for problem in report.problems:
+            print("        " + problem)
     elif report.ok and report.stale_view is not None:
         print(f"OK, {report.stale_view}")
     elif report.ok:

@@ -1,18 +1,31 @@
 """`osmosis log recover`: the public log's entries a restore took from its database, brought back from its tiles
-(service/log_recovery.py; docs/operations.md, "Recovering the log")."""
+(service/log_recovery.py); `osmosis log retire`: the log frozen and a new one started when they are gone for good
+(service/log_retirement.py). docs/operations.md, "Recovering the log" and "Retiring a log"."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of
-from ..runtime.log_key import log_signer
+from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of, write_whole
+from ..runtime.log_key import KEY_FILE, log_signer
+from ..service.log_guard import CheckpointRecord
 from ..service.log_recovery import RecoveryError, TileSource, recover
+from ..service.log_retirement import RetirementRefused, retire
+from ..service.public_log import PublicLog
+from ..service.records import SignedCheckpoint
+from ..service.sources import utc_now
+from ..transparency.notes import NoteError, Signer, generate_signer, open_checkpoint, parse_signer
 from .databases import database_url
+
+if TYPE_CHECKING:
+    from ..store import PostgresStore
 
 
 def add_commands(commands: Any) -> None:
@@ -30,6 +43,23 @@ def add_commands(commands: Any) -> None:
         help="the tiles: a directory (default LOG_TILES_DIR) or a URL serving them (https://.../log)",
     )
     recovering.set_defaults(run=_recover)
+
+    retiring = actions.add_parser(
+        "retire",
+        help="freeze the log (its entries lost for good) with a final checkpoint naming its successor, and start "
+        "the new log under a new key (every server stopped)",
+    )
+    retiring.add_argument(
+        "--new-key",
+        type=Path,
+        metavar="FILE",
+        help="the successor's signing key (osmosis keygen); without it a new key is made and kept in the data "
+        "directory, unless LOG_SIGNING_KEY is set",
+    )
+    retiring.add_argument(
+        "--new-origin", metavar="NAME", help="the successor's origin, for a key made here (default <origin>/<date>)"
+    )
+    retiring.set_defaults(run=_retire)
 
 
 def _recover(args: argparse.Namespace) -> int:
@@ -73,3 +103,105 @@ def _progress(done: int, total: int) -> None:
     if sys.stderr.isatty():
         sys.stderr.write(f"\r{done}/{total} entries read" + ("\n" if done == total else ""))
         sys.stderr.flush()
+
+
+def _retire(args: argparse.Namespace) -> int:
+    from ..store import PostgresStore, embedded, migrate, open_pool
+
+    settings = Settings.from_env()
+    retired = log_signer(settings)
+    if args.new_key is not None:
+        try:
+            successor = parse_signer(args.new_key.read_text())
+        except (OSError, NoteError) as error:
+            print(f"osmosis: --new-key is not a signing key: {error}", file=sys.stderr)
+            return 2
+    elif settings.log_signing_key is not None:
+        print(
+            "osmosis: LOG_SIGNING_KEY is set: make the successor's key (osmosis keygen) and give it as --new-key",
+            file=sys.stderr,
+        )
+        return 2
+    else:
+        successor = generate_signer(args.new_origin or f"{retired.name}/{utc_now():%Y-%m-%d}")
+    tiles = settings.log_tiles_dir
+    try:
+        with (
+            embedded.running(settings.data_dir)
+            if settings.database_url is None
+            else _given(settings.database_url) as url
+        ):
+            pool = open_pool(url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
+            try:
+                store = PostgresStore(pool, migrate.head_revision())
+                last = _last_published(store, retired, settings)
+                retirement = retire(store, retired, successor, last)
+                if tiles is not None and tiles.exists():
+                    kept = tiles.with_name(f"{tiles.name}.retired-{retired.verifier.key_id:08x}")
+                    tiles.rename(kept)
+                    write_whole(kept / "checkpoint", retirement.final_checkpoint.encode())
+                if args.new_key is None:
+                    _keep_new_key(settings, retired, successor)
+                first = _first_checkpoint(store, successor, settings)
+            finally:
+                pool.close()
+    except (RetirementRefused, LogFileError, OSError, embedded.InUse) as error:
+        print(f"osmosis: the log is not retired: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"osmosis: the log {retired.name} is retired at {last.size} entries; its final checkpoint names its successor"
+    )
+    print(f"osmosis: the new log {successor.name} begins at {first} entries; its verifier key, for clients to pin:")
+    print(successor.verifier.vkey)
+    if args.new_key is not None or settings.log_signing_key is not None:
+        print("osmosis: set LOG_SIGNING_KEY to the new key on every instance before starting them")
+    print("osmosis: ask its witnesses to follow the new key (LOG_WITNESSES), then start the servers")
+    return 0
+
+
+@contextlib.contextmanager
+def _given(url: str) -> Iterator[str]:
+    yield url
+
+
+def _last_published(store: PostgresStore, retired: Signer, settings: Settings) -> SignedCheckpoint:
+    """The largest checkpoint the retired log handed out: its record's, its tiles', its database's."""
+    candidates = [
+        record_of(settings.data_dir, retired.verifier).signed(),
+        record_of(settings.data_dir, retired.verifier).published(),
+    ]
+    if settings.log_tiles_dir is not None:
+        candidates.append(TileDirectory(settings.log_tiles_dir).published())
+    candidates.append(store.latest_checkpoint())
+    ours = []
+    for candidate in candidates:
+        if candidate is None:
+            continue
+        try:
+            open_checkpoint(candidate.note, retired.verifier)
+        except NoteError:
+            continue
+        ours.append(candidate)
+    if not ours:
+        raise RetirementRefused("the log has no checkpoint to retire")
+    return max(ours, key=lambda checkpoint: checkpoint.size)
+
+
+def _keep_new_key(settings: Settings, retired: Signer, successor: Signer) -> None:
+    key_file = settings.data_dir / KEY_FILE
+    key_file.rename(key_file.with_name(f"{KEY_FILE}.retired-{retired.verifier.key_id:08x}"))
+    descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(successor.skey + "\n")
+
+
+def _first_checkpoint(store: PostgresStore, successor: Signer, settings: Settings) -> int:
+    """The new log's first checkpoint, signed now (its first entry names the retired log): /log/checkpoint serves
+    the new log from the first request."""
+    record = record_of(settings.data_dir, successor.verifier)
+    tiles = TileDirectory(settings.log_tiles_dir) if settings.log_tiles_dir is not None else None
+    records: list[CheckpointRecord] = [record, *([tiles] if tiles is not None else [])]
+    log = PublicLog(store, store, successor, spacing=0, records=records, mirror=tiles)
+    signed = log.sequence()
+    assert signed is not None, "the new log's first entry is pending"
+    return signed.size

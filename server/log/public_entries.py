@@ -23,7 +23,8 @@ DAILY_DEAL_OPENED = "daily_deal_opened"
 GAME_CREATED = "game_created"
 GAME_ENDED = "game_ended"
 PLAYER_JOINED = "player_joined"
-ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED, PLAYER_JOINED)
+LOG_RETIRED = "log_retired"
+ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED, PLAYER_JOINED, LOG_RETIRED)
 JOINED_BEFORE = "players-joined-before"
 """A day's deal whose opening entry says `"ranks": "players-joined-before"` ranks on its boards only the players
 whose player_joined entry comes before that opening in the log: an account made to scout the day's deal does not
@@ -35,6 +36,7 @@ _FIELDS = {
     GAME_CREATED: {"kind", "game_id", "variant", "rules", "deal", "commitment"},
     GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
     PLAYER_JOINED: {"kind", "player_id", "player"},
+    LOG_RETIRED: {"kind", "log_id", "origin", "verifier_key", "final_checkpoint"},
 }
 _OPTIONAL = {GAME_CREATED: {"player"}, DAILY_DEAL_OPENED: {"ranks"}}
 REVEALED = ("server_seed", "client_seed")
@@ -65,6 +67,28 @@ def daily_deal_opened(daily_deal_id: UUID, day: str, variant: str, commitment: s
             "variant": variant,
             "commitment": commitment,
             "ranks": JOINED_BEFORE,
+        }
+    )
+
+
+_LOGS = UUID("5d1f7c3e-2b84-5a0f-9e63-47c8b1a2d590")
+
+
+def log_id(origin: str) -> UUID:
+    """The id a log of that origin goes by among the entries' subjects."""
+    return uuid5(_LOGS, origin)
+
+
+def log_retired(origin: str, verifier_key: str, final_checkpoint: str) -> bytes:
+    """The first entry of a log that succeeds a retired one (its entries lost for good): the retired log's origin,
+    its key, and its final checkpoint, signed by that key and naming this log's key as its successor."""
+    return canonical_json(
+        {
+            "kind": LOG_RETIRED,
+            "log_id": str(log_id(origin)),
+            "origin": origin,
+            "verifier_key": verifier_key,
+            "final_checkpoint": final_checkpoint,
         }
     )
 
@@ -124,6 +148,8 @@ def subject_of(entry: Mapping[str, Any]) -> str:
         return str(entry["daily_deal_id"])
     if entry["kind"] == PLAYER_JOINED:
         return str(entry["player_id"])
+    if entry["kind"] == LOG_RETIRED:
+        return str(entry["log_id"])
     return str(entry["game_id"])
 
 

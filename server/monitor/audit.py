@@ -105,6 +105,8 @@ class Report:
     """The two signed checkpoints that cannot both be the log's, when it showed a split view."""
     stale_view: str | None = None
     """What the server showed when it served a checkpoint older than the one kept and proven its prefix."""
+    retired: str | None = None
+    """The log was retired: where, and the key of the log that succeeds it."""
     checkpoint_size: int | None = None
     new_entries: int = 0
     games_verified: int = 0
@@ -124,6 +126,7 @@ class Report:
             "problems": self.problems,
             "split_view": self.split_view,
             "stale_view": self.stale_view,
+            "retired": self.retired,
         }
 
 
@@ -142,7 +145,8 @@ def audit(
         note = fetch("/log/checkpoint").decode()
         checkpoint, _, cosigned = open_checkpoint(note, key, *witnesses)
     except (OSError, UnicodeDecodeError, NoteError) as error:
-        report.fail(f"the checkpoint: {error}")
+        if not _retired(fetch, key, state, report):
+            report.fail(f"the checkpoint: {error}")
         return report
     report.checkpoint_size = checkpoint.size
     for witness in witnesses:
@@ -189,6 +193,33 @@ def audit(
         for day in boards:
             report.board_rows_checked += check_day(fetch, state.daily, day, report.fail)
     return report
+
+
+def _retired(fetch: Fetch, key: Verifier, state: MonitorState, report: Report) -> bool:
+    """Whether the log of `key` was retired (/log/retirements names it), reported with its final checkpoint held
+    against the state kept: the same tree at the kept size, or a larger one whose entries past the kept size were
+    lost (that is why it was retired: they cannot be checked)."""
+    try:
+        listed = strict_json.loads(fetch("/log/retirements"))["retirements"]
+        retirement = next((r for r in listed if r["verifier_key"] == key.vkey), None)
+        if retirement is None:
+            return False
+        final = open_checkpoint(retirement["final_checkpoint"], key)[0]
+    except (OSError, ValueError, KeyError, TypeError, NoteError):
+        return False
+    successor = next(line for line in final.extensions if line.startswith("successor "))[len("successor ") :]
+    report.checkpoint_size = final.size
+    report.retired = (
+        f"the log {key.name} was retired on {retirement['retired_at']} at {final.size} entries; its successor's key "
+        f"is {successor}: pin it to follow the new log"
+    )
+    if final.size < state.size:
+        report.fail(f"the log was retired at {final.size} entries, behind the {state.size} this monitor checked")
+    elif final.size == state.size and state.size and final.root != state.root():
+        report.fail(f"the retired log's final checkpoint of size {final.size} is not the tree this monitor checked")
+    elif final.size > state.size:
+        report.retired += f"; its entries {state.size} to {final.size - 1} were lost and cannot be checked"
+    return True
 
 
 def _extends(fetch: Fetch, state: MonitorState, checkpoint: Checkpoint, note: str, report: Report) -> bool:

@@ -36,6 +36,7 @@ from .records import (
     PlayerResult,
     PlayerStats,
     PublicEntry,
+    Retirement,
     SealedDeal,
     SignedCheckpoint,
     StoredResponse,
@@ -251,6 +252,10 @@ class PublicLogStore(TileReads, Protocol):
 
     def leaves_of(self, subjects: Collection[UUID]) -> list[tuple[int, str]]:
         """The (index, kind) of every leaf about these games or sealed deals, by index."""
+        ...
+
+    def log_retirements(self) -> list[Retirement]:
+        """The logs retired in this database, oldest first (service/log_retirement.py)."""
         ...
 
 

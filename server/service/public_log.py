@@ -26,8 +26,9 @@ from ..transparency.tiles import (
 )
 from .errors import LogBehind, LogNotStarted, TileNotFound
 from .log_guard import CheckpointRecord, ForkGuard
+from .log_retirement import predecessor_signed
 from .ports import GameReads, PublicLogStore, TileReads
-from .records import LogGrowth, PendingEntry, SignedCheckpoint
+from .records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
 
 SEQUENCE_BATCH = 4096
 """Entries one sequencing takes at most: a checkpoint's worth, however long the queue."""
@@ -142,6 +143,8 @@ class PublicLog:
         self._records = tuple(records)
         self._guard = guard
         self._mirror = mirror
+        self._retirement_checked = False
+        self._ours: dict[str, bool] = {}
 
     @property
     def verifier(self) -> Verifier | None:
@@ -152,6 +155,14 @@ class PublicLog:
         if there was nothing to do, or another process is the sequencer now."""
         if self._signer is None:
             return None
+        if not self._retirement_checked:
+            retired = [r for r in self._store.log_retirements() if r.verifier_key == self._signer.verifier.vkey]
+            if retired:
+                raise KeyMismatch(
+                    f"this key's log was retired, succeeded by {retired[0].successor_key}: set LOG_SIGNING_KEY to "
+                    "the successor's key"
+                )
+            self._retirement_checked = True
         if self._guard is not None:
             self._guard.consult_witnesses()
         growth = self._store.sequence(limit, self._spacing, self._integrate)
@@ -197,10 +208,12 @@ class PublicLog:
             try:
                 open_note(latest.note, self._signer.verifier)
             except ValueError:
-                raise KeyMismatch(
-                    f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
-                    "set LOG_SIGNING_KEY to the log's key"
-                ) from None
+                # A log that succeeds a retired one signs on from the retired log's surviving tree.
+                if not predecessor_signed(latest.note, self._signer.verifier, self._store.log_retirements()):
+                    raise KeyMismatch(
+                        f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
+                        "set LOG_SIGNING_KEY to the log's key"
+                    ) from None
             if not pending:
                 return None
         size = latest.size if latest is not None else 0
@@ -224,7 +237,7 @@ class PublicLog:
         published = self._store.published_checkpoint()
         heard = self._guard.largest_heard() if self._guard is not None else None
         for kept in [*(record.published() for record in self._records), heard]:
-            if kept is not None and (published is None or kept.size > published.size):
+            if kept is not None and (published is None or kept.size > published.size) and self._signed_here(kept):
                 published = kept
         if published is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
@@ -315,6 +328,24 @@ class PublicLog:
                 leaves.append(LeafProof(index, kind, entry, inclusion_proof(index, published.size, subtrees)))
         logged = {leaf.kind for leaf in leaves}
         return GameProofs(published, leaves, [kind for kind in expected if kind not in logged])
+
+    def retirements(self) -> list[Retirement]:
+        """The logs this server retired, each with its final checkpoint and its successor's key."""
+        return self._store.log_retirements()
+
+    def _signed_here(self, checkpoint: SignedCheckpoint) -> bool:
+        """Whether this log's key signed `checkpoint` (a record or a tiles directory may hold a retired log's)."""
+        if self._signer is None:
+            return False
+        if checkpoint.note not in self._ours:
+            if len(self._ours) > 16:  # a note a checkpoint: only the last few are asked about again
+                self._ours.clear()
+            try:
+                open_note(checkpoint.note, self._signer.verifier)
+                self._ours[checkpoint.note] = True
+            except ValueError:
+                self._ours[checkpoint.note] = False
+        return self._ours[checkpoint.note]
 
     def creation_logged(self, game_id: UUID) -> int | None:
         """The index of the log's entry of the game's creation, if the log has one."""

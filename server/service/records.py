@@ -132,6 +132,19 @@ class SignedCheckpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class Retirement:
+    """A log retired: its key, its final checkpoint (signed by that key, naming its successor's), and the key of the
+    log that goes on after it."""
+
+    origin: str
+    verifier_key: str
+    final_checkpoint: str
+    successor_origin: str
+    successor_key: str
+    retired_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LogGrowth:
     """What one sequencing writes: the tiles and entry bundles as they become (by (level, index), and by
     index), the new leaves as (index, entry), and the checkpoint of the grown tree."""

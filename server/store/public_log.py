@@ -12,8 +12,9 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..service.log_recovery import RecoveryError
+from ..service.log_retirement import RetirementRefused
 from ..service.ports import Integrate
-from ..service.records import LogGrowth, PendingEntry, PublicEntry, SignedCheckpoint
+from ..service.records import LogGrowth, PendingEntry, PublicEntry, Retirement, SignedCheckpoint
 from ..transparency.merkle import leaf_hash
 from ..transparency.tiles import bundle_entries, partial_tiles
 from . import sql
@@ -67,6 +68,38 @@ class PublicLogTables:
             conn.execute(sql.PUBLISH_CHECKPOINT, {"size": growth.checkpoint.size})
             taken = conn.execute(sql.DELETE_PENDING_LOGGED, {"entries": [entry.entry for _, entry in growth.leaves]})
             return taken.rowcount
+
+    def retire_log(self: _Connections, retirement: Retirement, entry: PublicEntry) -> None:
+        with self._transaction() as conn:
+            conn.execute(sql.SEQUENCER_LOCK_WAIT, {"key": SEQUENCER_LOCK_KEY})
+            inserted = conn.execute(
+                sql.INSERT_RETIREMENT,
+                {
+                    "origin": retirement.origin,
+                    "verifier_key": retirement.verifier_key,
+                    "final_checkpoint": retirement.final_checkpoint,
+                    "successor_origin": retirement.successor_origin,
+                    "successor_key": retirement.successor_key,
+                },
+            )
+            if inserted.rowcount != 1:
+                raise RetirementRefused(f"the log {retirement.origin} was retired already")
+            insert_pending(conn, entry)
+
+    def log_retirements(self: _Connections) -> list[Retirement]:
+        with self._connection() as conn:
+            rows = conn.execute(sql.SELECT_RETIREMENTS).fetchall()
+        return [
+            Retirement(
+                row["origin"],
+                row["verifier_key"],
+                row["final_checkpoint"],
+                row["successor_origin"],
+                row["successor_key"],
+                row["retired_at"],
+            )
+            for row in rows
+        ]
 
     def has_pending_entries(self: _Connections) -> bool:
         with self._connection() as conn:

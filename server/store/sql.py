@@ -352,6 +352,16 @@ INSERT_COSIGNATURE = """
     ON CONFLICT (size, witness) DO NOTHING
 """
 
+INSERT_RETIREMENT = """
+    INSERT INTO log_retirements (origin, verifier_key, final_checkpoint, successor_origin, successor_key)
+    VALUES (%(origin)s, %(verifier_key)s, %(final_checkpoint)s, %(successor_origin)s, %(successor_key)s)
+    ON CONFLICT DO NOTHING
+"""
+SELECT_RETIREMENTS = """
+    SELECT origin, verifier_key, final_checkpoint, successor_origin, successor_key, retired_at
+    FROM log_retirements ORDER BY retired_at, origin
+"""
+
 SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(subjects)s::uuid[]) ORDER BY index"
 
 TAKE_TRANSACTION_ID = "SELECT pg_current_xact_id()"

@@ -1,9 +1,10 @@
-"""The log's recovery on PostgreSQL: a database copied at a moment (a restore of a backup taken then, made with
-CREATE DATABASE ... TEMPLATE) is brought back to the log the original went on to publish, from its tiles directory:
-the same tiles, bundles, leaves and checkpoint, the entries integrated since taken off its pending list; and a log
-that moved meanwhile is not written over."""
+"""The log's recovery and retirement on PostgreSQL: a database copied at a moment (a restore of a backup taken then,
+made with CREATE DATABASE ... TEMPLATE) is brought back to the log the original went on to publish, from its tiles
+directory: the same tiles, bundles, leaves and checkpoint, the entries integrated since taken off its pending list;
+a log that moved meanwhile is not written over. A retirement is kept once, and the retired key signs no more."""
 
 import os
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import psycopg
@@ -12,7 +13,8 @@ from psycopg import sql
 
 from server.runtime.log_files import CheckpointFile, TileDirectory
 from server.service.log_recovery import RecoveryError, recover
-from server.service.public_log import PublicLog
+from server.service.log_retirement import RetirementRefused, retire
+from server.service.public_log import KeyMismatch, PublicLog
 from server.store import PostgresStore, migrate, open_pool
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import partial_tiles
@@ -83,3 +85,26 @@ def test_a_copy_from_before_is_recovered_to_the_published_log(backend, request, 
         pool.close()
         drop_database(server_url, copy_url)
         drop_database(server_url, original_url)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_retirement_is_kept_once_with_its_successor_s_first_entry_pending(backend, request):
+    server_url = request.getfixturevalue("embedded_server_url") if backend == "embedded" else os.environ["DATABASE_URL"]
+    url = migrated_database(server_url)
+    store, pool = store_on(url)
+    try:
+        play(store, 3)
+        last = PublicLog(store, store, SIGNER, spacing=0).sequence()
+        successor = generate_signer("osmosis.test/recovered-log/2")
+        retirement = retire(store, SIGNER, successor, last)
+        assert [replace(r, retired_at=None) for r in store.log_retirements()] == [retirement]
+        assert store.log_retirements()[0].retired_at is not None
+        with pytest.raises(RetirementRefused):
+            retire(store, SIGNER, generate_signer("osmosis.test/recovered-log/3"), last)
+        grown = PublicLog(store, store, successor, spacing=0).sequence()
+        assert grown.size == last.size + 1, "the successor's first entry, and the log goes on under its key"
+        with pytest.raises(KeyMismatch, match="retired"):
+            PublicLog(store, store, SIGNER, spacing=0).sequence()
+    finally:
+        pool.close()
+        drop_database(server_url, url)

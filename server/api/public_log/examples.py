@@ -68,3 +68,25 @@ def game_transparency() -> dict[str, Any]:
 def consistency() -> dict[str, Any]:
     entries, _ = _log()
     return {"from": 1, "to": 2, "proof": [base64.b64encode(leaf_hash(entries[1])).decode()]}
+
+
+def retirements() -> dict[str, Any]:
+    retired = EXAMPLE_SIGNER
+    successor = Signer("log.example/osmosis/2026-11-27", ED25519, hashlib.sha256(b"osmosis example successor").digest())
+    checkpoint = _log()[1]
+    final = sign_note(
+        Checkpoint(retired.name, checkpoint.size, checkpoint.root, (f"successor {successor.verifier.vkey}",)).text,
+        retired,
+    )
+    return {
+        "retirements": [
+            {
+                "origin": retired.name,
+                "verifier_key": retired.verifier.vkey,
+                "final_checkpoint": final,
+                "successor_origin": successor.name,
+                "successor_key": successor.verifier.vkey,
+                "retired_at": "2026-11-27T09:30:00+00:00",
+            }
+        ]
+    }

@@ -67,3 +67,25 @@ class ConsistencyProofSchema(ma.Schema):
         required=True,
         metadata={"description": "RFC 9162 consistency proof from the smaller tree to the larger."},
     )
+
+
+class RetirementSchema(ma.Schema):
+    origin = fields.String(required=True, metadata={"description": "The retired log's origin."})
+    verifier_key = fields.String(required=True, metadata={"description": "The retired log's verifier key."})
+    final_checkpoint = fields.String(
+        required=True,
+        metadata={
+            "description": "Its final checkpoint, a signed note of the retired key: the last tree it published, with "
+            "an extension line `successor <verifier key>`."
+        },
+    )
+    successor_origin = fields.String(required=True)
+    successor_key = fields.String(required=True, metadata={"description": "The verifier key of the log after it."})
+    retired_at = fields.DateTime(required=True)
+
+
+class RetirementsSchema(ma.Schema):
+    """The logs this server retired (docs/operations.md, "Retiring a log"): a monitor pinned to a retired key finds
+    its final checkpoint here."""
+
+    retirements = fields.List(fields.Nested(RetirementSchema), required=True)

@@ -17,7 +17,7 @@ from ..callers import readable
 from ..common import Blueprint, use_cases
 from ..contract import READ_ERRORS, answers
 from . import examples as log_examples
-from .schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema
+from .schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema, RetirementsSchema
 
 blp = Blueprint(
     "log",
@@ -151,6 +151,19 @@ class LogConsistency(MethodView):
             "to_size": new,
             "proof": [_b64(h) for h in use_cases().public_log.consistency(old, new)],
         }
+
+
+class LogRetirements(MethodView):
+    @blp.doc(operationId="getLogRetirements", security=[])
+    @blp.response(200, RetirementsSchema, example=log_examples.retirements())
+    @answers(*READ_ERRORS, only=("validation-failed", "rate-limited", "service-unavailable"))
+    def get(self) -> dict[str, Any]:
+        """Read the logs this server retired
+
+        A log whose entries a restore lost for good is retired, not forked: its final checkpoint, signed by its
+        key, names the key of the log that succeeds it. Empty for a server that never retired one.
+        """
+        return {"retirements": use_cases().public_log.retirements()}
 
 
 class GameTransparency(MethodView):
