@@ -7,6 +7,9 @@ deleted), `osmosis restore`, and the server again.
 - From a base backup alone (older than the log): the log signs nothing and says it is behind, /log/checkpoint never
   goes back, `osmosis audit` with the state it kept holds, `osmosis log recover` brings the entries back from the
   tiles directory, the log resumes consistently, and a game the restore lost answers 410 naming its entry.
+- From a base backup, the tiles lost too: recovery cannot help, `osmosis log retire` freezes the log and starts a
+  new one under a new key, a monitor pinned to the old key reports the retirement, and an export from before still
+  verifies against the old key.
 """
 
 import base64
@@ -218,5 +221,57 @@ def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and
         audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
         assert audited.returncode == 0, audited.stdout + audited.stderr
         assert json.loads(state.read_text())
+    finally:
+        server.stop()
+
+
+def test_a_log_whose_tiles_were_lost_too_is_retired_and_a_new_one_goes_on(root):
+    server = Serve(root).start()
+    state, old_key = root / "monitor.json", server.osmosis("log-key").stdout.strip()
+    try:
+        game = call("POST", f"{server.base}/games", {"variant": "peek"})[1]
+        assert call("POST", f"{server.base}/games/{game['id']}/resign", {}, game["player_token"])[0] == 200
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        for _ in range(3):
+            assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+        published = wait_until_logged(server)
+        export = root / "export.json"
+        export.write_text(json.dumps(call("GET", f"{server.base}/games/{game['id']}/replay")[1]))
+        audited = server.osmosis("audit", server.base, "--log-key", old_key, "--state", str(state))
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+    finally:
+        server.stop()
+    shutil.rmtree(server.data / "postgres")
+    shutil.rmtree(root / "tiles")
+    assert server.osmosis("restore", str(root / "backup")).returncode == 0
+
+    server.start()
+    try:
+        assert "is behind" in call("GET", f"{server.base}/readyz")[1]["log"]
+        recovered = server.osmosis("log", "recover")
+        assert recovered.returncode == 1 and "the entries are gone" in recovered.stderr, recovered.stderr
+    finally:
+        server.stop()
+    retired = server.osmosis("log", "retire", "--new-origin", "localhost/osmosis-log/2")
+    assert retired.returncode == 0, retired.stderr
+    new_key = retired.stdout.strip().splitlines()[2]
+    assert new_key.startswith("localhost/osmosis-log/2+") and f"at {size_of(published)[0]} entries" in retired.stdout
+
+    server.start()
+    try:
+        assert call("GET", f"{server.base}/readyz")[1]["log"] == "ok"
+        assert text_of(f"{server.base}/log/key")[1].strip() == new_key
+        status, listed, _ = call("GET", f"{server.base}/log/retirements")
+        assert status == 200 and listed["retirements"][0]["verifier_key"] == old_key
+        assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+        wait_until_logged(server)
+        old_monitor = server.osmosis("audit", server.base, "--log-key", old_key, "--state", str(state))
+        assert old_monitor.returncode == 0 and old_monitor.stdout.startswith("RETIRED: "), old_monitor.stdout
+        assert new_key in old_monitor.stdout
+        new_monitor = server.osmosis("audit", server.base, "--log-key", new_key, "--state", str(root / "new.json"))
+        assert new_monitor.returncode == 0, new_monitor.stdout + new_monitor.stderr
+        verified = server.osmosis("verify", "--log-key", old_key, str(export))
+        assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
         server.stop()
