@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..service.log_guard import checkpoint_of, published_checkpoint_of
+from ..service.log_guard import RecordUnreadable, checkpoint_of, published_checkpoint_of
 from ..service.records import LogGrowth, SignedCheckpoint
 from ..transparency.notes import Verifier
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
@@ -30,7 +30,7 @@ MAX_TILE_BYTES = 256 * (2 + 0xFFFF)
 """The largest entry bundle: 256 entries of at most 65,535 bytes, each after its 2-byte length."""
 
 
-class LogFileError(RuntimeError):
+class LogFileError(RecordUnreadable):
     """A file of the log's state that cannot be read as one."""
 
 
@@ -107,12 +107,14 @@ class CheckpointFile:
     def _read(self) -> dict[str, SignedCheckpoint]:
         try:
             status = self.path.stat()
+            seen = (status.st_mtime_ns, status.st_ino)
+            if seen != self._seen:
+                self._kept = self._parse(self.path.read_bytes())
+                self._seen = seen
         except FileNotFoundError:
             return {}
-        seen = (status.st_mtime_ns, status.st_ino)
-        if seen != self._seen:
-            self._kept = self._parse(self.path.read_bytes())
-            self._seen = seen
+        except OSError as error:
+            raise LogFileError(f"{self.path} cannot be read: {error}") from None
         return self._kept
 
     def _parse(self, data: bytes) -> dict[str, SignedCheckpoint]:
@@ -151,10 +153,10 @@ class TileDirectory:
             self._write_tile(TileAddress(ENTRIES, index, None if width == TILE_WIDTH else width), bundle)
 
     def read(self, address: TileAddress) -> bytes | None:
-        """A tile or bundle as written, or None."""
+        """A tile or bundle as written, or None (also when the directory cannot be read: it is only a copy)."""
         try:
             return (self.root / address.path).read_bytes()
-        except FileNotFoundError:
+        except OSError:
             return None
 
     def signed(self) -> SignedCheckpoint | None:

@@ -27,8 +27,13 @@ from .records import SignedCheckpoint
 log = logging.getLogger(__name__)
 
 
+class RecordUnreadable(RuntimeError):
+    """A record of the log's checkpoints that cannot be read: never taken to mean that nothing was handed out."""
+
+
 class CheckpointRecord(Protocol):
-    """Checkpoints the log handed out, kept outside its database: each only ever grows."""
+    """Checkpoints the log handed out, kept outside its database: each only ever grows. Reading one that cannot be
+    read raises RecordUnreadable."""
 
     def signed(self) -> SignedCheckpoint | None:
         """The largest checkpoint signed (recorded before it is offered to a witness or served)."""
@@ -144,7 +149,11 @@ class ForkGuard:
         agrees with every checkpoint handed out."""
         size = latest.size if latest is not None else 0
         try:
-            for reference in self._references():
+            try:
+                references = self._references()
+            except RecordUnreadable as error:
+                raise LogRefused(f"its record of what it handed out cannot be read: {error}", size, size) from None
+            for reference in references:
                 self._compare(reference, latest, size, root_at)
         except LogRefused as refused:
             if self._status != str(refused):

@@ -6,6 +6,7 @@ consistency proof. The tree's algorithms are server/transparency's; the format o
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,10 +26,12 @@ from ..transparency.tiles import (
     tile_subtrees,
 )
 from .errors import LogBehind, LogNotStarted, TileNotFound
-from .log_guard import CheckpointRecord, ForkGuard
+from .log_guard import CheckpointRecord, ForkGuard, RecordUnreadable
 from .log_retirement import predecessor_signed
 from .ports import GameReads, PublicLogStore, TileReads
 from .records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
+
+log = logging.getLogger(__name__)
 
 SEQUENCE_BATCH = 4096
 """Entries one sequencing takes at most: a checkpoint's worth, however long the queue."""
@@ -172,7 +175,16 @@ class PublicLog:
         # signed again over other entries.
         self.latest_signed()
         if self._mirror is not None:
-            self._mirror.write(growth)
+            try:
+                self._mirror.write(growth)
+            except OSError:
+                # The log goes on (its database and record have the checkpoint); the directory lacks these tiles,
+                # which `osmosis log recover` would then say.
+                log.error(
+                    "the log's tiles directory could not be written for checkpoint %d",
+                    growth.checkpoint.size,
+                    exc_info=True,
+                )
         for record in self._records:
             record.record_signed(growth.checkpoint)
         self.publish()
@@ -236,7 +248,13 @@ class PublicLog:
         has only an older one (restored from a backup): what was served is never taken back."""
         published = self._store.published_checkpoint()
         heard = self._guard.largest_heard() if self._guard is not None else None
-        for kept in [*(record.published() for record in self._records), heard]:
+        try:
+            recorded = [record.published() for record in self._records]
+        except RecordUnreadable as error:
+            raise LogBehind(
+                f"the log's record of what it published cannot be read, and nothing older is served: {error}"
+            ) from None
+        for kept in [*recorded, heard]:
             if kept is not None and (published is None or kept.size > published.size) and self._signed_here(kept):
                 published = kept
         if published is None:

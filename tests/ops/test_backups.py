@@ -275,3 +275,50 @@ def test_a_log_whose_tiles_were_lost_too_is_retired_and_a_new_one_goes_on(root):
         assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
         server.stop()
+
+
+def test_careless_commands_get_a_clear_refusal_and_touch_nothing(root):
+    server = Serve(root)
+    (root / "not-a-backup").mkdir()
+    refused = server.osmosis("restore", str(root / "not-a-backup"))
+    assert refused.returncode == 2 and "is not a backup `osmosis backup` made" in refused.stderr, refused.stderr
+    refused = server.osmosis("restore", str(root / "nowhere"))
+    assert refused.returncode == 2 and "is not a backup" in refused.stderr
+
+    (root / "backup").mkdir()
+    (root / "backup" / "backup.json").write_text(json.dumps({"format": "osmosis-backup/1"}))
+    (server.data / "postgres").mkdir(parents=True)
+    (server.data / "postgres" / "PG_VERSION").write_text("18\n")
+    refused = server.osmosis("restore", str(root / "backup"))
+    assert refused.returncode == 2 and "holds a database: a restore never writes over one" in refused.stderr
+    assert (server.data / "postgres" / "PG_VERSION").read_text() == "18\n"
+    shutil.rmtree(server.data / "postgres")
+    refused = server.osmosis("restore", str(root / "backup"), "--target-time", "2026-11-27 09:00:00+00")
+    assert refused.returncode == 2 and "set OSMOSIS_WAL_ARCHIVE" in refused.stderr
+
+    server.env["DATABASE_URL"] = "postgresql://postgres@127.0.0.1:1/none"
+    refused = server.osmosis("restore", str(root / "backup"))
+    assert refused.returncode == 2 and "rebuilds the embedded PostgreSQL" in refused.stderr
+    refused = server.osmosis("backup", str(root / "backup"))
+    assert refused.returncode == 2 and "is not empty" in refused.stderr
+    refused = server.osmosis("backup", str(root / "new-backup"))
+    assert refused.returncode == 2 and "pg_basebackup failed" in refused.stderr, refused.stderr
+    del server.env["DATABASE_URL"]
+
+
+def test_a_restore_while_the_server_runs_is_refused(root):
+    server = Serve(root).start()
+    try:
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        refused = server.osmosis("restore", str(root / "backup"))
+        assert refused.returncode == 2 and "holds a database" in refused.stderr, refused.stderr
+        (server.data / "postgres").rename(root / "moved")  # moved aside, as told, but the server still runs
+        try:
+            refused = server.osmosis("restore", str(root / "backup"))
+        finally:
+            (root / "moved").rename(server.data / "postgres")
+        assert refused.returncode == 2 and "is in use by process" in refused.stderr, refused.stderr
+        assert call("GET", f"{server.base}/readyz")[0] == 200
+    finally:
+        server.stop()

@@ -153,3 +153,16 @@ def test_a_log_recovered_to_its_record_signs_again(store, record):
     play(cases, 1)
     assert log.sequence() is not None
     assert log.status() == "ok"
+
+
+def test_a_record_that_cannot_be_read_stops_the_log_and_nothing_older_is_served(store, record):
+    log, cases = guarded(store, record)
+    play(cases, 2)
+    log.sequence()
+    record.path.write_text("{")  # a disk's fault, or a hand's
+    play(cases, 1)
+    with pytest.raises(LogRefused, match="its record of what it handed out cannot be read"):
+        log.sequence()
+    assert "cannot be read" in log.status()
+    with pytest.raises(LogBehind, match="cannot be read"):
+        log.checkpoint()
