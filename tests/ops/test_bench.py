@@ -312,3 +312,12 @@ def test_the_primary_ceiling_benchmark_reports_throughput_and_what_saturates(emb
         "cores of its own, actions a second: ",
     ):
         assert figure in printed
+
+
+def test_the_durability_benchmark_reports_each_setting_and_its_ratios():
+    printed = run_bench("durability.py", "--clients", "2", "--seconds", "0.3", "--rounds", "1")
+
+    for phase in ("actions, neither", "actions, LOG_TILES_DIR", "actions, LOG_TILES_DIR and OSMOSIS_WAL_ARCHIVE"):
+        assert phase in printed
+    for ratio in ("tiles / plain actions a second", "archived / plain actions a second", "archived - plain action p50"):
+        assert ratio in printed
