@@ -322,3 +322,29 @@ def test_a_restore_while_the_server_runs_is_refused(root):
         assert call("GET", f"{server.base}/readyz")[0] == 200
     finally:
         server.stop()
+
+
+def test_a_restore_to_a_point_in_time_keeps_what_came_before_it_and_nothing_after(root):
+    server = Serve(root, OSMOSIS_WAL_ARCHIVE=str(root / "archive")).start()
+    try:
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        before = [call("POST", f"{server.base}/games", {"variant": "peek"})[1]["id"] for _ in range(3)]
+        time.sleep(1.5)
+        with psycopg.connect(server.database_url()) as conn:
+            target = str(conn.execute("SELECT now()").fetchone()[0])
+        time.sleep(1.5)
+        after = [call("POST", f"{server.base}/games", {"variant": "peek"})[1]["id"] for _ in range(3)]
+    finally:
+        server.stop()
+    shutil.rmtree(server.data / "postgres")
+    restored = server.osmosis("restore", str(root / "backup"), "--target-time", target)
+    assert restored.returncode == 0, restored.stderr
+
+    server.start()
+    try:
+        assert all(call("GET", f"{server.base}/games/{game}")[0] == 200 for game in before)
+        assert all(call("GET", f"{server.base}/games/{game}")[0] in (404, 410) for game in after)
+        assert_every_game_verifies(server.base, server.database_url())
+    finally:
+        server.stop()

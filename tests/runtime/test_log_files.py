@@ -2,14 +2,17 @@
 it cannot be read; the tiles directory holds every tile and bundle as the database does, and the checkpoint
 published, in the layout C2SP tlog-tiles serves."""
 
+import functools
 import json
 import multiprocessing
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from server.rules import preset
 from server.runtime.composition import compose
-from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory
+from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory, TileUrl
 from server.service.creating import NewGame
 from server.service.log_guard import ForkGuard, checkpoint_of
 from server.service.public_log import PublicLog, published_note
@@ -85,3 +88,24 @@ def test_the_tiles_directory_holds_what_the_database_holds(tmp_path):
     assert (tmp_path / "tiles" / "tile" / "0" / "000").stat().st_size == TILE_WIDTH * 32
     assert (tmp_path / "tiles" / "checkpoint").read_text() == published_note(log.checkpoint())
     assert json.loads(record.path.read_text())["signed"]["note"] == store.latest_checkpoint().note
+
+
+def test_tiles_served_over_http_are_a_source_as_the_directory_is(tmp_path):
+    store = MemoryStore()
+    directory = TileDirectory(tmp_path / "tiles")
+    log = PublicLog(store, store, SIGNER, spacing=0, records=[directory], mirror=directory)
+    cases = compose(store, public_log=log)
+    for _ in range(5):
+        cases.creating.create_game(NewGame(preset("peek")))
+    log.sequence()
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path / "tiles"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        served = TileUrl(f"http://127.0.0.1:{server.server_port}/")
+        assert served.published() == directory.published()
+        assert served.read(TileAddress(ENTRIES, 0, 5)) == directory.read(TileAddress(ENTRIES, 0, 5)) is not None
+        assert served.read(TileAddress(ENTRIES, 7)) is None
+    finally:
+        server.shutdown()
+        server.server_close()
