@@ -103,9 +103,7 @@ NOT_READY = "not-ready"
 RETRY_AFTER_SECONDS = "1"
 SOLVER_RETRY_AFTER_SECONDS = "2"
 """What a client refused solver time is told to wait: about one job's time."""
-OPT_IN = frozenset(
-    (NOT_READY, "solver-busy", "solver-saturated", "not-in-log", "log-not-started", "log-behind", "game-gone")
-)
+OPT_IN = frozenset((NOT_READY, "solver-busy", "solver-saturated", "not-in-log", "log-not-started", "log-behind"))
 """Codes an operation's documentation lists only when it names them: few operations can answer them."""
 
 

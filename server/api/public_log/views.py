@@ -46,7 +46,11 @@ class LogCheckpoint(MethodView):
             }
         },
     )
-    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started"))
+    @answers(
+        *READ_ERRORS,
+        404,
+        only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started", "log-behind"),
+    )
     def get(self) -> Response:
         """Read the log's latest published checkpoint
 
@@ -107,7 +111,9 @@ class LogTile(MethodView):
             }
         },
     )
-    @answers(*READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log"))
+    @answers(
+        *READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log", "log-behind")
+    )
     def get(self, tile_path: str) -> Response:
         """Read a tile of the tree or an entry bundle
 
@@ -172,7 +178,14 @@ class GameTransparency(MethodView):
     @answers(
         *READ_ERRORS,
         404,
-        only=("validation-failed", "rate-limited", "service-unavailable", "game-not-found", "log-not-started"),
+        only=(
+            "validation-failed",
+            "rate-limited",
+            "service-unavailable",
+            "game-not-found",
+            "log-not-started",
+            "log-behind",
+        ),
     )
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Read where a game is in the public log, with proofs
