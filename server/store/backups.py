@@ -26,7 +26,8 @@ from pathlib import Path
 
 import psycopg
 
-from . import embedded, sql
+from . import embedded
+from . import maintenance_sql as sql
 
 FORMAT = "osmosis-backup/1"
 MANIFEST = "backup.json"

@@ -3,8 +3,6 @@ one sealed deal (docs/scaling.md). The players' are in player_sql.py."""
 
 import itertools
 
-import psycopg.sql
-
 _GAME_COLUMNS = """
     g.id, g.created_at, g.updated_at, g.rules, g.variant, g.deal, g.commitment, g.version, g.status, g.score,
     g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind,
@@ -385,23 +383,3 @@ SELECT current_setting('synchronous_standby_names') <> '' AS waits_for_standby,
 """
 """Whether commits wait for a synchronous standby, and whether one streams (its rows' details are hidden from a role
 without pg_monitor)."""
-
-
-# The embedded server's WAL archive (store/wal_archive.py): commits wait for pg_receivewal, fed from its slot.
-SHOW_SYNCHRONOUS_STANDBYS = "SHOW synchronous_standby_names"
-SET_SYNCHRONOUS_STANDBYS = psycopg.sql.SQL("ALTER SYSTEM SET synchronous_standby_names = {}")
-RELOAD_CONFIGURATION = "SELECT pg_reload_conf()"
-CREATE_ARCHIVE_SLOT = """
-SELECT pg_create_physical_replication_slot(%(slot)s, true)
-WHERE NOT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = %(slot)s)
-"""
-DROP_IDLE_ARCHIVE_SLOT = """
-SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %(slot)s AND NOT active
-"""
-
-# A restore (store/backups.py): where recovery got to, and the settings it needed taken out after.
-RESTORED_TO = """
-SELECT pg_is_in_recovery(), coalesce(pg_last_xact_replay_timestamp(), now()),
-       (SELECT timeline_id FROM pg_control_checkpoint())
-"""
-RESET_SETTING = psycopg.sql.SQL("ALTER SYSTEM RESET {}")

@@ -21,7 +21,8 @@ from pathlib import Path
 import psycopg
 import psycopg.sql
 
-from . import embedded, sql
+from . import embedded
+from . import maintenance_sql as sql
 
 log = logging.getLogger(__name__)
 
