@@ -19,7 +19,7 @@ from .board import BoardScreen, ask
 from .saved import SavedGame
 from .seat import Seat
 from .table import Lit, lit_cards, stock_action
-from .words import action_text, ending, hint_text, verdict
+from .words import COUNTED_ACTIONS, action_text, ending, figures, hint_text, verdict
 
 NO_UNDO = (
     "There is no undo: every action is final, a signed entry in the game's public log. "
@@ -274,11 +274,7 @@ class EndPanel(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(ending(self.game), id="ending")
-            yield Static(
-                f"{self.game['score']} of 52 cards home in {self.game['version']} events; hints asked: "
-                f"{self.game['hints']}.",
-                id="figures",
-            )
+            yield Static(figures(self.game, None), id="figures")
             yield Static("The solver is looking at the deal...", id="verdict")
             yield Static(
                 f"Game {self.game['id']}\np replay it  n a new game  Esc look at the table  q quit", id="end-keys"
@@ -287,6 +283,19 @@ class EndPanel(ModalScreen[None]):
     def on_mount(self) -> None:
         self.set_class(self.seat.faces.ascii, "-ascii")
         self.run_worker(self._analyse(), exclusive=True)
+        self.run_worker(self._count_actions())
+
+    async def _count_actions(self) -> None:
+        actions, after = 0, 0
+        while True:
+            page, _ = await ask(self.seat.api.get, f"/games/{self.game['id']}/events?after={after}&limit=1000")
+            if page is None:
+                return  # the figures stay without the count: the panel says what it knows
+            actions += sum(event["kind"] in COUNTED_ACTIONS for event in page["events"])
+            if not page["events"] or page.get("next") is None:
+                break
+            after = page["events"][-1]["seq"]
+        self.query_one("#figures", Static).update(figures(self.game, actions))
 
     async def _analyse(self) -> None:
         analysis, refusal = await ask(self.seat.api.get, f"/games/{self.game['id']}/analysis")

@@ -80,6 +80,17 @@ def ending(game: Mapping[str, Any]) -> str:
     return f"{ENDINGS.get(game['status'], game['status'])}."
 
 
+COUNTED_ACTIONS = frozenset(("card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"))
+"""Actions as the server counts them everywhere (boards, a player's page: service/players/stats.py) and the browser's
+end panel does: moves, deals and redeals; not a resignation or a hint."""
+
+
+def figures(game: Mapping[str, Any], actions: int | None) -> str:
+    """How a game ended in numbers: cards home, actions (once counted from its log), hints."""
+    counted = "" if actions is None else f", {actions} action{'' if actions == 1 else 's'}"
+    return f"{game['score']} of 52 cards home{counted}; hints asked: {game['hints']}."
+
+
 def verdict(analysis: Mapping[str, Any]) -> str:
     """The solver's verdict once, in its own words (its summary already says whether the deal was winnable)."""
     return f"The solver: {analysis['summary']}."

@@ -189,13 +189,13 @@ def test_resigning_asks_first_then_ends_with_the_solver_s_verdict(live_server, t
         assert "Resign this game?" in words(app)
         await press(pilot, "n")
         assert call(live_server, "GET", f"/games/{game_id}")[1]["status"] == "playing"
-        await press(pilot, "r", "y")
+        await press(pilot, "d", "r", "y")  # a deal, then the resignation: one action, as the boards count
         assert isinstance(app.screen, EndPanel)
         _, analysis = call(live_server, "GET", f"/games/{game_id}/analysis")
         await until(pilot, lambda text: f"The solver: {analysis['summary']}." in text)
         assert "Resigned." in words(app) and words(app).count("winnable") <= 1
         _, over = call(live_server, "GET", f"/games/{game_id}")
-        assert f"{over['score']} of 52 cards home in {over['version']} events; hints asked: 0." in words(app)
+        await until(pilot, lambda text: f"{over['score']} of 52 cards home, 1 action; hints asked: 0." in text)
         await press(pilot, "escape")
         assert "The game is over: Enter shows how it ended" in words(app)
         await press(pilot, "enter")

@@ -98,8 +98,9 @@ function changeSettings(changes) {
   renderGame();
 }
 
-const ACTION_EVENTS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt", "game_resigned"]);
-const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]); // as boards count
+// Actions as the server counts them everywhere (boards, a player's page, service/players/stats.py): moves, deals and
+// redeals, not a resignation or a hint.
+const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
 const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
 
 function duration(from, to) {
@@ -127,13 +128,13 @@ async function showGameOver() {
   try {
     const events = await loadEvents(over.id, 0);
     if (game !== over) return;
+    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length;
     if (over.deal.kind === "daily") {
-      $("share-text").textContent = shareText(over, events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length);
+      $("share-text").textContent = shareText(over, actions);
       $("share-result").hidden = false;
     }
-    const actions = events.filter((event) => ACTION_EVENTS.has(event.kind)).length;
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
-    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${actions} actions${hints}, ` +
+    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}, ` +
       `${duration(over.created_at, over.updated_at)}.`;
     if (over.deal.kind === "daily" && !over.deal.server_seed) {
       $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +

@@ -127,7 +127,7 @@ export async function showProfile(name) {
     const interval = `${percent(stats.win_rate_interval.low)} to ${percent(stats.win_rate_interval.high)}`;
     const best = element("td");
     if (stats.best_win) best.append(link(`${stats.best_win.actions} actions`, `#replay=${stats.best_win.game_id}`));
-    else best.textContent = "none yet";
+    else best.textContent = stats.wins ? "none yet: every win had hints" : "none yet";
     row.append(element("th", stats.variant, { scope: "row" }), element("td", String(stats.games)),
       element("td", String(stats.wins)), element("td", `${percent(stats.win_rate)} (${interval})`),
       element("td", `${stats.daily_streak.current} (longest ${stats.daily_streak.longest})`), best);
