@@ -29,7 +29,7 @@ CARD = re.compile(r"^\s*(?P<card>(10|[2-9TJQKA])[SHDC])\s*(?:(?:to\s+)?(?P<to>F[
 
 
 class PlayScreen(BoardScreen):
-    KEYS = "1-9 play a lit card  d deal  m name a card  h hint  u undo  r resign  q quit"
+    KEYS = "1-9 play a lit card  d deal  m name a card  h hint  r resign  q quit"
 
     def __init__(self, seat: Seat, game_id: str | None = None, new_game: Mapping[str, Any] | None = None) -> None:
         super().__init__(seat)

@@ -3,6 +3,8 @@ it says on the server, refusals come in the engine's own words, and the table is
 
 import socket
 
+from textual.widgets import Static
+
 from server.client import Api
 from server.rules import (
     action_to_dict,
@@ -107,10 +109,13 @@ def saved_token(tmp_path, server, game):
 
 
 def test_u_says_there_is_no_undo_and_sends_nothing(live_server, tmp_path):
+    """The key bar offers only keys that do something: no `u`, which only says there is no undo."""
     app = table(live_server, tmp_path, Opening(new_game={"variant": "osmosis", "deal_number": 11}))
 
     async def scenario(pilot):
         game = game_of(app)
+        keys = str(app.screen.query_one("#keys", Static).render())
+        assert "r resign" in keys and "u " not in keys and "undo" not in keys
         await press(pilot, "2", "u")
         assert NO_UNDO in words(app)
         _, after = call(live_server, "GET", f"/games/{game['id']}")
