@@ -53,8 +53,10 @@ function renderGame() {
   const play = game.status === "playing"
     ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(drawAction), drawAction }
     : null;
+  // A won table ends tidy, each foundation ace to king, whatever order the cards were played in.
+  const foundationOrder = game.status === "won" ? "rank" : settings.foundationOrder;
   renderBoard($("board"), game.state, game.legal_actions,
-    { play, freeCells: game.rules.free_cells > 0, foundationOrder: settings.foundationOrder, groupWaste: game.rules.waste_access === "group" });
+    { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group" });
   $("auto-move").checked = settings.autoMove;
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
