@@ -29,7 +29,8 @@ def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
     expect(page.locator("#board .playable")).to_have_count(0)
     # A won table ends tidy: each foundation in rank order, ace to king, whatever order the cards were played in.
     for foundation in page.locator("#board .foundation").all():
-        ranks = [code[0] for code in foundation.locator(".card").evaluate_all("cards => cards.map(c => c.dataset.card)")]
+        codes = foundation.locator(".card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        ranks = [code[0] for code in codes]
         assert ranks == list("A23456789TJQK"), ranks
     screenshot(page, "2-won")
 
