@@ -38,6 +38,9 @@ def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
 def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_deal(page):
     number = a_deal_won_by_clicking("osmosis-draw-one")
     start_game(page, "osmosis-draw-one", number)
+    # The game is named by its deal, as a player names it; its id stays on the table, small.
+    expect(page.locator("#table-title")).to_have_text(f"Osmosis draw one, deal {number}")
+    assert page.title() == f"Osmosis draw one, deal {number} · Osmosis"
     first_id = page.locator("#game-id").inner_text()
     play_by_clicks(page)
     panel = page.locator("#game-over")

@@ -7,7 +7,7 @@ import { api, loadEvents } from "./api.js";
 import { counted, describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { wireDragging } from "./dragging.js";
 import { whyNot } from "./reasons.js";
-import { dealName, listGamesInProgress, listMyGames, remember, tokenOf } from "./lists.js";
+import { dealName, listGamesInProgress, listMyGames, remember, tableTitle, tokenOf } from "./lists.js";
 import { shareText, showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -32,6 +32,7 @@ function say(text, kind = "") {
 
 function show(section) {
   for (const id of ["start", "table", "replay", "profile", "boards"]) $(id).hidden = id !== section;
+  if (section !== "table") document.title = "Osmosis";
 }
 
 function chosenMove(moves) {
@@ -44,6 +45,8 @@ function chosenMove(moves) {
 let descriptions = {}; // the presets' descriptions, by name
 
 function renderGame() {
+  $("table-title").textContent = tableTitle(game);
+  document.title = `${tableTitle(game)} · Osmosis`;
   $("game-id").textContent = game.id;
   $("table-about").textContent = game.variant
     ? `${game.variant}, ${dealName(game.deal)}: ${descriptions[game.variant]}`

@@ -47,7 +47,14 @@ export async function listMyGames() {
 
 export function dealName(deal) {
   if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
+  if (deal.kind === "daily") return `the daily deal of ${deal.day}`;
   return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
+}
+
+// A game's title is its deal, as a player names it: "Osmosis, deal 3", "Peek, the daily deal of 2026-11-27".
+export function tableTitle(game) {
+  const preset = game.variant ? game.variant[0].toUpperCase() + game.variant.slice(1).replaceAll("-", " ") : "Custom rules";
+  return `${preset}, ${dealName(game.deal)}`;
 }
 
 // Anybody's games being played now, to watch live.
