@@ -8,7 +8,6 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +128,7 @@ def _retire(args: argparse.Namespace) -> int:
         with (
             embedded.running(settings.data_dir)
             if settings.database_url is None
-            else _given(settings.database_url) as url
+            else contextlib.nullcontext(settings.database_url) as url
         ):
             pool = open_pool(url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
             try:
@@ -159,17 +158,10 @@ def _retire(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _given(url: str) -> Iterator[str]:
-    yield url
-
-
 def _last_published(store: PostgresStore, retired: Signer, settings: Settings) -> SignedCheckpoint:
     """The largest checkpoint the retired log handed out: its record's, its tiles', its database's."""
-    candidates = [
-        record_of(settings.data_dir, retired.verifier).signed(),
-        record_of(settings.data_dir, retired.verifier).published(),
-    ]
+    record = record_of(settings.data_dir, retired.verifier)
+    candidates = [record.signed(), record.published()]
     if settings.log_tiles_dir is not None:
         candidates.append(TileDirectory(settings.log_tiles_dir).published())
     candidates.append(store.latest_checkpoint())

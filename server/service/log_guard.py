@@ -110,8 +110,8 @@ class ForkGuard:
         self._records = tuple(records)
         self._witnesses = witnesses
         self._unheard = list(witnesses.names()) if witnesses is not None else []
-        self._heard: list[_Reference] = []
-        self._heard_checkpoints: list[SignedCheckpoint] = []
+        self._heard: list[tuple[str, SignedCheckpoint]] = []
+        """What each witness heard from said it cosigned last, with the words that name it in a refusal."""
         self._agreed: set[tuple[int, bytes]] = set()
         """References found in the tree already: a tree that agrees with one keeps agreeing as it grows."""
         self._lock = threading.Lock()
@@ -132,17 +132,17 @@ class ForkGuard:
             except (OSError, ValueError) as error:
                 log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
                 continue
-            reference = self._reference(f"the checkpoint witness {name} cosigned", note) if note else None
+            source = f"the checkpoint witness {name} cosigned"
+            heard = self._ours(source, note) if note else None
             with self._lock:
-                if reference is not None and note is not None:
-                    self._heard.append(reference)
-                    self._heard_checkpoints.append(published_checkpoint_of(note))
+                if heard is not None:
+                    self._heard.append((source, heard))
                 self._unheard.remove(name)
 
     def largest_heard(self) -> SignedCheckpoint | None:
         """The largest checkpoint a witness said it cosigned: published, whatever the database lost."""
         with self._lock:
-            return max(self._heard_checkpoints, key=lambda checkpoint: checkpoint.size, default=None)
+            return max((checkpoint for _, checkpoint in self._heard), key=lambda c: c.size, default=None)
 
     def check(self, latest: SignedCheckpoint | None, root_at: Callable[[int], bytes]) -> None:
         """Raise LogRefused unless the tree of `latest` (its root at a smaller size: `root_at(size)`) reaches and
@@ -176,7 +176,7 @@ class ForkGuard:
                 if checkpoint is not None:
                     references.append(_Reference(words, checkpoint.size, checkpoint.root))
         with self._lock:
-            return references + self._heard
+            return references + [_Reference(source, c.size, c.root) for source, c in self._heard]
 
     def _compare(
         self, reference: _Reference, latest: SignedCheckpoint | None, size: int, root_at: Callable[[int], bytes]
@@ -202,10 +202,11 @@ class ForkGuard:
             )
         self._agreed.add(key)
 
-    def _reference(self, source: str, note: str) -> _Reference | None:
+    def _ours(self, source: str, note: str) -> SignedCheckpoint | None:
+        """The checkpoint `note` carries (with its cosignatures), if this log's key signed it."""
         try:
-            checkpoint = open_checkpoint(note, self._verifier)[0]
-        except NoteError as error:
+            open_checkpoint(note, self._verifier)
+            return published_checkpoint_of(note)
+        except (NoteError, ValueError) as error:
             log.warning("%s is not a checkpoint of this log: %s", source, error)
             return None
-        return _Reference(source, checkpoint.size, checkpoint.root)

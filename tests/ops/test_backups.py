@@ -127,6 +127,13 @@ def wait_until_logged(server: Serve, seconds: float = 30) -> str:
             time.sleep(0.1)
 
 
+def audit(server: Serve, key: str, state: Path) -> str:
+    """`osmosis audit` of the server with `state`, which must hold (exit 0); what it printed."""
+    audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    return audited.stdout
+
+
 def size_of(note: str) -> tuple[int, bytes]:
     checkpoint = parse_checkpoint(note.split("\n\n")[0] + "\n")
     return checkpoint.size, checkpoint.root
@@ -181,8 +188,7 @@ def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and
         assert backup.returncode == 0, backup.stderr
         lost = [call("POST", f"{server.base}/games", {"variant": "peek"})[1]["id"] for _ in range(4)]
         published = wait_until_logged(server)
-        audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
-        assert audited.returncode == 0, audited.stdout + audited.stderr
+        audit(server, key, state)
     finally:
         server.stop()
     shutil.rmtree(server.data / "postgres")
@@ -203,8 +209,7 @@ def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and
             assert played[0] == 201, "games go on while the log waits"
             time.sleep(1)
             assert text_of(f"{server.base}/log/checkpoint")[1] == published, "a checkpoint was signed behind"
-            audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
-            assert audited.returncode == 0, audited.stdout + audited.stderr
+            audit(server, key, state)
 
             recovered = server.osmosis("log", "recover")
             assert recovered.returncode == 0, recovered.stderr
@@ -218,8 +223,7 @@ def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and
         for game_id in lost:
             status, body, _ = call("GET", f"{server.base}/games/{game_id}")
             assert status == 410 and body["code"] == "game-gone" and isinstance(body["log_entry"], int), body
-        audited = server.osmosis("audit", server.base, "--log-key", key, "--state", str(state))
-        assert audited.returncode == 0, audited.stdout + audited.stderr
+        audit(server, key, state)
         assert json.loads(state.read_text())
     finally:
         server.stop()
@@ -238,8 +242,7 @@ def test_a_log_whose_tiles_were_lost_too_is_retired_and_a_new_one_goes_on(root):
         published = wait_until_logged(server)
         export = root / "export.json"
         export.write_text(json.dumps(call("GET", f"{server.base}/games/{game['id']}/replay")[1]))
-        audited = server.osmosis("audit", server.base, "--log-key", old_key, "--state", str(state))
-        assert audited.returncode == 0, audited.stdout + audited.stderr
+        audit(server, old_key, state)
     finally:
         server.stop()
     shutil.rmtree(server.data / "postgres")
@@ -266,11 +269,10 @@ def test_a_log_whose_tiles_were_lost_too_is_retired_and_a_new_one_goes_on(root):
         assert status == 200 and listed["retirements"][0]["verifier_key"] == old_key
         assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
         wait_until_logged(server)
-        old_monitor = server.osmosis("audit", server.base, "--log-key", old_key, "--state", str(state))
-        assert old_monitor.returncode == 0 and old_monitor.stdout.startswith("RETIRED: "), old_monitor.stdout
-        assert new_key in old_monitor.stdout
-        new_monitor = server.osmosis("audit", server.base, "--log-key", new_key, "--state", str(root / "new.json"))
-        assert new_monitor.returncode == 0, new_monitor.stdout + new_monitor.stderr
+        old_monitor = audit(server, old_key, state)
+        assert old_monitor.startswith("RETIRED: "), old_monitor
+        assert new_key in old_monitor
+        audit(server, new_key, root / "new.json")
         verified = server.osmosis("verify", "--log-key", old_key, str(export))
         assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
