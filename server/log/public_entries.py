@@ -79,6 +79,15 @@ def log_id(origin: str) -> UUID:
     return uuid5(_LOGS, origin)
 
 
+SUCCESSOR = "successor "
+"""How a retired log's final checkpoint names the log after it: an extension line, `successor <verifier key>`."""
+
+
+def successor_named(extensions: tuple[str, ...]) -> str | None:
+    """The verifier key a checkpoint's extension lines name as the log's successor (a retired log's final one)."""
+    return next((line[len(SUCCESSOR) :] for line in extensions if line.startswith(SUCCESSOR)), None)
+
+
 def log_retired(origin: str, verifier_key: str, final_checkpoint: str) -> bytes:
     """The first entry of a log that succeeds a retired one (its entries lost for good): the retired log's origin,
     its key, and its final checkpoint, signed by that key and naming this log's key as its successor."""

@@ -207,7 +207,7 @@ def _retired(fetch: Fetch, key: Verifier, state: MonitorState, report: Report) -
         final = open_checkpoint(retirement["final_checkpoint"], key)[0]
     except (OSError, ValueError, KeyError, TypeError, NoteError):
         return False
-    successor = next(line for line in final.extensions if line.startswith("successor "))[len("successor ") :]
+    successor = pe.successor_named(final.extensions) or "not named"
     report.checkpoint_size = final.size
     report.retired = (
         f"the log {key.name} was retired on {retirement['retired_at']} at {final.size} entries; its successor's key "

@@ -85,11 +85,6 @@ class CheckpointFile:
     def record_published(self, checkpoint: SignedCheckpoint) -> None:
         self._record("published", checkpoint)
 
-    def replace(self, kept: dict[str, SignedCheckpoint]) -> None:
-        """What a retired log's successor starts from: the file as given, whatever it held."""
-        with _locked(self.path):
-            self._write(kept)
-
     def _record(self, which: str, checkpoint: SignedCheckpoint) -> None:
         with _locked(self.path):
             kept = dict(self._read())

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..log.public_entries import LOG_RETIRED, log_id, log_retired
+from ..log.public_entries import LOG_RETIRED, SUCCESSOR, log_id, log_retired, successor_named
 from ..transparency.notes import Checkpoint, NoteError, Signer, Verifier, open_checkpoint, parse_verifier, sign_note
 from .ports import PublicLogStore
 from .records import PublicEntry, Retirement, SignedCheckpoint
-
-SUCCESSOR = "successor "
-"""How a retired log's final checkpoint names its successor: an extension line, `successor <verifier key>`."""
 
 
 class RetirementRefused(RuntimeError):
@@ -58,6 +55,6 @@ def predecessor_signed(note: str, successor: Verifier, retirements: list[Retirem
 def final_checkpoint_of(retirement: Retirement, verifier: Verifier) -> Checkpoint:
     """The retired log's final checkpoint, checked against its key; NoteError when it is not that log's."""
     checkpoint = open_checkpoint(retirement.final_checkpoint, verifier)[0]
-    if not any(line.startswith(SUCCESSOR) for line in checkpoint.extensions):
+    if successor_named(checkpoint.extensions) is None:
         raise NoteError("the final checkpoint names no successor")
     return checkpoint
