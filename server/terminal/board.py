@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from ..client import Api, ApiError, Unreachable
 from .seat import Seat
-from .table import Faces, Lit, draw_table
+from .table import Faces, Lit, draw_table, spacing_for
 from .words import headline
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -53,6 +53,7 @@ class BoardScreen(Screen[None]):
     def __init__(self, seat: Seat) -> None:
         super().__init__()
         self.seat = seat
+        self._shown: tuple[Mapping[str, Any], Mapping[str, Any] | None, Sequence[Lit]] | None = None
 
     @property
     def api(self) -> Api:
@@ -67,6 +68,8 @@ class BoardScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        if self._shown is not None:
+            self.show(*self._shown)  # the spacing that fits the new size
 
     def _fit(self, width: int, height: int) -> None:
         small = width < MIN_WIDTH or height < MIN_HEIGHT
@@ -79,11 +82,14 @@ class BoardScreen(Screen[None]):
 
     def show(self, game: Mapping[str, Any], state: Mapping[str, Any] | None = None, lit: Sequence[Lit] = ()) -> None:
         """The game's table, at `state` when another position than the game's own is shown."""
+        self._shown = (game, state, lit)
         shown = state if state is not None else game["state"]
         self.query_one("#headline", Static).update(headline({**game, "state": shown}))
         rules = game["rules"]
+        spacing = spacing_for(self.app.size.width, self.app.size.height)
+        group_waste = rules["waste_access"] == "group"
         self.query_one("#table", Static).update(
-            draw_table(shown, rules["free_cells"], lit, self.faces, group_waste=rules["waste_access"] == "group")
+            draw_table(shown, rules["free_cells"], lit, self.faces, group_waste=group_waste, spacing=spacing)
         )
 
     def ask(self, text: str | Text) -> None:

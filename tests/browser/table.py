@@ -2,13 +2,14 @@
 checks every page gets."""
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from server.rules import numbered_opening, preset
+from server.rules import Deal, Move, Redeal, action_to_dict, apply, legal_actions, numbered_opening, preset
 from server.solver.players import play_first_legal
 
 CHROMIUM = "/usr/bin/chromium"
@@ -21,6 +22,9 @@ FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+CODES = re.compile(r"\b([A2-9TJQK][CDHS]|[FR][1-4])\b")
+"""A card's or a pile's code (3S, F2), which the table never shows a player."""
+SUIT_SIGNS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
 FAILED_RESOURCE = "Failed to load resource: the server responded with a status of 4"
 
@@ -38,6 +42,19 @@ def watch_for_errors(page: Page, refused_requests=False):
     return errors
 
 
+def shown(code):
+    """A card as its corner shows it: "3♠", "10♦"."""
+    return f"{'10' if code[0] == 'T' else code[0]}{SUIT_SIGNS[code[1]]}"
+
+
+def distance(one, other):
+    """The gap between two elements' boxes on the screen, in CSS pixels (0 when they touch or overlap)."""
+    a, b = one.bounding_box(), other.bounding_box()
+    dx = max(b["x"] - (a["x"] + a["width"]), a["x"] - (b["x"] + b["width"]), 0)
+    dy = max(b["y"] - (a["y"] + a["height"]), a["y"] - (b["y"] + b["height"]), 0)
+    return (dx * dx + dy * dy) ** 0.5
+
+
 def dealt(variant, number):
     """The opening of deal `number` under the preset `variant`, as the server deals it."""
     rules = preset(variant)
@@ -52,13 +69,41 @@ def a_deal_won_by_clicking(variant):
     return next(n for n in range(200) if click_policy_result(variant, n) == "won")
 
 
+def goes_home(state):
+    """Whether playing foundation moves alone, any order, wins from `state`."""
+    while (moves := [a for a in legal_actions(state) if isinstance(a, Move) and a.target.value != "cell"]) and (
+        state.outcome is None
+    ):
+        state = apply(state, moves[0])
+    return state.outcome is not None and state.outcome.status.value == "won"
+
+
+def up_to_the_finish(variant, number):
+    """The actions of deal `number` played by clicking the first lit card, else the stock, up to the first position
+    where nothing is hidden (no stock, no face-down card) and every card can go home; and that position."""
+    state = dealt(variant, number)
+    played = []
+    while state.outcome is None:
+        hidden = bool(state.stock) or any(state.face_down(p) for p in range(len(state.reserves)))
+        if not hidden and goes_home(state):
+            return played, state
+        actions = legal_actions(state)
+        moves = [action for action in actions if isinstance(action, Move)]
+        action = moves[0] if moves else next(a for a in actions if isinstance(a, Deal | Redeal))
+        played.append(action_to_dict(action))
+        state = apply(state, action)
+    raise AssertionError(f"deal {number} of {variant} ends before its finish")
+
+
 def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
 
 
 def start_game(page: Page, variant, number=None):
-    page.goto("/")
+    """Deals through the page's menu, as a player would."""
+    page.goto("/#tables")
+    expect(page.locator("#deal-menu")).to_have_attribute("open", "")  # the tables open the menu
     page.select_option("#variant", variant)
     if number is not None:
         page.fill("#deal-number", str(number))

@@ -14,7 +14,7 @@ def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_r
     page = context.new_page()
     errors = watch_for_errors(page)
     post(f"{live_server}/games", {"variant": "peek", "deal_number": 1})  # so that a game is listed to watch
-    page.goto("/")
+    page.goto("/#tables")
     expect(page.locator("#variant option").first).to_be_attached()
     expect(page.locator("#in-progress-list a").first).to_be_visible()
     assert serious_violations(page, axe_script) == [], "start page"
@@ -42,7 +42,7 @@ def test_the_theme_follows_the_system(browser, live_server):
         context = browser.new_context(base_url=live_server, color_scheme=scheme)
         page = context.new_page()
         errors = watch_for_errors(page)
-        page.goto("/")
+        page.goto("/#tables")
         backgrounds[scheme] = page.evaluate("""[getComputedStyle(document.documentElement).backgroundColor,
             getComputedStyle(document.querySelector('button')).backgroundColor]""")
         context.close()

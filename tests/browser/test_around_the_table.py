@@ -22,7 +22,7 @@ from tests.browser.table import (
 def test_the_start_page_loads_everything_it_asks_for_its_icon_included(page):
     failed = []
     page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
-    page.goto("/")
+    page.goto("/#tables")
     page.wait_for_load_state("networkidle")
     assert failed == []
     icon = page.locator("link[rel=icon]").get_attribute("href")
@@ -88,13 +88,13 @@ def test_your_games_are_listed_to_resume_and_back_and_forward_move_between_pages
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#table")).to_have_attribute("data-version", "2")
 
-    page.click("#again")
+    page.click("header nav a >> text=Tables")
     expect(page.locator("#start")).to_be_visible()
     page.click("#my-games-list li a")
     expect(page.locator("#game-id")).to_have_text(game_id)
     page.click("#resign")
     page.click("#resign-yes")
-    page.goto("/")
+    page.goto("/#tables")
     expect(mine.first).to_contain_text("peek, deal 12: resigned")
     expect(page.locator("#my-games-list li a").first).to_have_text("Replay")
 
@@ -160,7 +160,7 @@ def test_the_replay_viewer_follows_a_game_in_progress(page, live_server):
 
 def test_a_game_being_played_is_listed_on_the_start_page_and_watched_live(page, live_server):
     game = post(f"{live_server}/games", {"variant": "peek", "deal_number": 77})
-    page.goto("/")
+    page.goto("/#tables")
     listed = page.locator("#in-progress-list li", has_text="peek, deal 77: 1 of 52 home, 1 event ")
     expect(listed.first).to_be_visible()
     screenshot(page, "0-start")

@@ -13,7 +13,7 @@ CARD_NAMED = re.compile(r"\b(?:[A2-9TJQK]|10)[CDHS]\b|[♠♥♦♣]|\b(?:ace|ki
 
 def choose_a_name(page):
     name = f"web{secrets.token_hex(4)}"
-    page.goto("/")
+    page.goto("/#tables")
     page.fill("#chosen-name", name)
     page.click("#sign-up button[type=submit]")
     expect(page.locator("#me-name")).to_have_text(name)
@@ -45,7 +45,7 @@ def test_a_name_chosen_once_plays_todays_deal_and_shares_the_result_naming_no_ca
     expect(page.locator("#game-over-analysis")).to_contain_text("once the day closes")
     screenshot(page, "10-daily-result")
 
-    page.goto("/")
+    page.goto("/#tables")
     expect(page.locator("#daily-list li:has-text('peek') a")).to_have_text("your game")
     expect(page.locator("#me-name")).to_have_text(name)
 
@@ -91,7 +91,7 @@ def test_a_token_pasted_on_another_device_plays_as_the_same_player(browser, live
     name = choose_a_name(first)
     token = first.locator("#token-value").input_value()
     other = browser.new_context(base_url=live_server).new_page()
-    other.goto("/")
+    other.goto("/#tables")
     other.fill("#pasted-token", "osm_nottherightoneatall0000000000000000")
     other.click("#use-token button[type=submit]")
     expect(other.locator("#me-problem")).to_contain_text("opens no account")

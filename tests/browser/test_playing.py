@@ -98,7 +98,7 @@ def test_a_phone_plays_a_whole_game_by_touch_without_scrolling_sideways(browser,
     page.locator("#over-replay").tap()
     expect(page.locator("#verdict")).to_contain_text("VALID")
     screenshot(page, "8-phone-replay")
-    page.goto("/")
+    page.goto("/#tables")
     expect(page.locator("#my-games-list li").first).to_contain_text("won")
     screenshot(page, "8-phone-start-page")
     context.close()
@@ -171,13 +171,18 @@ def test_resigning_asks_first_and_then_starting_again(page):
     expect(page.locator("#confirm-resign")).to_be_hidden()
     page.click("#again")
 
-    expect(page.locator("#start")).to_be_visible()
+    expect(page.locator("#deal-menu")).to_have_attribute("open", "")
+    expect(page.locator("#variant")).to_be_focused()
+    page.select_option("#variant", "peek")
+    page.click("#new-game button[type=submit]")
+    expect(page.locator("#table-title")).to_have_text("Peek, a random deal")
+    expect(page.locator("#deal-menu")).not_to_have_attribute("open", "")
 
 
 def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
     start_game(page, "osmosis-draw-one", 3)
-    expect(page.locator("#table-about")).to_have_text("osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
     page.click("#how-to-play summary")
+    expect(page.locator("#table-about")).to_have_text("osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
     expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
     version = int(version_of(page))
     page.click("#ask-hint")

@@ -23,11 +23,14 @@ from server.rules import (
     public_view,
 )
 from tests.browser.table import (
+    CODES,
     a_deal_won_by_clicking,
     dealt,
+    distance,
     get,
     post,
     screenshot,
+    shown,
     start_game,
     version_of,
     wait_for_next_version,
@@ -126,16 +129,23 @@ def blocked_card(variant):
     raise AssertionError("every deal had every reserve top movable")
 
 
-def test_a_refused_click_says_why_in_the_servers_words_and_sends_nothing(page, live_server):
+def test_a_refused_click_says_why_beside_the_card_in_the_tables_words_and_sends_nothing(page, live_server):
     number, state, card = blocked_card("osmosis")
     start_game(page, "osmosis", number)
     posted = []
     page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+    clicked = page.locator(f"#board .card[data-card='{card}']")
 
-    page.locator(f"#board .card[data-card='{card}']").click()
+    clicked.click()
 
-    expect(page.locator("#status")).to_have_text(refusal(state, card, None))
+    said = page.locator("#refusal")
+    expect(said).to_be_visible()
+    assert said.inner_text().startswith(f"{shown(card)} ")
+    assert not CODES.search(said.inner_text()), said.inner_text()
+    assert distance(clicked, said) <= 100
+    expect(page.locator("#status")).to_have_text(said.inner_text())
     expect(page.locator("#status")).to_have_class("error")
+    assert refusal(state, card, None) is not None
     page.wait_for_timeout(300)
     assert posted == []
     assert game_of(page, live_server)["version"] == 1
@@ -166,7 +176,13 @@ def test_a_card_dropped_where_it_cannot_go_is_explained_and_nothing_is_sent(page
         page.locator(f"#board [data-target='{wrong}']"),
     )
 
-    expect(page.locator("#status")).to_have_text(refusal(state, move["card"], Place(wrong)))
+    said = page.locator("#refusal")
+    expect(said).to_be_visible()
+    assert said.inner_text().startswith(f"{shown(move['card'])} cannot ")
+    assert not CODES.search(said.inner_text()), said.inner_text()
+    assert distance(page.locator(f"#board [data-target='{wrong}'] :is(.card, .empty)").last, said) <= 100
+    expect(page.locator("#status")).to_have_text(said.inner_text())
+    assert refusal(state, move["card"], Place(wrong)) is not None
     assert posted == []
     assert game_of(page, live_server)["version"] == game["version"]
 
@@ -187,7 +203,7 @@ def positions(variant, deals, steps, seed):
 
 
 def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_preset(page):
-    page.goto("/")
+    page.goto("/#tables")
     checked = []  # each position once, with the engine's answer for every seen card and target
     for variant in PRESETS:
         rules = preset(variant)
@@ -210,17 +226,23 @@ def test_the_front_ends_reasons_are_the_servers_over_many_positions_of_every_pre
     assert len(answers) > 5000 and answers.count(None) > 300
     assert any(answer.startswith("the game is over") for answer in answers if answer)
 
-    differing = page.evaluate(
+    differing, table_words = page.evaluate(
         """async (checked) => {
-        const { whyNot } = await import("/app/reasons.js");
-        return checked.flatMap(({ game, cases }) => cases
-            .map((c) => ({ ...c, got: whyNot(game, c.card, c.target) }))
-            .filter((c) => c.got !== c.expected));
+        const { whyNot, whyNotHere } = await import("/app/reasons.js");
+        const cases = checked.flatMap(({ game, cases }) => cases.map((c) => ({ ...c, game })));
+        return [
+            cases.map((c) => ({ ...c, game: undefined, got: whyNot(c.game, c.card, c.target) }))
+                .filter((c) => c.got !== c.expected),
+            cases.map((c) => whyNotHere(c.game, c.card, c.target)),
+        ];
     }""",
         checked,
     )
 
     assert differing == []
+    # The same reasons in the table's words: a card as its corner shows it, never a code or a pile's label.
+    assert [words is None for words in table_words] == [answer is None for answer in answers]
+    assert [words for words in table_words if words and CODES.search(words)] == []
 
 
 def settle(page: Page):
@@ -262,7 +284,7 @@ def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page
 
 
 def test_auto_move_leaves_a_card_that_could_also_go_to_the_cell(page):
-    page.goto("/")
+    page.goto("/#tables")
     page.evaluate("localStorage.setItem('osmosis-settings', JSON.stringify({autoMove: true}))")
     start_game(page, "osmosis-ablage", 2)
     settle(page)

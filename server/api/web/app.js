@@ -1,24 +1,33 @@
 // The reference front end. What is playable comes from the game's legal_actions alone (reasons.js only
 // words a refusal), and everything it does goes through the public HTTP API, as any third party's front
-// end would. Routes are the address's fragment: #game=ID (a table), #replay=ID (a replay), #watch=ID (a
-// replay following the game live), nothing (the start page), so back and forward move between them.
+// end would. Routes are the address's fragment: nothing (a table at once: the game in progress, or a new deal),
+// #game=ID (a table), #replay=ID (a replay), #watch=ID (a replay following the game live), #tables (the
+// lists), #player=NAME, #boards, so back and forward move between them.
 
-import { api, loadEvents } from "./api.js";
-import { counted, describe, hintText, movesByCard, renderBoard } from "./board.js";
+import { api } from "./api.js";
+import { describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { wireDragging } from "./dragging.js";
-import { whyNot } from "./reasons.js";
-import { dealName, listGamesInProgress, listMyGames, remember, tableTitle, tokenOf } from "./lists.js";
-import { shareText, showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
+import { showGameOver } from "./ending.js";
+import { markHint, sayBeside, unsay } from "./feedback.js";
+import { canFinish } from "./finishing.js";
+import { dealName, listGamesInProgress, listMyGames, myGameIds, remember, tableTitle, tokenOf } from "./lists.js";
+import { playDaily, wireMenu } from "./menu.js";
+import { celebrate, placesOn, shake, travel } from "./motion.js";
+import { showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
+import { naturalFoundation, whyNotHere } from "./reasons.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const AUTO_MOVE_DELAY = 250; // milliseconds between auto-moves: slow enough to see each card go
+const FINISH_STEP_DELAY = 120; // and between the cards a finish plays home
+const FIRST_DEAL = { variant: "osmosis", winnable: true }; // what a first visit is dealt: a game that can be won
 
 let game = null;      // the game body last received
 let token = null;     // its player token, kept in localStorage by game id
 let cellMode = false; // the next card clicked goes to the cell
 let inFlight = false; // an action or hint is on its way: a double click or a repeated key sends nothing more
+let finishing = false; // the finish is playing the cards home
 let settings = loadSettings();
 let autoMoveTimer = null;
 
@@ -44,7 +53,10 @@ function chosenMove(moves) {
 
 let descriptions = {}; // the presets' descriptions, by name
 
-function renderGame() {
+// Draws the game as it now is; `dropped` ({card, rect}): a card let go away from its place, which travels from there.
+function renderGame(dropped = null) {
+  const board = $("board");
+  const before = board.dataset.game === game.id ? placesOn(board) : null;
   $("table-title").textContent = tableTitle(game);
   document.title = `${tableTitle(game)} · Osmosis`;
   $("game-id").textContent = game.id;
@@ -58,23 +70,33 @@ function renderGame() {
     : null;
   // A won table ends tidy, each foundation ace to king, whatever order the cards were played in.
   const foundationOrder = game.status === "won" ? "rank" : settings.foundationOrder;
-  renderBoard($("board"), game.state, game.legal_actions,
+  renderBoard(board, game.state, game.legal_actions,
     { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group" });
+  board.dataset.game = game.id;
+  travel(board, before, dropped);
+  unsay();
   $("auto-move").checked = settings.autoMove;
+  $("auto-finish").checked = settings.autoFinish;
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
   $("draw").firstChild.textContent = drawAction?.kind === "redeal" ? "Redeal " : "Draw ";
   $("cell-mode").hidden = !game.rules.free_cells;
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
+  $("finish").hidden = !canFinish(game);
+  $("finish").disabled = finishing;
   $("draw").classList.remove("hinted");
   if (game.status !== "playing") $("confirm-resign").hidden = true;
   if (game.status === "playing") $("game-over").hidden = true;
-  else if ($("game-over").hidden || $("game-over").dataset.game !== game.id) showGameOver();
+  else if ($("game-over").hidden || $("game-over").dataset.game !== game.id) {
+    const over = game;
+    showGameOver(over, () => game === over);
+  }
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
-  scheduleAutoMove();
+  if (settings.autoFinish && !$("finish").hidden && !finishing) finish();
+  else scheduleAutoMove();
 }
 
 // A card that can go only one place (one foundation, and no cell to choose instead) is played for the
@@ -88,7 +110,7 @@ function onlyPlaceMove() {
 
 function scheduleAutoMove() {
   clearTimeout(autoMoveTimer);
-  if (!settings.autoMove || game.status !== "playing") return;
+  if (!settings.autoMove || finishing || game.status !== "playing") return;
   const move = onlyPlaceMove();
   if (!move) return;
   const version = game.version;
@@ -97,91 +119,69 @@ function scheduleAutoMove() {
   }, AUTO_MOVE_DELAY);
 }
 
+// Nothing hidden is left and every card can go home: they are played home one after another, each a legal action
+// of the game as the server last listed it. Whatever stops it (a refusal, another tab) leaves the game to the player.
+async function finish() {
+  if (finishing) return;
+  finishing = true;
+  $("finish").disabled = true;
+  clearTimeout(autoMoveTimer);
+  try {
+    while (game.status === "playing" && !$("table").hidden) {
+      const move = game.legal_actions.find((action) => action.kind === "move" && action.to !== "cell");
+      if (!move || !(await act(move, { finishing: true }))) break;
+      await new Promise((done) => setTimeout(done, FINISH_STEP_DELAY));
+    }
+  } finally {
+    finishing = false;
+    if (game.status === "playing") renderGame();
+  }
+}
+
 function changeSettings(changes) {
-  settings = { ...settings, ...changes };
+  settings = { ...loadSettings(), ...changes }; // the menu keeps its own setting there too
   saveSettings(settings);
   renderGame();
-}
-
-// Actions as the server counts them everywhere (boards, a player's page, service/players/stats.py): moves, deals and
-// redeals, not a resignation or a hint.
-const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
-const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
-
-function duration(from, to) {
-  const seconds = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
-// The end of a game: what happened and why, the figures, whether the deal could have been won, and
-// where to go next.
-async function showGameOver() {
-  const over = game;
-  $("game-over").hidden = false;
-  $("game-over").dataset.game = over.id;
-  $("game-over-title").textContent = ENDINGS[over.status];
-  const reason = over.state.end_reason;
-  $("game-over-why").textContent = over.status === "resigned" ? "You gave the game up."
-    : `${reason[0].toUpperCase()}${reason.slice(1)}.`;
-  $("same-deal").hidden = over.deal.kind !== "number";
-  $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
-  $("game-over-title").focus();
-  $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
-  $("share-result").hidden = true;
-  $("copy-status").textContent = "";
-  $("game-over-analysis").textContent = "Was the deal winnable? Asking the solver…";
-  try {
-    const events = await loadEvents(over.id, 0);
-    if (game !== over) return;
-    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length;
-    if (over.deal.kind === "daily") {
-      $("share-text").textContent = shareText(over, actions);
-      $("share-result").hidden = false;
-    }
-    const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
-    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}, ` +
-      `${duration(over.created_at, over.updated_at)}.`;
-    if (over.deal.kind === "daily" && !over.deal.server_seed) {
-      $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +
-        "midnight UTC: until then it would show the deal to players still at it.";
-      return;
-    }
-    const analysis = await api(`/games/${over.id}/analysis`);
-    if (game !== over) return;
-    $("game-over-analysis").textContent = `Solver: ${analysis.summary}.`;
-  } catch (error) {
-    if (game === over) $("game-over-analysis").textContent = `No analysis: ${error.message}`;
-  }
 }
 
 async function dealAgain(dealNumber) {
   const body = { rules: game.rules };
   if (dealNumber !== null) body.deal_number = dealNumber;
+  await deal(body, (error) => say(error.message, "error"));
+}
+
+async function deal(body, onError) {
   try {
     game = await api("/games", { method: "POST", body });
     token = game.player_token;
     remember(game);
-    location.hash = `game=${game.id}`;
+    location.hash = `game=${game.id}`; // the route then shows the table
+    return true;
   } catch (error) {
-    say(error.message, "error");
+    onError(error);
+    return false;
   }
 }
 
 // Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
 // the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
 // Whatever the server refuses, the table then shows the game as the server has it, with the reason.
-async function act(action, { auto = false } = {}) {
-  if (!action || inFlight) return;
+// True when the action was taken.
+async function act(action, { auto = false, dropped = null, finishing: finishingMove = false } = {}) {
+  if (!action || inFlight || (finishing && !finishingMove)) return false;
   inFlight = true;
   try {
     const body = { action, expected_version: game.version };
     const result = await api(`/games/${game.id}/actions`, { method: "POST", body, token });
+    const wasPlaying = game.status === "playing";
     game = result.game;
     cellMode = false;
-    if (game.status === "playing") say(`${auto ? "Auto-move: " : ""}${describe(result.events[0])}`);
-    renderGame();
+    if (game.status === "playing") say(`${auto ? "Auto-move: " : finishingMove ? "Finishing: " : ""}${describe(result.events[0])}`);
+    renderGame(dropped);
+    if (wasPlaying && game.status === "won") celebrate($("board"));
     const first = document.querySelector("#board .playable");
     if (first && document.activeElement === document.body) first.focus();
+    return true;
   } catch (error) {
     const stale = error.problem?.code === "version-conflict";
     try {
@@ -189,28 +189,40 @@ async function act(action, { auto = false } = {}) {
       renderGame();
     } catch (reload) {
       say(`${error.message} (and the game could not be reloaded: ${reload.message})`, "error");
-      return;
+      return false;
     }
     say(stale ? "The game moved on in another tab or window: this is where it is now."
       : `The server refused: ${error.message}. This is the game as it stands.`, "error");
+    return false;
   } finally {
     inFlight = false;
   }
 }
 
-// A click on a card that cannot move sends nothing: it says why, in the server's words.
+// A click on a card that cannot move sends nothing: the card shakes, and why is said beside it.
 function explainRefusal(code) {
   if (inFlight) return;
-  const reason = whyNot(game, code);
-  if (reason) say(reason, "error");
+  const reason = whyNotHere(game, code);
+  if (!reason) return;
+  const card = $("board").querySelector(`.card[data-card="${code}"]`);
+  say(reason, "error");
+  sayBeside(card, reason);
+  shake(card);
 }
 
-// A card dropped on a place: played there if the rules allow it, else the reason, and nothing is sent.
-function dropCard(code, target) {
-  if (!target || inFlight || game.status !== "playing") return;
-  const move = game.legal_actions.find((a) => a.kind === "move" && a.card === code && a.to === target);
-  if (move) act(move);
-  else say(whyNot(game, code, target), "error");
+// A card dropped on a place: played there if the rules allow it; else it goes back to its place, shaking, and why
+// is said beside the place it was dropped on (or, dropped nowhere, beside its natural foundation), and nothing is sent.
+function dropCard(code, target, rect) {
+  if (inFlight || game.status !== "playing") return;
+  const board = $("board");
+  const move = target && game.legal_actions.find((a) => a.kind === "move" && a.card === code && a.to === target);
+  if (move) return act(move, { dropped: { card: code, rect } });
+  const meant = target ?? `F${naturalFoundation(game, code) + 1}`;
+  const reason = whyNotHere(game, code, meant);
+  say(reason, "error");
+  const place = board.querySelector(`[data-target="${meant}"]`);
+  sayBeside(place.querySelector(".card:last-of-type, .empty") ?? place, reason);
+  shake(board.querySelector(`.card[data-card="${code}"]`), rect);
 }
 
 // A hint is worked out by the server from what the player has seen, and is logged in the game's record.
@@ -224,9 +236,7 @@ async function askForHint() {
     game = result.game;
     renderGame();
     say(`Hint: ${hintText(result.hint)}.`);
-    const action = result.hint.action;
-    if (action?.kind === "move") document.querySelector(`#board .card[data-card="${action.card}"]`)?.classList.add("hinted");
-    else if (action) $("draw").classList.add("hinted");
+    markHint($("board"), result.hint.action);
   } catch (error) {
     say(error.message, "error");
     $("ask-hint").disabled = game.status !== "playing";
@@ -242,21 +252,6 @@ function playCard(code) {
 
 function stockAction() {
   return game.legal_actions.find((action) => action.kind === "deal" || action.kind === "redeal");
-}
-
-async function newGame(event) {
-  event.preventDefault();
-  const body = { variant: $("variant").value };
-  const number = $("deal-number").value.trim();
-  if (number !== "") body.deal_number = Number(number);
-  try {
-    game = await api("/games", { method: "POST", body });
-    token = game.player_token;
-    remember(game);
-    location.hash = `game=${game.id}`; // the route then shows the table
-  } catch (error) {
-    $("variant-description").textContent = error.message;
-  }
 }
 
 async function showTable(id) {
@@ -276,6 +271,23 @@ async function showTable(id) {
   renderGame();
 }
 
+// No address: a table at once, the newest game this browser is playing, or else a new deal.
+async function showTableAtOnce() {
+  const newest = myGameIds()[0];
+  if (newest) {
+    try {
+      const kept = await api(`/games/${newest}`);
+      if (kept.status === "playing") {
+        location.replace(`#game=${newest}`);
+        return;
+      }
+    } catch {
+      // gone or unreadable: a new deal instead
+    }
+  }
+  await deal(FIRST_DEAL, (error) => showStart(`No game could be dealt: ${error.message}`));
+}
+
 async function showReplay(id, { live = false } = {}) {
   if (!$("replay").hidden && replayShown(id)) return;
   const opened = await openReplay(id, { live, onError: (error) => showStart(`Replay of ${id}: ${error.message}`) });
@@ -285,23 +297,13 @@ async function showReplay(id, { live = false } = {}) {
   }
 }
 
+// The tables: the lists, with the menu open, since choosing a game is what this page is for.
 async function showStart(problem = "") {
   closeReplay();
   show("start");
+  $("deal-menu").open = true;
   $("start-problem").textContent = problem;
   await Promise.all([listMyGames(), listGamesInProgress(), showMe().then(() => showDaily(playDaily))]);
-}
-
-// Today's deal of a preset, as the player whose API token this browser keeps: one attempt a day.
-async function playDaily(variant) {
-  try {
-    game = await api("/games", { method: "POST", body: { variant, daily: true } });
-    token = game.player_token;
-    remember(game);
-    location.hash = `game=${game.id}`;
-  } catch (error) {
-    $("start-problem").textContent = error.message;
-  }
 }
 
 async function showPage(section, fill) {
@@ -322,49 +324,28 @@ async function route() {
   else if (kind === "watch" && id) await showReplay(id, { live: true });
   else if (kind === "player" && id) await showPage("profile", () => showProfile(decodeURIComponent(id)));
   else if (kind === "boards") await showPage("boards", showBoards);
+  else if (kind === "") await showTableAtOnce();
   else await showStart();
 }
 
 // --- wiring --------------------------------------------------------------------------------------------
 
-async function start() {
-  const { variants } = await api("/variants");
-  descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
-  for (const variant of variants) {
-    const option = new Option(variant.name, variant.name);
-    option.title = variant.description;
-    $("variant").append(option);
-    $("board-variant").append(new Option(variant.name, variant.name));
-  }
-  const describeVariant = () => {
-    $("variant-description").textContent = variants.find((v) => v.name === $("variant").value).description;
-  };
-  $("variant").addEventListener("change", describeVariant);
-  describeVariant();
-
-  $("new-game").addEventListener("submit", newGame);
-  $("open-replay").addEventListener("submit", (event) => {
-    event.preventDefault();
-    location.hash = `replay=${$("replay-id").value.trim()}`;
-  });
+function wireTable() {
   $("draw").addEventListener("click", () => act(stockAction()));
   $("resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("resign-no").focus(); });
   $("resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; $("resign").focus(); });
   $("resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; act({ kind: "resign" }); });
   $("ask-hint").addEventListener("click", askForHint);
+  $("finish").addEventListener("click", finish);
   $("auto-move").addEventListener("change", () => changeSettings({ autoMove: $("auto-move").checked }));
+  $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
   $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
-  $("refresh-in-progress").addEventListener("click", listGamesInProgress);
   wireDragging($("board"), dropCard);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
   $("over-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
   $("same-deal").addEventListener("click", () => dealAgain(game.deal.deal_number));
   $("next-deal").addEventListener("click", () => dealAgain(game.deal.kind === "number" ? game.deal.deal_number + 1 : null));
-  $("again").addEventListener("click", () => { location.hash = ""; });
-  $("leave-replay").addEventListener("click", () => { location.hash = ""; });
-  wireReplay();
-  wirePlayers();
   $("copy-result").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText($("share-text").textContent);
@@ -379,8 +360,24 @@ async function start() {
     if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
     if (event.key === "h" && !$("ask-hint").disabled) askForHint();
+    if (event.key === "f" && !$("finish").hidden) finish();
     if (event.key === "r") location.hash = `replay=${game.id}`;
   });
+}
+
+async function start() {
+  const { variants } = await api("/variants");
+  descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
+  wireMenu(variants, deal);
+  wireTable();
+  $("open-replay").addEventListener("submit", (event) => {
+    event.preventDefault();
+    location.hash = `replay=${$("replay-id").value.trim()}`;
+  });
+  $("refresh-in-progress").addEventListener("click", listGamesInProgress);
+  $("leave-replay").addEventListener("click", () => { location.hash = "tables"; });
+  wireReplay();
+  wirePlayers();
   window.addEventListener("hashchange", route);
   await route();
 }

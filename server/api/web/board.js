@@ -31,10 +31,10 @@ function drawn(name, attributes, ...children) {
 function cardFace(code) {
   const rank = code[0] === "T" ? "10" : code[0];
   const pip = SUITS[code[1]][0];
-  const corner = (index) => drawn("g", { class: "corner" }, index, drawn("text", { x: 4, y: 30, class: "index-pip" }, pip));
+  const corner = (index) => drawn("g", { class: "corner" }, index, drawn("text", { x: 4, y: 35, class: "index-pip" }, pip));
   return drawn("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
-    corner(drawn("text", { x: 4, y: 16, class: "index" }, rank)),
-    drawn("text", { x: 30, y: 56, class: "pip", "text-anchor": "middle" }, pip),
+    corner(drawn("text", { x: 3, y: 18, class: "index" }, rank)),
+    drawn("text", { x: 30, y: 57, class: "pip", "text-anchor": "middle" }, pip),
     // The upside-down rank is drawn by reference, not as text of the card's own: what a card to play
     // shows in words is then its rank once, as its name begins (label in name, WCAG 2.5.3).
     drawn("g", { transform: "rotate(180 30 42)" }, corner(drawn("use", { href: `#rank-${rank}` }))));
@@ -44,8 +44,8 @@ function cardFace(code) {
 function rankGlyphs() {
   const glyphs = [...RANK_ORDER].map((code) => {
     const rank = code === "T" ? "10" : code;
-    return drawn("text", { id: `rank-${rank}`, x: 4, y: 16, fill: "currentColor", "font-family": "system-ui, sans-serif",
-      "font-weight": "bold", "font-size": 15 }, rank);
+    return drawn("text", { id: `rank-${rank}`, x: 3, y: 18, fill: "currentColor", "font-family": "system-ui, sans-serif",
+      "font-weight": "bold", "font-size": 19, "letter-spacing": -1.5 }, rank);
   });
   return drawn("svg", { width: 0, height: 0, "aria-hidden": "true", style: "position: absolute" }, drawn("defs", {}, ...glyphs));
 }
@@ -160,7 +160,7 @@ export function renderBoard(container, state, actions,
   const shown = state.waste.slice(-6);
   const waste = shown.map(card);
   if (groupWaste) waste.slice(0, waste.length - state.live_waste).forEach((element) => element.classList.add("dead"));
-  talon.append(row(`Waste (${state.waste.length})`, waste, "waste"));
+  talon.append(row(`Waste ${state.waste.length}`, waste, "waste"));
   if (state.cell !== null || freeCells) {
     talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell"));
   }
@@ -169,7 +169,8 @@ export function renderBoard(container, state, actions,
   info.className = "info";
   const live = groupWaste ? ` Live waste: ${counted(state.live_waste, "card")} of the latest deal.` : "";
   info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.${live}`;
-  container.replaceChildren(left, right, talon, info);
+  container.classList.toggle("no-reserves", state.reserves.length === 0);
+  container.replaceChildren(talon, left, right, info);
 }
 
 // The stock: a back with its count, which draws when clicked; an outlined place once it is empty.

@@ -28,8 +28,8 @@ function placeUnder(event) {
   return document.elementFromPoint(event.clientX, event.clientY)?.closest("[data-target]") ?? null;
 }
 
-// `board`: the element holding the cards; `dropped(code, target)` is told where a card was let go (target
-// null: nowhere that takes cards).
+// `board`: the element holding the cards; `dropped(code, target, rect)` is told where a card was let go (target
+// null: nowhere that takes cards; rect: where on the screen).
 export function wireDragging(board, dropped) {
   board.addEventListener("pointerdown", (event) => {
     const card = event.target.closest(".card.playable");
@@ -54,10 +54,11 @@ export function wireDragging(board, dropped) {
     const current = drag;
     drag = null;
     if (!current.ghost) return; // a click: the card's own click handler plays it
+    const rect = current.ghost.getBoundingClientRect();
     putDown(current);
     justDropped = true;
     setTimeout(() => { justDropped = false; }, 0);
-    dropped(current.code, placeUnder(event)?.dataset.target ?? null);
+    dropped(current.code, placeUnder(event)?.dataset.target ?? null, rect);
   });
   document.addEventListener("pointercancel", () => {
     if (drag) putDown(drag);

@@ -13,7 +13,7 @@ export function tokenOf(id) {
   return localStorage.getItem(`osmosis-token-${id}`);
 }
 
-function myGameIds() {
+export function myGameIds() {
   const kept = JSON.parse(localStorage.getItem(MY_GAMES) || "[]");
   return kept.filter((id) => tokenOf(id) !== null);
 }
@@ -48,7 +48,8 @@ export async function listMyGames() {
 export function dealName(deal) {
   if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
   if (deal.kind === "daily") return `the daily deal of ${deal.day}`;
-  return deal.kind === "sealed" ? "a sealed deal (provably fair)" : "a random deal";
+  if (deal.kind === "sealed") return "a sealed deal (provably fair)";
+  return deal.winnable ? "a winnable random deal" : "a random deal";
 }
 
 // A game's title is its deal, as a player names it: "Osmosis, deal 3", "Peek, the daily deal of 2026-11-27".

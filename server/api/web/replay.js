@@ -3,6 +3,7 @@
 
 import { api, loadEvents } from "./api.js";
 import { describe, renderBoard } from "./board.js";
+import { placesOn, travel } from "./motion.js";
 import { showLogged } from "./transparency.js";
 
 const $ = (id) => document.getElementById(id);
@@ -67,7 +68,11 @@ async function step(seq) {
     return;
   }
   if (!replay || replay.seq !== shown) return; // a later step overtook this one
-  renderBoard($("replay-board"), past.state, past.legal_actions);
+  const board = $("replay-board");
+  const before = board.dataset.game === replay.id ? placesOn(board) : null;
+  renderBoard(board, past.state, past.legal_actions);
+  board.dataset.game = replay.id;
+  travel(board, before);
   $("position").textContent = `Event ${shown} of ${replay.version}`;
   const event = replay.events[shown - 1];
   showEventText();

@@ -1,0 +1,56 @@
+// The end of a game: what happened and why, the figures, whether the deal could have been won, and where to go
+// next; shown above the table, so that it is in the first screen.
+
+import { api, loadEvents } from "./api.js";
+import { counted } from "./board.js";
+import { shareText } from "./players.js";
+
+const $ = (id) => document.getElementById(id);
+
+// Actions as the server counts them everywhere (boards, a player's page, service/players/stats.py): moves, deals
+// and redeals, not a resignation or a hint.
+const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
+const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
+
+function duration(from, to) {
+  const seconds = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+// `over`: the finished game; `stillShown()`: whether the table still shows it (the answers come later).
+export async function showGameOver(over, stillShown) {
+  $("game-over").hidden = false;
+  $("game-over").dataset.game = over.id;
+  $("game-over-title").textContent = ENDINGS[over.status];
+  const reason = over.state.end_reason;
+  $("game-over-why").textContent = over.status === "resigned" ? "You gave the game up."
+    : `${reason[0].toUpperCase()}${reason.slice(1)}.`;
+  $("same-deal").hidden = over.deal.kind !== "number";
+  $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
+  $("game-over-title").focus({ preventScroll: true });
+  $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
+  $("share-result").hidden = true;
+  $("copy-status").textContent = "";
+  $("game-over-analysis").textContent = "Was the deal winnable? Asking the solver…";
+  try {
+    const events = await loadEvents(over.id, 0);
+    if (!stillShown()) return;
+    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length;
+    if (over.deal.kind === "daily") {
+      $("share-text").textContent = shareText(over, actions);
+      $("share-result").hidden = false;
+    }
+    const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
+    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}, ` +
+      `${duration(over.created_at, over.updated_at)}.`;
+    if (over.deal.kind === "daily" && !over.deal.server_seed) {
+      $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +
+        "midnight UTC: until then it would show the deal to players still at it.";
+      return;
+    }
+    const analysis = await api(`/games/${over.id}/analysis`);
+    if (stillShown()) $("game-over-analysis").textContent = `Solver: ${analysis.summary}.`;
+  } catch (error) {
+    if (stillShown()) $("game-over-analysis").textContent = `No analysis: ${error.message}`;
+  }
+}

@@ -1,0 +1,48 @@
+"""Feedback where the eye is: a refused card shakes and the reason is said beside it, and the hint's marks on the
+card and its foundation, unlike a playable card's."""
+
+from playwright.sync_api import expect
+
+from tests.browser.table import CODES, distance, start_game, version_of
+
+SHAKES = """(code) => document.getAnimations()
+    .filter((a) => a.effect.target.dataset.card === code)
+    .flatMap((a) => a.effect.getKeyframes().map((frame) => frame.transform))"""
+
+
+def test_a_refused_card_shakes_in_place_and_the_reason_is_beside_it(page):
+    start_game(page, "osmosis", 3)  # the top of R1 at the opening, 3♠, has nowhere to go
+    refused = page.locator("#board .reserve .card:not(.back):not(.playable)").first
+    code = refused.get_attribute("data-card")
+
+    refused.click()
+    frames = page.evaluate(SHAKES, code)
+
+    said = page.locator("#refusal")
+    expect(said).to_be_visible()
+    assert distance(refused, said) <= 100
+    assert not CODES.search(said.inner_text()), said.inner_text()
+    assert any("translateX(-" in (frame or "") for frame in frames), frames
+    page.locator("#board button.stock").click()  # the next action takes the reason away
+    expect(said).to_be_hidden()
+
+
+def test_the_hint_marks_the_card_and_where_it_goes_unlike_a_playable_card(page):
+    start_game(page, "osmosis-draw-one", 3)
+    while page.locator("#board .playable").count() < 2:
+        version = version_of(page)
+        page.locator("#board button.stock").click()
+        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+
+    page.click("#ask-hint")
+
+    hinted = page.locator("#board .card.hinted")
+    expect(hinted).to_have_count(1)
+    target = page.locator("#board .row.hint-target")
+    expect(target).to_have_count(1)
+    other = page.locator("#board .playable:not(.hinted)").first
+    style = "(e) => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineColor, s.animationName]; }"
+    hint_style, playable_style = hinted.evaluate(style), other.evaluate(style)
+    assert hint_style[0] != playable_style[0] and hint_style[1] != playable_style[1], (hint_style, playable_style)
+    assert target.evaluate(style)[1] == hint_style[1]
+    assert target.get_attribute("data-target").startswith("F")

@@ -1,0 +1,73 @@
+"""Finishing: once nothing is hidden and every card can go home, a finish button (or, as a setting, the table
+itself) plays them home; the win is celebrated, skippably, the end panel is in the first screen, and the
+foundations end in rank order."""
+
+from playwright.sync_api import expect
+
+from tests.browser.table import a_deal_won_by_clicking, post, up_to_the_finish, watch_for_errors
+
+VARIANT = "osmosis-draw-one"
+
+
+def at_the_finish(browser, live_server, settings=None):
+    """A 1280x800 page on a game played up to its finish through the API."""
+    number = a_deal_won_by_clicking(VARIANT)
+    played, _ = up_to_the_finish(VARIANT, number)
+    game = post(f"{live_server}/games", {"variant": VARIANT, "deal_number": number})
+    for action in played[:-1]:
+        post(f"{live_server}/games/{game['id']}/actions", {"action": action}, token=game["player_token"])
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    page.goto("/#tables")
+    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{game['player_token']}')")
+    if settings:
+        page.evaluate(f"localStorage.setItem('osmosis-settings', '{settings}')")
+    page.goto(f"/#game={game['id']}")
+    page.reload()  # the settings as this browser now keeps them
+    return context, page, errors, played[-1]
+
+
+def test_the_finish_button_plays_every_card_home_and_the_win_is_celebrated(browser, live_server):
+    context, page, errors, last = at_the_finish(browser, live_server)
+    expect(page.locator("#finish")).to_be_hidden()  # one action before the finish: something is still hidden
+    if last["kind"] == "move":
+        page.locator(f"#board .card[data-card='{last['card']}']").click()
+    else:
+        page.locator("#board button.stock").click()
+    expect(page.locator("#finish")).to_be_visible()
+
+    page.click("#finish")
+
+    expect(page.locator(".cascade")).to_be_attached(timeout=20_000)
+    falling = page.evaluate("document.querySelectorAll('.cascade .card').length")
+    expect(page.locator("#status")).to_have_text("You won! All 52 cards are on the foundations.")
+    panel = page.locator("#game-over").bounding_box()
+    foundations = [
+        [card.get_attribute("data-card") for card in page.locator(f"#board [data-target='F{k}'] .card").all()]
+        for k in range(1, 5)
+    ]
+    page.wait_for_timeout(600)
+    still_falling = page.locator(".cascade").count()
+    page.keyboard.press("Escape")
+    expect(page.locator(".cascade")).to_have_count(0)
+    context.close()
+
+    assert falling == 52
+    assert still_falling == 1  # it lasts more than half a second
+    assert panel["y"] + panel["height"] <= 800, panel
+    assert [[card[0] for card in f] for f in foundations] == [list("A23456789TJQK")] * 4, foundations
+    assert not errors
+
+
+def test_finishing_by_itself_is_a_setting(browser, live_server):
+    context, page, errors, last = at_the_finish(browser, live_server, settings='{"autoFinish": true}')
+    expect(page.locator("#auto-finish")).to_be_checked()
+    if last["kind"] == "move":
+        page.locator(f"#board .card[data-card='{last['card']}']").click()
+    else:
+        page.locator("#board button.stock").click()
+
+    expect(page.locator("#status")).to_have_text("You won! All 52 cards are on the foundations.", timeout=20_000)
+    context.close()
+    assert not errors

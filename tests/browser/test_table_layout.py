@@ -1,0 +1,97 @@
+"""The table fills the window: cards sized by the window, the table over most of it, a layout per preset, the
+opening table whole on a phone, and nothing wider than the window even with every foundation full."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.table import a_deal_won_by_clicking, post, screenshot, up_to_the_finish, watch_for_errors
+
+DESKTOPS = [{"width": 1920, "height": 1080}, {"width": 1280, "height": 800}]
+PHONE = {"width": 390, "height": 844}
+
+MEASURE = """() => {
+    const board = document.querySelector('#board');
+    const cards = [...board.querySelectorAll('.card:not(.back)')].map((card) => card.getBoundingClientRect());
+    const places = [...board.querySelectorAll('.row')].map((row) => row.getBoundingClientRect());
+    const left = Math.min(...places.map((r) => r.left)), right = Math.max(...places.map((r) => r.right));
+    const top = Math.min(...places.map((r) => r.top)), bottom = Math.max(...places.map((r) => r.bottom));
+    return {
+        cardHeight: Math.min(...cards.map((r) => r.height)),
+        cardWidth: Math.min(...cards.map((r) => r.width)),
+        tableShare: (right - left) * (bottom - top) / (innerWidth * innerHeight),
+        tableBottom: bottom,
+        sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    };
+}"""
+
+
+def opened(browser, live_server, viewport, variant, number, actions=()):
+    """A page on the table of a new game of deal `number`, after `actions` were played through the API."""
+    game = post(f"{live_server}/games", {"variant": variant, "deal_number": number})
+    for action in actions:
+        post(f"{live_server}/games/{game['id']}/actions", {"action": action}, token=game["player_token"])
+    phone = viewport["width"] < 500
+    context = browser.new_context(base_url=live_server, viewport=viewport, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    page.goto("/#tables")
+    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{game['player_token']}')")
+    page.goto(f"/#game={game['id']}")
+    expect(page.locator("#board .card").first).to_be_visible()
+    return context, page, errors
+
+
+@pytest.mark.parametrize("variant", ["osmosis", "peek", "bridesmaids"])
+@pytest.mark.parametrize("viewport", DESKTOPS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_on_a_desktop_the_cards_and_the_table_fill_the_window(browser, live_server, variant, viewport):
+    context, page, errors = opened(browser, live_server, viewport, variant, 3)
+    sizes = page.evaluate(MEASURE)
+    context.close()
+
+    assert sizes["cardHeight"] >= 0.11 * viewport["height"], sizes
+    assert sizes["cardWidth"] == pytest.approx(sizes["cardHeight"] * 5 / 7, abs=1), sizes
+    assert sizes["tableShare"] >= 0.45, sizes
+    assert sizes["tableBottom"] <= viewport["height"], sizes
+    assert sizes["sideways"] == 0, sizes
+    assert not errors
+
+
+def test_without_reserves_the_foundations_and_the_stock_take_the_room(browser, live_server):
+    viewport = DESKTOPS[1]
+    heights = {}
+    for variant in ("osmosis", "bridesmaids"):
+        context, page, errors = opened(browser, live_server, viewport, variant, 3)
+        heights[variant] = page.evaluate(MEASURE)["cardHeight"]
+        context.close()
+        assert not errors
+
+    assert heights["bridesmaids"] > 1.05 * heights["osmosis"], heights
+
+
+@pytest.mark.parametrize("variant", ["osmosis", "peek", "bridesmaids", "osmosis-ablage"])
+def test_on_a_phone_the_whole_opening_table_is_in_the_first_screen(browser, live_server, variant):
+    context, page, errors = opened(browser, live_server, PHONE, variant, 3)
+    sizes = page.evaluate(MEASURE)
+    context.close()
+
+    assert sizes["tableBottom"] <= PHONE["height"], sizes
+    assert sizes["sideways"] == 0, sizes
+    assert sizes["cardHeight"] >= 0.07 * PHONE["height"], sizes
+    assert not errors
+
+
+@pytest.mark.parametrize("viewport", [*DESKTOPS, {"width": 1100, "height": 900}, PHONE], ids=lambda v: f"{v['width']}")
+def test_full_foundations_and_a_full_waste_fit_the_width(browser, live_server, viewport):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    played, _ = up_to_the_finish("osmosis-draw-one", number)
+    context, page, errors = opened(browser, live_server, viewport, "osmosis-draw-one", number, played)
+    sizes = page.evaluate(MEASURE)
+    longest = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('#board .foundation')].map((f) => f.children.length - 1))"
+    )
+    screenshot(page, f"table-{viewport['width']}x{viewport['height']}")  # docs/front-end.md shows them
+    context.close()
+
+    assert longest >= 10
+    assert sizes["sideways"] == 0, sizes
+    assert not errors
