@@ -3,7 +3,7 @@ card and its foundation, unlike a playable card's."""
 
 from playwright.sync_api import expect
 
-from tests.browser.table import CODES, distance, start_game, version_of
+from tests.browser.table import CODES, distance, serious_violations, start_game, version_of
 
 SHAKES = """(code) => document.getAnimations()
     .filter((a) => a.effect.target.dataset.card === code)
@@ -46,3 +46,16 @@ def test_the_hint_marks_the_card_and_where_it_goes_unlike_a_playable_card(page):
     assert hint_style[0] != playable_style[0] and hint_style[1] != playable_style[1], (hint_style, playable_style)
     assert target.evaluate(style)[1] == hint_style[1]
     assert target.get_attribute("data-target").startswith("F")
+
+
+def test_no_serious_accessibility_violation_with_the_menu_a_refusal_and_a_hint_shown(page, axe_script):
+    start_game(page, "osmosis", 3)
+    page.click("#deal-menu summary")
+    expect(page.locator("#winnable")).to_be_visible()
+    page.locator("#board .reserve .card:not(.back):not(.playable)").first.click()
+    expect(page.locator("#refusal")).to_be_visible()
+    assert serious_violations(page, axe_script) == [], "menu and refusal"
+
+    page.click("#ask-hint")
+    expect(page.locator("#board .hinted").first).to_be_visible()
+    assert serious_violations(page, axe_script) == [], "hint"

@@ -174,6 +174,7 @@ def test_resigning_asks_first_and_then_starting_again(page):
     expect(page.locator("#deal-menu")).to_have_attribute("open", "")
     expect(page.locator("#variant")).to_be_focused()
     page.select_option("#variant", "peek")
+    page.fill("#deal-number", "")
     page.click("#new-game button[type=submit]")
     expect(page.locator("#table-title")).to_have_text("Peek, a random deal")
     expect(page.locator("#deal-menu")).not_to_have_attribute("open", "")

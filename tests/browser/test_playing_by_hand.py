@@ -42,7 +42,13 @@ def game_of(page: Page, live_server):
     return get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
 
 
+SETTLED = """document.getAnimations()
+    .every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)"""
+
+
 def centre(locator):
+    """Where the element is once the table's movements are over: a hand aims at a card where it lies."""
+    locator.page.wait_for_function(SETTLED)
     box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 

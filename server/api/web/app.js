@@ -267,6 +267,7 @@ async function showTable(id) {
   }
   closeReplay();
   show("table");
+  $("deal-menu").open = false; // the table takes the first screen
   if (game.version === 1 && game.status === "playing") say("Your move: drag a lit card to its place or click it, or click the stock to draw.");
   renderGame();
 }
