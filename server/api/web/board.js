@@ -26,6 +26,11 @@ function drawn(name, attributes, ...children) {
   return element;
 }
 
+// "10" is drawn narrower, so that its index shows whole where the next card of a fan covers the rest.
+function narrowed(rank) {
+  return rank === "10" ? { textLength: 19, lengthAdjust: "spacingAndGlyphs" } : {};
+}
+
 // A card's face, drawn: its rank and suit in the top-left corner and, upside down, the bottom-right one,
 // and a large pip in the middle. The corner stays readable where cards overlap.
 function cardFace(code) {
@@ -33,7 +38,7 @@ function cardFace(code) {
   const pip = SUITS[code[1]][0];
   const corner = (index) => drawn("g", { class: "corner" }, index, drawn("text", { x: 4, y: 35, class: "index-pip" }, pip));
   return drawn("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
-    corner(drawn("text", { x: 3, y: 18, class: "index" }, rank)),
+    corner(drawn("text", { x: 3, y: 18, class: "index", ...narrowed(rank) }, rank)),
     drawn("text", { x: 30, y: 57, class: "pip", "text-anchor": "middle" }, pip),
     // The upside-down rank is drawn by reference, not as text of the card's own: what a card to play
     // shows in words is then its rank once, as its name begins (label in name, WCAG 2.5.3).
@@ -45,7 +50,7 @@ function rankGlyphs() {
   const glyphs = [...RANK_ORDER].map((code) => {
     const rank = code === "T" ? "10" : code;
     return drawn("text", { id: `rank-${rank}`, x: 3, y: 18, fill: "currentColor", "font-family": "system-ui, sans-serif",
-      "font-weight": "bold", "font-size": 19, "letter-spacing": -1.5 }, rank);
+      "font-weight": "bold", "font-size": 19, "letter-spacing": -1.5, ...narrowed(rank) }, rank);
   });
   return drawn("svg", { width: 0, height: 0, "aria-hidden": "true", style: "position: absolute" }, drawn("defs", {}, ...glyphs));
 }
