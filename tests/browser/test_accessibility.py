@@ -58,6 +58,29 @@ def test_cards_have_text_alternatives(page):
     expect(page.locator("#board .card[data-card='6H']")).to_have_attribute("aria-label", "6 of hearts")
 
 
+def test_the_piles_are_named_as_piles(page):
+    start_game(page, "osmosis-ablage", 2)
+
+    names = page.locator("#board [role=group]").evaluate_all("(groups) => groups.map((g) => g.ariaLabel)")
+
+    base_suit = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}[
+        page.locator("#board [data-target=F1] .card").first.get_attribute("data-card")[1]
+    ]
+    assert names == [
+        "stock",
+        "waste, 0 cards",
+        "cell",
+        "reserve 1",
+        "reserve 2",
+        "reserve 3",
+        "reserve 4",
+        f"foundation 1, {base_suit}",
+        "foundation 2, empty",
+        "foundation 3, empty",
+        "foundation 4, empty",
+    ]
+
+
 def test_a_card_to_play_is_named_first_by_what_it_shows(page):
     """WCAG 2.5.3, label in name: a voice-control user says what the button shows ("K spades")."""
     start_game(page, "osmosis-ablage", 2)

@@ -4,7 +4,7 @@ input during a movement acts on the table as it is; with reduced motion nothing 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.table import start_game, version_of, wait_for_next_version, watch_for_errors
+from tests.browser.table import post, start_game, version_of, wait_for_next_version, watch_for_errors
 
 # The movements running on the table now: which card, and whether it travels (a transform that changes).
 MOVEMENTS = """() => document.getAnimations().map((animation) => {
@@ -84,6 +84,23 @@ def test_drawn_cards_fan_out_from_the_stock_and_the_next_input_is_not_lost(page,
     dealt = [m for m in movements if m["card"] and len(m["card"]) == 2]
     assert len(dealt) >= 3, movements
     assert all(150 <= m["duration"] <= 300 for m in dealt), movements
+
+
+def test_a_redeal_gathers_the_waste_back_into_the_stock(page, live_server):
+    game = post(f"{live_server}/games", {"variant": "osmosis", "deal_number": 3})
+    token = game["player_token"]
+    while not any(action["kind"] == "redeal" for action in game["legal_actions"]):
+        game = post(f"{live_server}/games/{game['id']}/draw", token=token)["game"]
+    page.goto("/#tables")
+    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{token}')")
+    page.goto(f"/#game={game['id']}")
+    expect(page.locator("#board .waste .card").first).to_be_visible()
+
+    page.locator("#board button.stock").click()
+
+    expect(page.locator("#board .waste .card")).to_have_count(0)
+    movements = page.evaluate(MOVEMENTS)
+    assert [m for m in movements if "stock" in m["card"]], movements
 
 
 def test_with_reduced_motion_nothing_moves(still_page):

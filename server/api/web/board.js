@@ -103,10 +103,13 @@ function backs(count) {
   return element;
 }
 
-// A labelled place on the table; `target`, where a card may be dropped (F1..F4, cell).
-function row(label, children, className, target = null) {
+// A labelled place on the table, a group named as the pile it is ("reserve 1", "foundation 2", "waste");
+// `target`, where a card may be dropped (F1..F4, cell).
+function row(label, children, className, target = null, pileName = label) {
   const element = document.createElement("div");
   element.className = `row ${className}`;
+  element.setAttribute("role", "group");
+  element.setAttribute("aria-label", pileName);
   if (target) element.dataset.target = target;
   const name = document.createElement("span");
   name.className = "label";
@@ -151,23 +154,24 @@ export function renderBoard(container, state, actions,
   left.className = "reserves";
   state.reserves.forEach((pile, p) => {
     const down = pile.face_down ? [backs(pile.face_down)] : [];
-    left.append(row(`R${p + 1}`, [...down, ...pile.face_up.map(card)], "reserve"));
+    left.append(row(`R${p + 1}`, [...down, ...pile.face_up.map(card)], "reserve", null, `reserve ${p + 1}`));
   });
   const right = document.createElement("div");
   right.className = "foundations";
   state.foundations.forEach((foundation, k) => {
     const cards = foundationOrder === "rank" ? byRank(foundation.cards) : foundation.cards;
-    right.append(row(`F${k + 1}`, cards.map((code) => cardElement(code, null, null)), "foundation", `F${k + 1}`));
+    const name = `foundation ${k + 1}${foundation.suit ? `, ${SUITS[foundation.suit][1]}` : ", empty"}`;
+    right.append(row(`F${k + 1}`, cards.map((code) => cardElement(code, null, null)), "foundation", `F${k + 1}`, name));
   });
   const talon = document.createElement("div");
   talon.className = "talon";
-  talon.append(row("Stock", [stockElement(state, play)], "stock-row"));
+  talon.append(row("Stock", [stockElement(state, play)], "stock-row", null, "stock"));
   const shown = state.waste.slice(-6);
   const waste = shown.map(card);
   if (groupWaste) waste.slice(0, waste.length - state.live_waste).forEach((element) => element.classList.add("dead"));
-  talon.append(row(`Waste ${state.waste.length}`, waste, "waste"));
+  talon.append(row(`Waste ${state.waste.length}`, waste, "waste", null, `waste, ${counted(state.waste.length, "card")}`));
   if (state.cell !== null || freeCells) {
-    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell"));
+    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell", "cell"));
   }
   const passes = state.passes_left === null ? "unlimited passes" : `${counted(state.passes_left, "more pass", "more passes")}`;
   const info = document.createElement("p");
