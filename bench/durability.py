@@ -13,49 +13,22 @@ records.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from load import Measurement, actions_work, free_port, run_phase  # noqa: E402
+from load import Measurement, actions_work, free_port, run_phase, serve_osmosis  # noqa: E402
 
-OSMOSIS = Path(sys.executable).with_name("osmosis")
 ROOT = Path("/tmp") / "osmosis-bench-durability"  # short: each embedded server's socket lives under it
 
 
 def serve(name: str, port: int, **env: str) -> subprocess.Popen[bytes]:
-    folder = ROOT / name
-    environment = {
-        **{key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "OSMOSIS_WAL_ARCHIVE")},
-        "OSMOSIS_DATA_DIR": str(folder / "data"),
-        "RATE_LIMIT": "",
-        "LOG_LEVEL": "warning",
-        **env,
-    }
-    process = subprocess.Popen(
-        [str(OSMOSIS), "serve", "--port", str(port), "--workers", "2"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=open(folder / "serve.log", "w"),  # noqa: SIM115 -- as long as the process
-    )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as answer:
-                if answer.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise SystemExit(f"osmosis serve ({name}) did not become ready: see {folder / 'serve.log'}")
+    return serve_osmosis(ROOT / name, port, **env)
 
 
 def main() -> None:

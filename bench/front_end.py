@@ -11,14 +11,11 @@ docs/performance.md records.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -26,9 +23,8 @@ from playwright.sync_api import Page, sync_playwright
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from load import free_port  # noqa: E402
+from load import free_port, serve_osmosis  # noqa: E402
 
-OSMOSIS = Path(sys.executable).with_name("osmosis")
 ROOT = Path("/tmp") / "osmosis-bench-front-end"
 CHROMIUM = "/usr/bin/chromium"
 
@@ -54,31 +50,6 @@ WATCH = """() => {
 
 BUSY = """() => setTimeout(() => { const until = performance.now() + 80; while (performance.now() < until); }, 0)"""
 """An 80 ms task, to show that the long-task observer is watching before it is trusted to see none."""
-
-
-def serve(port: int) -> subprocess.Popen[bytes]:
-    environment = {
-        **{key: value for key, value in os.environ.items() if key != "DATABASE_URL"},
-        "OSMOSIS_DATA_DIR": str(ROOT / "data"),
-        "RATE_LIMIT": "",
-        "LOG_LEVEL": "warning",
-    }
-    process = subprocess.Popen(
-        [str(OSMOSIS), "serve", "--port", str(port), "--workers", "2"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=open(ROOT / "serve.log", "w"),  # noqa: SIM115 -- as long as the process
-    )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as answer:
-                if answer.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise SystemExit(f"osmosis serve did not become ready: see {ROOT / 'serve.log'}")
 
 
 def play(page: Page, moves: int) -> int:
@@ -138,7 +109,7 @@ def main() -> None:
         shutil.rmtree(ROOT, ignore_errors=True)
         ROOT.mkdir(parents=True)
         port = free_port()
-        server = serve(port)
+        server = serve_osmosis(ROOT, port)
         base = f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as playwright:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,6 +60,34 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def serve_osmosis(folder: Path, port: int, **env: str) -> subprocess.Popen[bytes]:
+    """`osmosis serve` with 2 workers on its own embedded PostgreSQL (in `folder`/data), rate limits off, once it
+    answers /readyz; its log in `folder`/serve.log."""
+    environment = {
+        **{key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "OSMOSIS_WAL_ARCHIVE")},
+        "OSMOSIS_DATA_DIR": str(folder / "data"),
+        "RATE_LIMIT": "",
+        "LOG_LEVEL": "warning",
+        **env,
+    }
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("osmosis")), "serve", "--port", str(port), "--workers", "2"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=open(folder / "serve.log", "w"),  # noqa: SIM115 -- as long as the process
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as answer:
+                if answer.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise SystemExit(f"osmosis serve did not become ready: see {folder / 'serve.log'}")
 
 
 def start_gunicorn(

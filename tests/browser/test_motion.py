@@ -50,6 +50,14 @@ def first_playable(page):
     return page.locator("#board .playable").first.get_attribute("data-card")
 
 
+def test_a_new_deal_leaves_the_stock_card_after_card(page):
+    start_game(page, "peek", 3)
+
+    movements = page.evaluate(MOVEMENTS)
+
+    assert len({m["card"] for m in movements}) >= 10, movements  # Peek's 16 reserve cards and the base card
+
+
 def test_a_played_card_travels_to_its_foundation(page):
     start_game(page, "osmosis-draw-one", 3)
     code = first_playable(page)

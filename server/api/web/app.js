@@ -12,7 +12,7 @@ import { markHint, sayBeside, unsay } from "./feedback.js";
 import { canFinish } from "./finishing.js";
 import { dealName, listGamesInProgress, listMyGames, myGameIds, remember, tableTitle, tokenOf } from "./lists.js";
 import { playDaily, wireMenu } from "./menu.js";
-import { celebrate, placesOn, shake, travel } from "./motion.js";
+import { celebrate, dealt, placesOn, shake, travel } from "./motion.js";
 import { showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
 import { naturalFoundation, whyNotHere } from "./reasons.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
@@ -72,8 +72,9 @@ function renderGame(dropped = null) {
   const foundationOrder = game.status === "won" ? "rank" : settings.foundationOrder;
   renderBoard(board, game.state, game.legal_actions,
     { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group" });
+  if (before) travel(board, before, dropped);
+  else if (board.dataset.game !== game.id && game.version === 1) dealt(board); // a fresh deal, not a reload
   board.dataset.game = game.id;
-  travel(board, before, dropped);
   unsay();
   $("auto-move").checked = settings.autoMove;
   $("auto-finish").checked = settings.autoFinish;

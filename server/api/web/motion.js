@@ -46,6 +46,14 @@ export function travel(board, before, dropped = null) {
   if (stock && before.waste && !board.querySelector(".waste .card")) slide(stock, before.waste);
 }
 
+// A new table is dealt: its cards leave the stock one after another for their places.
+export function dealt(board) {
+  const stock = board.querySelector(".stock");
+  if (!stock || !moving()) return;
+  const from = stock.getBoundingClientRect();
+  [...board.querySelectorAll(".reserve .card, .foundation .card")].forEach((card, n) => slide(card, from, DEALT_APART_MS / 2 * n));
+}
+
 // A refused card shakes where it lies (coming back first from where it was dropped), or, without movement, is
 // outlined for a moment.
 export function shake(card, from = null) {
