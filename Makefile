@@ -58,6 +58,8 @@ check: $(VENV)/.test-tools $(VENV)/.solver-accelerator
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
+	# The front end's modules parse (Node's syntax check; the browser tests run them).
+	for module in server/api/web/*.js; do node --experimental-default-type=module --check $$module || exit 1; done
 	OSMOSIS_FAST_TIER=1 $(BIN)/pytest -q -m "not slow" tests $(addprefix --ignore=,$(NEEDS_SERVERS))
 
 bench: $(BIN)/osmosis

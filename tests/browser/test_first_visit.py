@@ -35,6 +35,7 @@ def test_the_menu_deals_a_winnable_deal_of_a_preset_and_remembers_the_choice(pag
     page.reload()
     page.click("#deal-menu summary")
     expect(page.locator("#winnable")).to_be_checked()
+    expect(page.locator("#variant")).to_have_value("peek")
 
 
 def test_todays_deal_from_the_menu_asks_for_a_name_first(page):
@@ -45,3 +46,17 @@ def test_todays_deal_from_the_menu_asks_for_a_name_first(page):
     page.click("#menu-daily")
 
     expect(page.locator("#variant-description")).to_contain_text("choose one on the Tables page")
+
+
+def test_another_deal_after_a_winnable_deal_is_winnable_too(page, live_server):
+    page.goto("/")
+    expect(page.locator("#board .card").first).to_be_visible()
+    first = page.locator("#game-id").inner_text()
+    page.click("#resign")
+    page.click("#resign-yes")
+
+    page.click("#next-deal")
+
+    expect(page.locator("#game-id")).not_to_have_text(first)
+    expect(page.locator("#table-title")).to_have_text("Osmosis, a winnable random deal")
+    assert get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")["deal"]["winnable"]

@@ -68,6 +68,13 @@ function renderGame(dropped = null) {
   const play = game.status === "playing"
     ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(drawAction), drawAction }
     : null;
+  // The end panel, above the table, is in place before the cards travel: they travel to where they end up.
+  if (game.status !== "playing") $("confirm-resign").hidden = true;
+  if (game.status === "playing") $("game-over").hidden = true;
+  else if ($("game-over").hidden || $("game-over").dataset.game !== game.id) {
+    const over = game;
+    showGameOver(over, () => game === over);
+  }
   // A won table ends tidy, each foundation ace to king, whatever order the cards were played in.
   const foundationOrder = game.status === "won" ? "rank" : settings.foundationOrder;
   renderBoard(board, game.state, game.legal_actions,
@@ -87,12 +94,6 @@ function renderGame(dropped = null) {
   $("finish").hidden = !canFinish(game);
   $("finish").disabled = finishing;
   $("draw").classList.remove("hinted");
-  if (game.status !== "playing") $("confirm-resign").hidden = true;
-  if (game.status === "playing") $("game-over").hidden = true;
-  else if ($("game-over").hidden || $("game-over").dataset.game !== game.id) {
-    const over = game;
-    showGameOver(over, () => game === over);
-  }
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
@@ -130,7 +131,7 @@ async function finish() {
   try {
     while (game.status === "playing" && !$("table").hidden) {
       const move = game.legal_actions.find((action) => action.kind === "move" && action.to !== "cell");
-      if (!move || !(await act(move, { finishing: true }))) break;
+      if (!move || !(await act(move, { finishStep: true }))) break;
       await new Promise((done) => setTimeout(done, FINISH_STEP_DELAY));
     }
   } finally {
@@ -145,9 +146,11 @@ function changeSettings(changes) {
   renderGame();
 }
 
+// The same rules again, a winnable deal again if this one was.
 async function dealAgain(dealNumber) {
   const body = { rules: game.rules };
   if (dealNumber !== null) body.deal_number = dealNumber;
+  if (game.deal.winnable) body.winnable = true;
   await deal(body, (error) => say(error.message, "error"));
 }
 
@@ -168,8 +171,8 @@ async function deal(body, onError) {
 // the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
 // Whatever the server refuses, the table then shows the game as the server has it, with the reason.
 // True when the action was taken.
-async function act(action, { auto = false, dropped = null, finishing: finishingMove = false } = {}) {
-  if (!action || inFlight || (finishing && !finishingMove)) return false;
+async function act(action, { auto = false, dropped = null, finishStep = false } = {}) {
+  if (!action || inFlight || (finishing && !finishStep)) return false;
   inFlight = true;
   try {
     const body = { action, expected_version: game.version };
@@ -177,7 +180,7 @@ async function act(action, { auto = false, dropped = null, finishing: finishingM
     const wasPlaying = game.status === "playing";
     game = result.game;
     cellMode = false;
-    if (game.status === "playing") say(`${auto ? "Auto-move: " : finishingMove ? "Finishing: " : ""}${describe(result.events[0])}`);
+    if (game.status === "playing") say(`${auto ? "Auto-move: " : finishStep ? "Finishing: " : ""}${describe(result.events[0])}`);
     renderGame(dropped);
     if (wasPlaying && game.status === "won") celebrate($("board"));
     const first = document.querySelector("#board .playable");

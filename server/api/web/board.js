@@ -1,14 +1,14 @@
 // Cards, the board and the words for events: drawn from a game's public view and legal actions only.
 
-const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
-const RANKS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+export const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
+export const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 
 function cardName(code) {
-  return `${RANKS[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
+  return `${RANK_NAMES[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
 // What a card's corner shows: "K♠", "10♥".
-function cardIndex(code) {
+export function cardIndex(code) {
   return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]][0]}`;
 }
 

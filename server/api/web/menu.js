@@ -18,7 +18,7 @@ async function newGame(event) {
   const number = $("deal-number").value.trim();
   if (number !== "") body.deal_number = Number(number);
   if ($("winnable").checked) body.winnable = true;
-  saveSettings({ ...loadSettings(), winnable: $("winnable").checked });
+  saveSettings({ ...loadSettings(), winnable: $("winnable").checked, variant: body.variant });
   if (await deal(body, (error) => explain(error.message))) $("deal-menu").open = false;
 }
 
@@ -45,8 +45,10 @@ export function wireMenu(variants, dealing) {
   }
   const describeVariant = () => explain(variants.find((v) => v.name === $("variant").value).description);
   $("variant").addEventListener("change", describeVariant);
+  const chosen = loadSettings();
+  if (variants.some((v) => v.name === chosen.variant)) $("variant").value = chosen.variant; // the last one dealt
   describeVariant();
-  $("winnable").checked = loadSettings().winnable;
+  $("winnable").checked = chosen.winnable;
   $("new-game").addEventListener("submit", newGame);
   $("menu-daily").addEventListener("click", () => playDaily($("variant").value));
   $("again").addEventListener("click", () => {

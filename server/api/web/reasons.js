@@ -4,12 +4,9 @@
 // of every preset, and in the table's own words (3♠, "foundation 2", "the foundation above"), which the table shows.
 // It reads only what the player sees; which moves are legal still comes from the game's legal_actions alone.
 
-const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
-const RANK_WORDS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+import { cardIndex as shown, RANK_NAMES, SUITS } from "./board.js";
 
-// What a card's corner shows: "3♠", "10♥".
-const shown = (code) => `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]][0]}`;
-const rankWord = (rank) => RANK_WORDS[rank] || rank;
+const rankWord = (rank) => RANK_NAMES[rank] || rank;
 const foundationWord = (target) => `foundation ${target.slice(1)}`;
 const reserveWord = (place) => `reserve ${place.slice(1)}`;
 

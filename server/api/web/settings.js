@@ -1,6 +1,6 @@
 // The player's settings, remembered by this browser.
 
-const DEFAULTS = { autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false };
+const DEFAULTS = { autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false, variant: null };
 const KEY = "osmosis-settings";
 
 export function loadSettings() {
