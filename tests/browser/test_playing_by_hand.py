@@ -47,7 +47,9 @@ SETTLED = """document.getAnimations()
 
 
 def centre(locator):
-    """Where the element is once the table's movements are over: a hand aims at a card where it lies."""
+    """Where the element is once it is drawn and the table's movements are over: a hand aims at a card where it
+    lies."""
+    locator.wait_for()
     locator.page.wait_for_function(SETTLED)
     box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2

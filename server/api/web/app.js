@@ -30,6 +30,7 @@ let inFlight = false; // an action or hint is on its way: a double click or a re
 let finishing = false; // the finish is playing the cards home
 let settings = loadSettings();
 let autoMoveTimer = null;
+let freshDeal = null; // the id of the game this page has just dealt, whose cards leave the stock once drawn
 
 // --- playing -----------------------------------------------------------------------------------------
 
@@ -80,7 +81,8 @@ function renderGame(dropped = null) {
   renderBoard(board, game.state, game.legal_actions,
     { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group" });
   if (before) travel(board, before, dropped);
-  else if (board.dataset.game !== game.id && game.version === 1) dealt(board); // a fresh deal, not a reload
+  else if (freshDeal === game.id) dealt(board); // dealt here, not a game reloaded
+  freshDeal = null;
   board.dataset.game = game.id;
   unsay();
   $("auto-move").checked = settings.autoMove;
@@ -158,6 +160,7 @@ async function deal(body, onError) {
   try {
     game = await api("/games", { method: "POST", body });
     token = game.player_token;
+    freshDeal = game.id;
     remember(game);
     location.hash = `game=${game.id}`; // the route then shows the table
     return true;
@@ -370,10 +373,8 @@ function wireTable() {
   });
 }
 
+// Every form is wired before the first request goes out: a quick hand never submits one to the page itself.
 async function start() {
-  const { variants } = await api("/variants");
-  descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
-  wireMenu(variants, deal);
   wireTable();
   $("open-replay").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -383,6 +384,9 @@ async function start() {
   $("leave-replay").addEventListener("click", () => { location.hash = "tables"; });
   wireReplay();
   wirePlayers();
+  const { variants } = await api("/variants");
+  descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
+  wireMenu(variants, deal);
   window.addEventListener("hashchange", route);
   await route();
 }
