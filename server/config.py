@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_RATE_LIMIT = "1200 per minute;50 per second"
@@ -33,7 +33,7 @@ class Settings:
     """Streaming replicas for the reads that can wait a moment (server/store/replicas.py); None: the primary's."""
     replica_max_lag_bytes: int = 1 << 20
     """PostgreSQL to use; None means: start the embedded server in `data_dir`."""
-    data_dir: Path = Path("var")
+    data_dir: Path = field(default_factory=lambda: Path(os.environ.get("OSMOSIS_DATA_DIR", "var")))
     pool_min_size: int = 2
     pool_max_size: int = 10
     pool_timeout: float = 5.0

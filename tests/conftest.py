@@ -6,10 +6,21 @@ those plugins, and failing if any of its tests imported Flask, psycopg or Playwr
 that asks for a database or an app finds no such fixture: it belongs in a folder `make check` does not run."""
 
 import os
+import shutil
 import sys
+import tempfile
 
 HEAVY = ("flask", "psycopg", "playwright")
 FAST_TIER = bool(os.environ.get("OSMOSIS_FAST_TIER"))
+
+# The apps a test builds keep their log's key and its record of checkpoints in the data directory: the run's own,
+# never the project's var/, where `make serve` would find a log of a test's beside a database of its own.
+RUN_DATA_DIR = os.environ["OSMOSIS_DATA_DIR"] = tempfile.mkdtemp(prefix="osmosis-test-data-")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(RUN_DATA_DIR, ignore_errors=True)
+
 
 pytest_plugins = [] if FAST_TIER else ["tests.databases", "tests.apps"]
 

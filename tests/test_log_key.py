@@ -2,6 +2,7 @@
 wrong one refused at start-up with a clear message."""
 
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,19 @@ def test_the_log_settings_are_read_from_the_environment(tmp_path):
 def test_bad_log_settings_are_refused(env, message):
     with pytest.raises(ConfigError, match=message):
         Settings.from_env(env)
+
+
+def test_a_test_run_keeps_its_logs_keys_and_checkpoints_outside_the_project():
+    """`make test` then `make serve` in one checkout: the server must not find, in the project's var/, a log key and a
+    record of checkpoints that an in-process test app signed for a database of its own (the fork guard would then
+    refuse to sign for the new database, rightly)."""
+    project_data = (Path(__file__).resolve().parents[1] / "var").resolve()
+
+    assert not Settings().data_dir.resolve().is_relative_to(project_data)
+
+
+def test_the_data_directory_follows_osmosis_data_dir_else_var(monkeypatch, tmp_path):
+    monkeypatch.setenv("OSMOSIS_DATA_DIR", str(tmp_path))
+    assert Settings().data_dir == tmp_path
+    monkeypatch.delenv("OSMOSIS_DATA_DIR")
+    assert Settings().data_dir == Path("var")
