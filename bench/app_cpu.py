@@ -21,6 +21,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -164,10 +165,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    with postgres_server() as server_url:
+    # The app signs a log of its database's: its key and checkpoints in a directory of the run's, never in var/.
+    with postgres_server() as server_url, tempfile.TemporaryDirectory(prefix="osmosis-bench-data-") as data:
         url = prepare_database(server_url)
         os.environ["DATABASE_URL"] = url
-        settings = Settings.from_env({"DATABASE_URL": url, "RATE_LIMIT": ""})
+        settings = Settings.from_env({"DATABASE_URL": url, "RATE_LIMIT": "", "OSMOSIS_DATA_DIR": data})
         game_app = create_app(settings)
         ceiling = importlib.import_module("bench.ceiling_app")
         pool = open_pool(url, 1, 2, 5, 5000)

@@ -11,8 +11,11 @@ medians over rounds.
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,8 +33,11 @@ from server.runtime.app import create_app  # noqa: E402
 from tests.memory_store import MemoryStore  # noqa: E402
 
 
-def client(rate_limit: str) -> Any:
-    settings = Settings.from_env({"RATE_LIMIT": rate_limit, "RATE_LIMIT_STORAGE_URI": "memory://"})
+def client(rate_limit: str, data: str) -> Any:
+    """`data`: the app's data directory (its log's key), one of the run's, never var/."""
+    settings = Settings.from_env(
+        {"RATE_LIMIT": rate_limit, "RATE_LIMIT_STORAGE_URI": "memory://", "OSMOSIS_DATA_DIR": data}
+    )
     return create_app(settings, MemoryStore()).test_client()
 
 
@@ -43,7 +49,9 @@ def cpu_microseconds(test_client: Any, address: str, requests: int) -> float:
 
 
 def main() -> None:
-    limited, unlimited = client("100000 per second"), client("")
+    data = tempfile.mkdtemp(prefix="osmosis-bench-data-")
+    atexit.register(shutil.rmtree, data, True)
+    limited, unlimited = client("100000 per second", data), client("", data)
     phases = {
         "rate limiting off": (unlimited, "203.0.113.7"),
         "counted (203.0.113.7)": (limited, "203.0.113.7"),

@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 HEAVY = ("flask", "psycopg", "playwright")
 FAST_TIER = bool(os.environ.get("OSMOSIS_FAST_TIER"))
@@ -16,6 +17,15 @@ FAST_TIER = bool(os.environ.get("OSMOSIS_FAST_TIER"))
 # The apps a test builds keep their log's key and its record of checkpoints in the data directory: the run's own,
 # never the project's var/, where `make serve` would find a log of a test's beside a database of its own.
 RUN_DATA_DIR = os.environ["OSMOSIS_DATA_DIR"] = tempfile.mkdtemp(prefix="osmosis-test-data-")
+PROJECT_DATA = Path(__file__).resolve().parents[1] / "var"
+LOG_FILES = ("log-signing-key", "log-checkpoints-*.json")
+
+
+def _log_files_in_the_project() -> set[Path]:
+    return {path for pattern in LOG_FILES for path in PROJECT_DATA.glob(pattern)}
+
+
+LOG_FILES_BEFORE = _log_files_in_the_project()
 
 
 def pytest_unconfigure(config):
@@ -26,6 +36,8 @@ pytest_plugins = [] if FAST_TIER else ["tests.databases", "tests.apps"]
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if _log_files_in_the_project() - LOG_FILES_BEFORE and session.exitstatus == 0:
+        session.exitstatus = 1  # a test wrote a log's files where `make serve` would take them for its own
     answers = _answered()
     if answers is not None and (answers.undeclared_statuses() or answers.breaches) and session.exitstatus == 0:
         session.exitstatus = 1
@@ -34,6 +46,10 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if written := _log_files_in_the_project() - LOG_FILES_BEFORE:
+        terminalreporter.section("a test wrote a log's key or checkpoints into the project's var/")
+        for path in sorted(written):
+            terminalreporter.write_line(f"{path}: give it OSMOSIS_DATA_DIR (the run's own: {RUN_DATA_DIR})")
     answers = _answered()
     undeclared = [] if answers is None else answers.undeclared_statuses()
     if undeclared:

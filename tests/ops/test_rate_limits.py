@@ -1,6 +1,7 @@
 """The rate limit a client is told is the one it gets: counted once for all the workers of a server, with
 the default counters (shared memory) and with Redis, under gunicorn as deployed."""
 
+import os
 import threading
 import urllib.error
 import urllib.request
@@ -73,7 +74,9 @@ def _app(env):
     from server.runtime.app import create_app
     from tests.memory_store import MemoryStore
 
-    settings = Settings.from_env({"RATE_LIMIT_STORAGE_URI": "memory://", **env})
+    settings = Settings.from_env(
+        {"RATE_LIMIT_STORAGE_URI": "memory://", "OSMOSIS_DATA_DIR": os.environ["OSMOSIS_DATA_DIR"], **env}
+    )
     return create_app(settings, MemoryStore()).test_client()
 
 
