@@ -95,6 +95,33 @@ def up_to_the_finish(variant, number):
     raise AssertionError(f"deal {number} of {variant} ends before its finish")
 
 
+def sit_at(page: Page, game_id, token, settings=None):
+    """The page at the table of a game created elsewhere, as this browser's own (its token kept), with `settings`
+    (JSON) kept too when given."""
+    page.goto("/#tables")
+    page.evaluate(f"localStorage.setItem('osmosis-token-{game_id}', '{token}')")
+    if settings:
+        page.evaluate(f"localStorage.setItem('osmosis-settings', '{settings}')")
+    page.goto(f"/#game={game_id}")
+    if settings:
+        page.reload()  # read as the page starts
+    expect(page.locator("#board .card").first).to_be_visible()
+
+
+def a_table(browser, live_server, viewport, variant, number, actions=(), settings=None):
+    """A new context's page at the table of a new game of deal `number`, after `actions` were played through the
+    API; and the list of what the page throws or logs as an error."""
+    game = post(f"{live_server}/games", {"variant": variant, "deal_number": number})
+    for action in actions:
+        post(f"{live_server}/games/{game['id']}/actions", {"action": action}, token=game["player_token"])
+    phone = viewport["width"] < 500
+    context = browser.new_context(base_url=live_server, viewport=viewport, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    errors = watch_for_errors(page)
+    sit_at(page, game["id"], game["player_token"], settings)
+    return context, page, errors
+
+
 def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)

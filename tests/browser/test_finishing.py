@@ -4,27 +4,18 @@ foundations end in rank order."""
 
 from playwright.sync_api import expect
 
-from tests.browser.table import a_deal_won_by_clicking, post, up_to_the_finish, watch_for_errors
+from server.rules import PRESETS, Move, apply, legal_actions, preset, public_view
+from tests.browser.table import a_deal_won_by_clicking, a_table, dealt, goes_home, up_to_the_finish
 
 VARIANT = "osmosis-draw-one"
 
 
 def at_the_finish(browser, live_server, settings=None):
-    """A 1280x800 page on a game played up to its finish through the API."""
+    """A 1280x800 page on a game played up to one action before its finish through the API; and that action."""
     number = a_deal_won_by_clicking(VARIANT)
     played, _ = up_to_the_finish(VARIANT, number)
-    game = post(f"{live_server}/games", {"variant": VARIANT, "deal_number": number})
-    for action in played[:-1]:
-        post(f"{live_server}/games/{game['id']}/actions", {"action": action}, token=game["player_token"])
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    errors = watch_for_errors(page)
-    page.goto("/#tables")
-    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{game['player_token']}')")
-    if settings:
-        page.evaluate(f"localStorage.setItem('osmosis-settings', '{settings}')")
-    page.goto(f"/#game={game['id']}")
-    page.reload()  # the settings as this browser now keeps them
+    viewport = {"width": 1280, "height": 800}
+    context, page, errors = a_table(browser, live_server, viewport, VARIANT, number, played[:-1], settings)
     return context, page, errors, played[-1]
 
 
@@ -71,3 +62,33 @@ def test_finishing_by_itself_is_a_setting(browser, live_server):
     expect(page.locator("#status")).to_have_text("You won! All 52 cards are on the foundations.", timeout=20_000)
     context.close()
     assert not errors
+
+
+def test_the_finish_is_offered_exactly_where_the_engine_plays_every_card_home(page):
+    """finishing.js replays the engine's foundation rule over what the player sees: held to the engine's own
+    play, foundation moves only, over the positions of whole games of every preset."""
+    page.goto("/#tables")
+    cases = []
+    for variant in PRESETS:
+        rules = preset(variant)
+        for number in range(12):
+            state = dealt(variant, number)
+            while state.outcome is None:
+                hidden = bool(state.stock) or any(state.face_down(p) for p in range(len(state.reserves)))
+                view = public_view(state)
+                game = {"status": view["status"], "rules": rules.to_dict(), "state": view}
+                cases.append({"game": game, "expected": not hidden and goes_home(state)})
+                actions = legal_actions(state)
+                moves = [action for action in actions if isinstance(action, Move)]
+                state = apply(state, moves[0] if moves else actions[0])
+    assert sum(case["expected"] for case in cases) > 20 and len(cases) > 1000
+
+    differing = page.evaluate(
+        """async (cases) => {
+        const { canFinish } = await import("/app/finishing.js");
+        return cases.filter((c) => canFinish(c.game) !== c.expected).map((c) => c.game.state);
+    }""",
+        cases,
+    )
+
+    assert differing == []

@@ -4,7 +4,7 @@ input during a movement acts on the table as it is; with reduced motion nothing 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.table import post, start_game, version_of, wait_for_next_version, watch_for_errors
+from tests.browser.table import post, sit_at, start_game, version_of, wait_for_next_version, watch_for_errors
 
 # The movements running on the table now: which card, and whether it travels (a transform that changes).
 MOVEMENTS = """() => document.getAnimations().map((animation) => {
@@ -99,9 +99,7 @@ def test_a_redeal_gathers_the_waste_back_into_the_stock(page, live_server):
     token = game["player_token"]
     while not any(action["kind"] == "redeal" for action in game["legal_actions"]):
         game = post(f"{live_server}/games/{game['id']}/draw", token=token)["game"]
-    page.goto("/#tables")
-    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{token}')")
-    page.goto(f"/#game={game['id']}")
+    sit_at(page, game["id"], token)
     expect(page.locator("#board .waste .card").first).to_be_visible()
 
     page.locator("#board button.stock").click()

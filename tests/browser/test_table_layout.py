@@ -2,9 +2,8 @@
 opening table whole on a phone, and nothing wider than the window even with every foundation full."""
 
 import pytest
-from playwright.sync_api import expect
 
-from tests.browser.table import a_deal_won_by_clicking, post, screenshot, up_to_the_finish, watch_for_errors
+from tests.browser.table import a_deal_won_by_clicking, a_table, screenshot, up_to_the_finish
 
 DESKTOPS = [{"width": 1920, "height": 1080}, {"width": 1280, "height": 800}]
 PHONE = {"width": 390, "height": 844}
@@ -25,26 +24,10 @@ MEASURE = """() => {
 }"""
 
 
-def opened(browser, live_server, viewport, variant, number, actions=()):
-    """A page on the table of a new game of deal `number`, after `actions` were played through the API."""
-    game = post(f"{live_server}/games", {"variant": variant, "deal_number": number})
-    for action in actions:
-        post(f"{live_server}/games/{game['id']}/actions", {"action": action}, token=game["player_token"])
-    phone = viewport["width"] < 500
-    context = browser.new_context(base_url=live_server, viewport=viewport, is_mobile=phone, has_touch=phone)
-    page = context.new_page()
-    errors = watch_for_errors(page)
-    page.goto("/#tables")
-    page.evaluate(f"localStorage.setItem('osmosis-token-{game['id']}', '{game['player_token']}')")
-    page.goto(f"/#game={game['id']}")
-    expect(page.locator("#board .card").first).to_be_visible()
-    return context, page, errors
-
-
 @pytest.mark.parametrize("variant", ["osmosis", "peek", "bridesmaids"])
 @pytest.mark.parametrize("viewport", DESKTOPS, ids=lambda v: f"{v['width']}x{v['height']}")
 def test_on_a_desktop_the_cards_and_the_table_fill_the_window(browser, live_server, variant, viewport):
-    context, page, errors = opened(browser, live_server, viewport, variant, 3)
+    context, page, errors = a_table(browser, live_server, viewport, variant, 3)
     sizes = page.evaluate(MEASURE)
     context.close()
 
@@ -60,7 +43,7 @@ def test_without_reserves_the_foundations_and_the_stock_take_the_room(browser, l
     viewport = DESKTOPS[1]
     heights = {}
     for variant in ("osmosis", "bridesmaids"):
-        context, page, errors = opened(browser, live_server, viewport, variant, 3)
+        context, page, errors = a_table(browser, live_server, viewport, variant, 3)
         heights[variant] = page.evaluate(MEASURE)["cardHeight"]
         context.close()
         assert not errors
@@ -70,7 +53,7 @@ def test_without_reserves_the_foundations_and_the_stock_take_the_room(browser, l
 
 @pytest.mark.parametrize("variant", ["osmosis", "peek", "bridesmaids", "osmosis-ablage"])
 def test_on_a_phone_the_whole_opening_table_is_in_the_first_screen(browser, live_server, variant):
-    context, page, errors = opened(browser, live_server, PHONE, variant, 3)
+    context, page, errors = a_table(browser, live_server, PHONE, variant, 3)
     sizes = page.evaluate(MEASURE)
     context.close()
 
@@ -84,7 +67,7 @@ def test_on_a_phone_the_whole_opening_table_is_in_the_first_screen(browser, live
 def test_full_foundations_and_a_full_waste_fit_the_width(browser, live_server, viewport):
     number = a_deal_won_by_clicking("osmosis-draw-one")
     played, _ = up_to_the_finish("osmosis-draw-one", number)
-    context, page, errors = opened(browser, live_server, viewport, "osmosis-draw-one", number, played)
+    context, page, errors = a_table(browser, live_server, viewport, "osmosis-draw-one", number, played)
     sizes = page.evaluate(MEASURE)
     longest = page.evaluate(
         "Math.max(...[...document.querySelectorAll('#board .foundation')].map((f) => f.children.length - 1))"

@@ -30,7 +30,7 @@ let inFlight = false; // an action or hint is on its way: a double click or a re
 let finishing = false; // the finish is playing the cards home
 let settings = loadSettings();
 let autoMoveTimer = null;
-let freshDeal = null; // the id of the game this page has just dealt, whose cards leave the stock once drawn
+let freshDeal = null; // the id of the game this page has just dealt: its first drawing deals from the stock
 
 // --- playing -----------------------------------------------------------------------------------------
 
