@@ -126,11 +126,12 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             yield conn
 
     def _confirm_replicated(self) -> None:
-        """Returns once everything committed before it is on the synchronous standby: a commit of its own, which
-        PostgreSQL acknowledges only then. What another session committed is visible on the primary before its
-        standby has it: what leaves the server as settled (a kept reply, a checkpoint) is confirmed first."""
+        """Returns once everything committed before it is on the synchronous standby: the commit of a write of its
+        own, which PostgreSQL acknowledges only once the standby has the WAL up to it (ReplicationUnconfirmed when
+        that wait is cut short). What another session committed is visible on the primary before its standby has
+        it: what leaves the server as settled (a kept reply, a checkpoint) is confirmed first."""
         with self._transaction() as conn:
-            conn.execute(sql.TAKE_TRANSACTION_ID)
+            conn.execute(sql.WRITE_BARRIER)
 
     def create_game(
         self,

@@ -362,9 +362,10 @@ SELECT_RETIREMENTS = """
 
 SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(subjects)s::uuid[]) ORDER BY index"
 
-TAKE_TRANSACTION_ID = "SELECT pg_current_xact_id()"
-"""A transaction that takes an id writes a commit record, which a synchronous standby must have before the commit
-is acknowledged: the store's barrier (PostgresStore._confirm_replicated)."""
+WRITE_BARRIER = "SELECT pg_logical_emit_message(true, 'osmosis-barrier', '')"
+"""A write of the barrier's own: a transactional WAL record, so that its commit waits, as any write's does, until the
+synchronous standby has everything up to it (PostgresStore._confirm_replicated). A transaction that only takes an id
+writes a commit record PostgreSQL does not wait for: it confirms nothing."""
 
 REPLAY_BEHIND = """
 SELECT CASE WHEN pg_is_in_recovery() THEN

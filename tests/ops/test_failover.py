@@ -217,6 +217,11 @@ def test_with_no_standby_left_writes_get_503_and_nothing_unreplicated_is_acknowl
         reads = [call("GET", f"{server}/games/{game['id']}")[0] for _ in range(5)]
         readiness = call("GET", f"{server}/readyz")
         creation = call("POST", f"{server}/games", {"variant": "peek"})
+        # The draw commits on the primary with its reply kept, and no standby confirms it: its retries with the same
+        # key must not be answered that kept reply (issue 50: a barrier that waited for nothing answered 200).
+        keyed = {"Idempotency-Key": "drawn-while-alone"}
+        draw = f"{server}/games/{game['id']}/draw"
+        draws = [call("POST", draw, {}, game["player_token"], headers=keyed) for _ in range(3)]
         back = time.monotonic()
         for node in standbys:
             cluster.start_node(node)
@@ -231,6 +236,9 @@ def test_with_no_standby_left_writes_get_503_and_nothing_unreplicated_is_acknowl
     ]
     assert not unreplicated, f"acknowledged with no standby to replicate to: {unreplicated[:5]}"
     assert creation[0] == 503 and creation[2].get("Retry-After"), creation[:2]
+    assert [draw[0] for draw in draws] == [503] * 3, [draw[:2] for draw in draws]
+    settled = call("POST", draw, {}, game["player_token"], headers=keyed)
+    assert settled[0] == 200 and settled[1]["game"]["version"] == 2, settled[:2]
     assert reads == [200] * 5, "reads stop with the standbys"
     assert readiness[0] == 200, readiness[1]
     assert readiness[1]["writes"].startswith("waiting for a synchronous standby"), readiness[1]
