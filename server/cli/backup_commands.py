@@ -29,6 +29,12 @@ def add_commands(commands: Any) -> None:
     )
     restore.add_argument("directory", type=Path, help="a backup `osmosis backup` made")
     restore.add_argument(
+        "--with-log-key",
+        action="store_true",
+        help="also put the public log's signing key the backup holds into the data directory: for restoring the "
+        "production server itself, never for a drill (a drill without it can never sign as your log)",
+    )
+    restore.add_argument(
         "--target-time",
         metavar="TIME",
         help="stop replaying at this time (e.g. '2026-11-27 09:30:00+00'), not at the archive's end",
@@ -41,13 +47,24 @@ def _backup(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     key_file = settings.data_dir / KEY_FILE if settings.log_signing_key is None else None
+    if settings.database_url is None and not (settings.data_dir / "postgres" / "PG_VERSION").exists():
+        # Started for the command, the embedded server would be a new, empty one: a backup of nothing.
+        print(
+            f"osmosis: no database in {settings.data_dir.resolve() / 'postgres'}: set OSMOSIS_DATA_DIR to the data "
+            "directory `osmosis serve` uses (a relative one is read from where the command runs), or DATABASE_URL",
+            file=sys.stderr,
+        )
+        return 2
     try:
         with database_url(settings) as url:
             manifest = backups.take(url, args.directory, key_file)
     except (backups.BackupError, embedded.InUse) as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
-    print(f"osmosis: backup taken in {args.directory} (from {manifest['started_at']} to {manifest['finished_at']})")
+    print(
+        f"osmosis: backup taken in {args.directory.resolve()} (from {manifest['started_at']} to "
+        f"{manifest['finished_at']}): {manifest['games']} games, the public log at {manifest['log_size']} entries"
+    )
     if manifest["log_signing_key"]:
         print("osmosis: it holds the public log's signing key: keep it as you keep the key")
     return 0
@@ -65,13 +82,45 @@ def _restore(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        restored = backups.restore(settings.data_dir, args.directory, settings.wal_archive, args.target_time)
+        restored = backups.restore(
+            settings.data_dir,
+            args.directory,
+            settings.wal_archive,
+            args.target_time,
+            with_log_key=args.with_log_key,
+        )
     except (backups.BackupError, embedded.InUse) as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
+    backup = restored.backup
+    print(f"osmosis: restored into {settings.data_dir.resolve() / 'postgres'} from {args.directory.resolve()}")
     print(
-        f"osmosis: restored from {args.directory} to {restored.recovered_to} (timeline {restored.timeline}); "
-        "`osmosis serve` goes on from there, and its public log signs again once its tree reaches what it "
+        f"osmosis: the backup (taken {backup.get('started_at')} to {backup.get('finished_at')}) held "
+        f"{backup.get('games', 'an unrecorded number of')} games and the public log at "
+        f"{backup.get('log_size', 'an unrecorded')} entries"
+    )
+    if restored.recovered_to is None:
+        why = "OSMOSIS_WAL_ARCHIVE is not set" if settings.wal_archive is None else "the archive had nothing after it"
+        print(
+            f"osmosis: restored to the backup's end ({backup.get('finished_at')}): no WAL replayed ({why}); "
+            f"timeline {restored.timeline}"
+        )
+    else:
+        print(
+            f"osmosis: restored to {restored.recovered_to}, the last transaction replayed from the WAL archive "
+            f"(timeline {restored.timeline})"
+        )
+    if restored.log_key_restored:
+        print(f"osmosis: the public log's signing key restored into {settings.data_dir.resolve() / KEY_FILE}")
+    elif (settings.data_dir / KEY_FILE).exists() or settings.log_signing_key is not None:
+        print("osmosis: the public log signs with the key this data directory (or LOG_SIGNING_KEY) already has")
+    else:
+        print(
+            "osmosis: the public log's signing key was NOT restored: a server here signs nothing as the restored "
+            "log (a drill cannot sign as production); restoring production itself, add --with-log-key"
+        )
+    print(
+        "osmosis: `osmosis serve` goes on from here; its public log signs again once its tree reaches what it "
         "published (osmosis log recover)"
     )
     return 0

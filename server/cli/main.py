@@ -221,7 +221,7 @@ def _serve(args: argparse.Namespace) -> int:
                 if settings.wal_archive is not None:
                     print(f"osmosis: every commit is archived in {settings.wal_archive.resolve()}", flush=True)
                 return _run_gunicorn(args, database_url)
-    except embedded.InUse as error:
+    except (embedded.InUse, wal_archive.ArchiveAhead) as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
 

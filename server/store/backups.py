@@ -19,6 +19,7 @@ import subprocess
 import tarfile
 import tempfile
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -42,15 +43,20 @@ class BackupError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Restored:
-    recovered_to: str
-    """The time of the last transaction replayed (or of the backup, with nothing replayed)."""
+    recovered_to: str | None
+    """The time of the last transaction replayed from the WAL archive; None: none was (restored to the backup's end)."""
     timeline: int
+    backup: dict[str, object]
+    """What the backup says it took (its backup.json)."""
+    log_key_restored: bool
 
 
 def take(server_url: str, target: Path, key_file: Path | None) -> dict[str, object]:
-    """An online base backup of the server at `server_url` in `target` (a new or empty directory)."""
+    """An online base backup of the server at `server_url` in `target` (a new or empty directory), refused for a
+    database no server ever used (no migrations): a backup of nothing said to be taken is a trap."""
     if target.exists() and any(target.iterdir()):
         raise BackupError(f"{target} is not empty: a backup goes into a directory of its own")
+    games, log_size = _what_is_there(server_url)
     target.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC)
     _run(
@@ -80,14 +86,40 @@ def take(server_url: str, target: Path, key_file: Path | None) -> dict[str, obje
         "started_at": started.isoformat(timespec="seconds"),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "log_signing_key": kept_key,
+        "games": games,
+        "log_size": log_size,
     }
     (target / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 
 
-def restore(data_dir: Path, backup: Path, archive: Path | None, target_time: str | None) -> Restored:
+def _what_is_there(server_url: str) -> tuple[int, int]:
+    """The games and the public log's size of the database at `server_url`; BackupError if no server migrated it."""
+    try:
+        with psycopg.connect(server_url, autocommit=True, connect_timeout=10) as conn:
+            row = conn.execute(sql.BACKED_UP).fetchone()
+    except psycopg.errors.UndefinedTable:
+        raise BackupError(
+            f"the database at {_where(server_url)} holds no server's games (no migrations were ever applied): is "
+            "this the database `osmosis serve` uses? (OSMOSIS_DATA_DIR or DATABASE_URL as the server has them)"
+        ) from None
+    except psycopg.Error as error:
+        raise BackupError(f"the database cannot be read: {error}") from None
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def _where(server_url: str) -> str:
+    return str(psycopg.conninfo.conninfo_to_dict(server_url).get("host") or "the default socket")
+
+
+def restore(
+    data_dir: Path, backup: Path, archive: Path | None, target_time: str | None, *, with_log_key: bool = False
+) -> Restored:
     """The embedded server of `data_dir` rebuilt from `backup`, recovered through `archive` to its end (or to
-    `target_time`), and stopped. Its database must be gone: a restore never writes over one."""
+    `target_time`), and stopped. Its database must be gone: a restore never writes over one. The backup is checked
+    whole before anything is unpacked, and unpacked aside: a damaged one restores nothing. The log's signing key comes
+    back only `with_log_key` (a drill then could never sign as the log it restored)."""
     manifest = _manifest(backup)
     pgdata = data_dir.resolve() / "postgres"
     if pgdata.exists() and any(pgdata.iterdir()):
@@ -96,18 +128,34 @@ def restore(data_dir: Path, backup: Path, archive: Path | None, target_time: str
         )
     if target_time is not None and archive is None:
         raise BackupError("--target-time replays the WAL archive: set OSMOSIS_WAL_ARCHIVE to it")
+    key_wanted = with_log_key and not (data_dir / KEY_FILE).exists()
+    if key_wanted and not manifest.get("log_signing_key"):
+        raise BackupError(f"--with-log-key: {backup} holds no signing key (the server had LOG_SIGNING_KEY set?)")
+    _verify(backup / "base", "the backup")
     with embedded.owning(data_dir):
-        _unpack(backup / "base", pgdata)
+        _unpack_checked(backup / "base", pgdata)
         _configure_recovery(pgdata, archive, target_time)
         user = embedded.system_user()
         if user is not None:
             embedded.give_to(user, pgdata)
         with _recovering(pgdata, user) as url:
-            restored = _wait_for_promotion(url, pgdata)
+            recovered_to, timeline = _wait_for_promotion(url, pgdata)
             _forget_recovery(url)
-    if manifest.get("log_signing_key") and not (data_dir / KEY_FILE).exists():
+    if key_wanted:
         shutil.copy2(backup / KEY_FILE, data_dir / KEY_FILE)
-    return restored
+    return Restored(recovered_to, timeline, manifest, key_wanted)
+
+
+def _verify(directory: Path, what: str) -> None:
+    """pg_verifybackup's check of every file against the backup's manifest (each file's checksum), and of the WAL
+    the backup needs when `directory` is unpacked."""
+    tar = (directory / "base.tar.gz").exists()
+    command = [str(embedded.binary("pg_verifybackup")), *(["--no-parse-wal"] if tar else []), str(directory)]
+    answered = subprocess.run(command, capture_output=True, text=True)
+    if answered.returncode != 0:
+        raise BackupError(
+            f"{what} is damaged or incomplete, and nothing was restored: {answered.stderr.strip()[-1500:]}"
+        )
 
 
 def _manifest(backup: Path) -> dict[str, object]:
@@ -120,12 +168,34 @@ def _manifest(backup: Path) -> dict[str, object]:
     return manifest
 
 
+def _unpack_checked(base: Path, pgdata: Path) -> None:
+    """The backup unpacked beside `pgdata`, checked whole with its WAL (pg_verifybackup, which also reads every WAL
+    record the backup needs), then put in place: a damaged or incomplete backup leaves nothing half-unpacked."""
+    staging = pgdata.with_name(f".{pgdata.name}.restoring")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        try:
+            _unpack(base, staging)
+        except (OSError, EOFError, tarfile.TarError, zlib.error) as error:
+            raise BackupError(f"the backup cannot be unpacked, and nothing was restored: {error}") from None
+        shutil.copy2(base / "backup_manifest", staging / "backup_manifest")
+        _verify(staging, "the backup, unpacked,")
+        (staging / "backup_manifest").unlink()
+        _forget_the_running_server(staging)
+        staging.rename(pgdata)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def _unpack(base: Path, pgdata: Path) -> None:
     pgdata.mkdir(parents=True, exist_ok=True, mode=0o700)
     with tarfile.open(base / "base.tar.gz") as tar:
         tar.extractall(pgdata, filter="tar")
     with tarfile.open(base / "pg_wal.tar.gz") as tar:
         tar.extractall(pgdata / "pg_wal", filter="tar")
+
+
+def _forget_the_running_server(pgdata: Path) -> None:
     # The embedded server's socket lives in its data directory: the lock file of the server that was backed up
     # would stop the restored one from starting on that socket.
     for stale in [
@@ -197,7 +267,7 @@ def _recovering(pgdata: Path, user: str | None) -> Iterator[str]:
         shutil.rmtree(sockets, ignore_errors=True)
 
 
-def _wait_for_promotion(url: str, pgdata: Path) -> Restored:
+def _wait_for_promotion(url: str, pgdata: Path) -> tuple[str | None, int]:
     while True:
         try:
             with psycopg.connect(url, autocommit=True) as conn:
@@ -210,7 +280,7 @@ def _wait_for_promotion(url: str, pgdata: Path) -> Restored:
         assert row is not None
         in_recovery, recovered_to, timeline = row
         if not in_recovery:
-            return Restored(str(recovered_to), int(timeline))
+            return (None if recovered_to is None else str(recovered_to)), int(timeline)
         time.sleep(0.2)
 
 

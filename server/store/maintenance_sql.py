@@ -18,7 +18,16 @@ SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_
 
 # A restore (store/backups.py): where recovery got to, and the settings it needed taken out after.
 RESTORED_TO = """
-SELECT pg_is_in_recovery(), coalesce(pg_last_xact_replay_timestamp(), now()),
-       (SELECT timeline_id FROM pg_control_checkpoint())
+SELECT pg_is_in_recovery(), pg_last_xact_replay_timestamp(), (SELECT timeline_id FROM pg_control_checkpoint())
 """
+"""Whether recovery goes on, the time of the last transaction it replayed (None: none was), and the timeline."""
+
+# What a backup took, said in its backup.json: the games, the public log's size (0 before its first checkpoint).
+BACKED_UP = """
+SELECT (SELECT count(*) FROM games), (SELECT coalesce(max(size), 0) FROM log_checkpoints),
+       (SELECT count(*) FROM alembic_version)
+"""
+
+# Where the server's WAL is now: an archive holding WAL past it belongs to a history this database does not have.
+CURRENT_WAL_LSN = "SELECT pg_current_wal_lsn()::text, pg_walfile_name(pg_current_wal_lsn())"
 RESET_SETTING = psycopg.sql.SQL("ALTER SYSTEM RESET {}")

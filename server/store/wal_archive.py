@@ -44,10 +44,43 @@ def configure(server_url: str, archiving: bool) -> None:
         conn.execute(sql.CREATE_ARCHIVE_SLOT if archiving else sql.DROP_IDLE_ARCHIVE_SLOT, {"slot": ARCHIVER})
 
 
+class ArchiveAhead(RuntimeError):
+    """The archive holds WAL past the database's: another history (a restore made without it, a database made anew)."""
+
+
+def _segment(name: str) -> int | None:
+    """The segment number (timeline aside) of a WAL file's name, or None for another file."""
+    stem = name.removesuffix(".partial")
+    if len(stem) != 24 or any(c not in "0123456789ABCDEF" for c in stem):
+        return None
+    return int(stem[8:16], 16) << 32 | int(stem[16:], 16)
+
+
+def check_continues(server_url: str, archive: Path) -> None:
+    """Raise ArchiveAhead unless the database's WAL reaches the archive's: pg_receivewal resumes from the archive's
+    end, which a database behind it (restored without the archive) never gets to, and every commit would wait for
+    it, answered 503 for ever."""
+    if not archive.is_dir():
+        return
+    archived = max((n for f in archive.iterdir() if (n := _segment(f.name)) is not None), default=None)
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        row = conn.execute(sql.CURRENT_WAL_LSN).fetchone()
+    assert row is not None
+    lsn, current_file = row
+    if archived is not None and archived > (_segment(current_file) or 0):
+        raise ArchiveAhead(
+            f"the WAL archive {archive.resolve()} goes on past this database (its WAL is at {lsn}): it belongs to "
+            "another history (restored without OSMOSIS_WAL_ARCHIVE?). Archive into a new, empty directory "
+            "(OSMOSIS_WAL_ARCHIVE), or restore again with this archive set; nothing was started"
+        )
+
+
 @contextlib.contextmanager
 def archiving(server_url: str, archive: Path | None) -> Iterator[None]:
     """For as long as the block runs, every commit in the archive before it is acknowledged (no archive: commits
-    wait for nothing)."""
+    wait for nothing). ArchiveAhead when the archive cannot go on from this database."""
+    if archive is not None:
+        check_continues(server_url, archive)
     configure(server_url, archive is not None)
     if archive is None:
         yield

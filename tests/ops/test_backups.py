@@ -350,3 +350,99 @@ def test_a_restore_to_a_point_in_time_keeps_what_came_before_it_and_nothing_afte
         assert_every_game_verifies(server.base, server.database_url())
     finally:
         server.stop()
+
+
+def flipped(backup: Path, copy: Path, name: str, at: int | None = None, truncate: bool = False) -> Path:
+    """A copy of `backup` with one byte of `base/<name>` flipped (or the file cut in half)."""
+    shutil.copytree(backup, copy)
+    damaged = copy / "base" / name
+    data = bytearray(damaged.read_bytes())
+    if truncate:
+        del data[len(data) // 2 :]
+    else:
+        where = len(data) // 2 if at is None else at
+        data[where] ^= 0x01
+    damaged.write_bytes(bytes(data))
+    return copy
+
+
+def test_a_drill_restores_without_the_log_s_key_and_a_damaged_backup_restores_nothing(root):
+    server = Serve(root).start()
+    production_key = server.osmosis("log-key").stdout.strip()
+    try:
+        for _ in range(2):
+            assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+        published = wait_until_logged(server)
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        assert "2 games, the public log at" in backup.stdout, backup.stdout
+        taken = json.loads((root / "backup" / "backup.json").read_text())
+        assert taken["games"] == 2 and taken["log_size"] == size_of(published)[0], taken
+    finally:
+        server.stop()
+
+    # Damaged or incomplete: refused before anything is unpacked, or unpacked aside and taken away again.
+    drill = Serve(root / "drill")
+    (root / "drill").mkdir()
+    for damaged in (
+        flipped(root / "backup", root / "flipped", "base.tar.gz"),
+        flipped(root / "backup", root / "cut", "pg_wal.tar.gz", truncate=True),
+        flipped(root / "backup", root / "wal-flipped", "pg_wal.tar.gz", at=4096),
+    ):
+        refused = drill.osmosis("restore", str(damaged))
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "nothing was restored" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+        assert not (drill.data / "postgres").exists() or not any((drill.data / "postgres").iterdir())
+        assert not (drill.data / ".postgres.restoring").exists()
+
+    # The drill, as docs/operations.md runs it: another data directory, the key not restored.
+    restored = drill.osmosis("restore", str(root / "backup"))
+    assert restored.returncode == 0, restored.stderr
+    assert "signing key was NOT restored" in restored.stdout, restored.stdout
+    assert "restored to the backup's end" in restored.stdout and "no WAL replayed" in restored.stdout
+    assert taken["finished_at"] in restored.stdout, "the time said is the backup's, not the restore's"
+    assert not (drill.data / "log-signing-key").exists()
+    drill.start()
+    try:
+        assert text_of(f"{drill.base}/log/key")[1].strip() != production_key
+        assert call("POST", f"{drill.base}/games", {"variant": "peek"})[0] == 201
+        time.sleep(1)
+        readiness = call("GET", f"{drill.base}/readyz")[1]
+        assert readiness["log"] != "ok" and "LOG_SIGNING_KEY" in readiness["log"], readiness
+        with psycopg.connect(drill.database_url()) as conn:
+            sizes = [row[0] for row in conn.execute("SELECT size FROM log_checkpoints")]
+        assert max(sizes) == size_of(published)[0], "the drill signed a checkpoint"
+    finally:
+        drill.stop()
+
+
+def test_a_backup_of_a_data_directory_with_no_database_is_refused(root):
+    elsewhere = Serve(root / "elsewhere")
+    refused = elsewhere.osmosis("backup", str(root / "backup"))
+    assert refused.returncode == 2, refused.stdout
+    assert f"no database in {elsewhere.data.resolve() / 'postgres'}" in refused.stderr, refused.stderr
+    assert not (elsewhere.data / "postgres").exists(), "a new, empty database was made"
+    assert not (root / "backup").exists()
+
+
+def test_a_restore_without_the_archive_is_never_served_with_it(root):
+    server = Serve(root, OSMOSIS_WAL_ARCHIVE=str(root / "archive")).start()
+    try:
+        backup = server.osmosis("backup", str(root / "backup"))
+        assert backup.returncode == 0, backup.stderr
+        with psycopg.connect(server.database_url(), autocommit=True) as conn:
+            for _ in range(2):  # the archive goes on past the backup
+                conn.execute("SELECT pg_switch_wal()")
+                assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+    finally:
+        server.stop()
+    shutil.rmtree(server.data / "postgres")
+    without = {key: value for key, value in server.env.items() if key != "OSMOSIS_WAL_ARCHIVE"}
+    restored = subprocess.run(
+        [OSMOSIS, "restore", str(root / "backup")], env=without, capture_output=True, text=True, timeout=300
+    )
+    assert restored.returncode == 0, restored.stderr
+    assert "no WAL replayed (OSMOSIS_WAL_ARCHIVE is not set)" in restored.stdout, restored.stdout
+    served = server.osmosis("serve", "--port", str(server.port))
+    assert served.returncode == 2, served.stdout + served.stderr
+    assert "goes on past this database" in served.stderr and "nothing was started" in served.stderr, served.stderr
