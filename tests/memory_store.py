@@ -94,6 +94,7 @@ class MemoryStore:
         self._cosignatures: dict[tuple[int, str], str] = {}
         self._published: list[int] = []
         self._retirements: list[Retirement] = []
+        self._record_place: str | None = None
         self._abandoned: set[UUID] = set()
         self._ranks_joined_before: set[UUID] = set()
         self._sequencing = threading.Lock()
@@ -343,6 +344,11 @@ class MemoryStore:
                 raise RetirementRefused(f"the log {retirement.origin} was retired already")
             self._retirements.append(replace(retirement, retired_at=datetime.now(UTC)))
             self._record(entry)
+
+    def claim_record_place(self, place: str) -> str:
+        with self._lock:
+            self._record_place = self._record_place or place
+            return self._record_place
 
     def log_retirements(self) -> list[Retirement]:
         with self._lock:
@@ -702,4 +708,5 @@ def backup_of(store: MemoryStore) -> MemoryStore:
         if isinstance(value, dict | list | set):
             setattr(copy, name, type(value)(value))
     copy._last_pending = store._last_pending
+    copy._record_place = store._record_place
     return copy

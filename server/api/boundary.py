@@ -20,7 +20,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeou
 
 from ..log import strict_json
 from ..service.ports import requester
-from .errors import problem
+from .errors import BEARER_CHALLENGE, problem
 
 _BODY = "osmosis.body"
 _BYTES = "osmosis.body-bytes"
@@ -97,17 +97,22 @@ class Parser(FlaskParser):
 
 
 class _Operation:
-    """What one documented operation takes: a JSON body or not, and the query parameters it declares
-    (which of them may come more than once: the lists)."""
+    """What one documented operation takes: a JSON body or not, the query parameters it declares (which of them may
+    come more than once: the lists), and whether it reads the Authorization header (its contract lists 401: every
+    operation but the probes, which answer an orchestrator whatever it sends)."""
 
-    def __init__(self, locations: set[str], query: dict[str, bool]) -> None:
+    def __init__(self, locations: set[str], query: dict[str, bool], authorizes: bool) -> None:
+        self.authorizes = authorizes
         self.takes_body = "json" in locations
         self.query = frozenset(query)
         self.lists = frozenset(name for name, is_list in query.items() if is_list)
 
 
-def install(app: Flask, player_calling: Callable[[], UUID | None]) -> None:
-    """Refuse, before any view, a body that is not JSON and query parameters the operation does not know; and note
+def install(
+    app: Flask, player_calling: Callable[[], UUID | None], refused_authorization: Callable[[], str | None]
+) -> None:
+    """Refuse, before any view, an Authorization header that cannot be honoured (`refused_authorization` says why), a
+    body that is not JSON and query parameters the operation does not know; and note
     whose solver turns the request's work takes, if it has any: the player of its live API token (players behind
     one address, a school or a carrier's NAT, do not share one client's two jobs), else its address."""
     operations = _documented_operations(app)
@@ -122,6 +127,9 @@ def install(app: Flask, player_calling: Callable[[], UUID | None]) -> None:
         operation = operations.get((request.endpoint or "", request.method))
         if operation is None:  # not an API operation: the front end, /metrics, the OpenAPI document
             return None
+        refused = refused_authorization() if operation.authorizes else None
+        if refused is not None:
+            return problem(401, "unauthorized", refused, {"WWW-Authenticate": BEARER_CHALLENGE})
         repeated = sorted(
             {name for name, values in request.args.lists() if len(values) > 1 and name not in operation.lists}
         )
@@ -162,7 +170,8 @@ def _documented_operations(app: Flask) -> dict[tuple[str, str], _Operation]:
             arguments = declared_arguments(view_class, method)
             if arguments is not None:
                 locations, query = arguments
-                operations[endpoint, method] = _Operation(locations, query)
+                responses = getattr(view_class, method.lower())._apidoc.get("manual_doc", {}).get("responses", {})
+                operations[endpoint, method] = _Operation(locations, query, "401" in responses)
     return operations
 
 

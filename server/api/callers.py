@@ -19,6 +19,25 @@ def bearer() -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def refused_authorization() -> str | None:
+    """Why the request's Authorization header cannot be honoured (None when it has none, or one that can be): not
+    `Bearer <token>`, or an API token that opens nothing. A client with a broken token is told so, never served as
+    if it had sent none."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return "the Authorization header is not `Bearer <token>`: send your token that way, or no Authorization header"
+    if is_api_token(token):
+        try:
+            caller()
+        except Unauthorized as refused:
+            return str(refused)
+    return None
+
+
 def credential() -> Credential:
     """What the request presents to act on a game; checked before anything else in the request, so that no one
     learns more. An API token (`osm_…`) is the player it names."""
@@ -45,6 +64,17 @@ def optional_caller() -> Caller | None:
     """The player calling, when the request presents an API token; None when it presents none."""
     token = bearer()
     return caller() if token is not None and is_api_token(token) else None
+
+
+def optional_player() -> Caller | None:
+    """The player calling where only a player's API token means anything (a game's player token names no one):
+    Unauthorized for any other token."""
+    token = bearer()
+    if token is not None and not is_api_token(token):
+        raise Unauthorized(
+            "this takes your API token (osm_…) or no Authorization header; a game's token names no player"
+        )
+    return optional_caller()
 
 
 def viewer() -> UUID | None:

@@ -288,7 +288,7 @@ REPLAYED_HEADER = {"Idempotent-Replayed": header("IdempotentReplayed")}
 # The error statuses operations share: any operation refuses a query parameter it does not take (422) and
 # is rate limited (429); one that reads the database can find it gone (503); one that takes a body can get
 # a body it cannot read (400, 408, 413, 415); an action needs the token and the rules' and version's consent.
-READ_ERRORS = (422, 429, 503)
+READ_ERRORS = (401, 422, 429, 503)
 BODY_ERRORS = (400, 408, 413, 415)
 ACTION_ERRORS = (*READ_ERRORS, *BODY_ERRORS, 401, 403, 404, 409, 412)
 SOLVER_CODES = ("rate-limited", "solver-busy", "service-unavailable", "solver-saturated")

@@ -121,6 +121,9 @@ def every_code() -> list[str]:
     return [*dict.fromkeys([code for _, _, code in ERRORS] + list(HTTP_CODES.values()) + [NOT_READY])]
 
 
+BEARER_CHALLENGE = 'Bearer realm="osmosis"'
+
+
 def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     body = {
         "type": f"urn:osmosis:problem:{code}",
@@ -152,7 +155,7 @@ def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
         if isinstance(error, GameGone):
             extra["log_entry"] = error.log_entry
         if status == HTTPStatus.UNAUTHORIZED:
-            headers["WWW-Authenticate"] = 'Bearer realm="osmosis"'
+            headers["WWW-Authenticate"] = BEARER_CHALLENGE
         if status == HTTPStatus.SERVICE_UNAVAILABLE:
             headers["Retry-After"] = RETRY_AFTER_SECONDS
         if isinstance(error, SolverBusy | SolverSaturated):

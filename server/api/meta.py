@@ -20,7 +20,7 @@ health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes f
 class Variants(MethodView):
     @variants_blp.doc(operationId="listVariants", security=[])
     @variants_blp.response(200, VariantListSchema, example={"variants": variants()[:2]})
-    @answers(422, 429)
+    @answers(401, 422, 429)
     def get(self) -> dict[str, Any]:
         """List the preset variants and their rule parameters
 

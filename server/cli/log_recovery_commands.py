@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of, write_whole
 from ..runtime.log_key import KEY_FILE, log_signer
+from ..runtime.witnessing import witnesses_of
 from ..service.log_guard import CheckpointRecord
 from ..service.log_recovery import RecoveryError, TileSource, recover
 from ..service.log_retirement import RetirementRefused, retire
@@ -81,7 +82,14 @@ def _recover(args: argparse.Namespace) -> int:
             pool = open_pool(url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
             try:
                 store = PostgresStore(pool, migrate.head_revision())
-                recovered = recover(store, verifier, source, [record.signed(), record.published()], _progress)
+                recovered = recover(
+                    store,
+                    verifier,
+                    source,
+                    [record.signed(), record.published()],
+                    _progress,
+                    [witness for witness, _ in witnesses_of(settings)],
+                )
             finally:
                 pool.close()
     except (RecoveryError, LogFileError, OSError, ValueError, embedded.InUse) as error:

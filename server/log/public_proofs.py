@@ -61,6 +61,12 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
     """Raises ReplayError naming what failed; else says where the game is in the log, and what the section
     does not prove yet (an end not yet in its checkpoint)."""
     section = document.get("transparency")
+    if section is None and "transparency_unavailable" in document:
+        raise ReplayError(
+            None,
+            "the export carries no proofs of inclusion in the public log: the server could not give them then "
+            f"({document['transparency_unavailable']}); export it again later",
+        )
     if section is None:
         raise ReplayError(
             None,

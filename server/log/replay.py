@@ -27,8 +27,9 @@ FIELDS = (
     "head_hash",
     "events",
 )
-OPTIONAL_FIELDS = ("transparency",)
-"""Proofs of the game's entries in the public log (public_proofs.py): an export made before the log has none."""
+OPTIONAL_FIELDS = ("transparency", "transparency_unavailable")
+"""Proofs of the game's entries in the public log (public_proofs.py): an export made before the log has none; and
+why an export has none when the log could not prove anything then."""
 EVENT_FIELDS = ("seq", "kind", "data", "hash")
 
 
@@ -106,6 +107,8 @@ def _read(document: Mapping[str, Any]) -> tuple[list[Event], Rules, str]:
         raise ReplayError(None, f"the document's rules are not valid: {error}") from None
     if "transparency" in document:
         check_shape(document["transparency"])
+    if not isinstance(document.get("transparency_unavailable", ""), str):
+        raise ReplayError(None, "the document's transparency_unavailable is not text")
     commit = document["commitment"]
     if not is_hex(commit, 64):
         raise ReplayError(None, "the document's commitment is not 64 hexadecimal digits")

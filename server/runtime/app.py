@@ -11,7 +11,7 @@ from flask import Flask
 from limits.storage import Storage, storage_from_string
 
 from ..api import boundary, http_app, observability
-from ..api.callers import viewer
+from ..api.callers import refused_authorization, viewer
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
@@ -21,16 +21,16 @@ from ..service.public_log import PublicLog
 from ..service.replicas import ReplicaReads
 from ..service.sources import Sources
 from ..store import PostgresStore, migrate, open_pool
-from ..transparency.notes import COSIGNATURE_V1, NoteError, Signer, Verifier, parse_verifier
+from ..transparency.notes import Signer, Verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
 from .composition import compose
-from .log_files import TileDirectory, record_of
+from .log_files import TileDirectory, record_of, record_place
 from .log_key import log_signer
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
 from .turns import Turns
 from .upkeep import Upkeep
-from .witnessing import WitnessCheckpointReader, Witnesses
+from .witnessing import WitnessCheckpointReader, Witnesses, witnesses_of
 
 
 def create_app(
@@ -70,7 +70,7 @@ def create_app(
         solver_time = SolverTurns(_solver_queue(settings))
         if read_store is None and settings.read_database_url is not None:
             read_store = _replica_reads(settings, store)
-    witnesses = _witnesses(settings)
+    witnesses = witnesses_of(settings)
     signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
     reads = store if read_store is None else read_store
     public_log = PublicLog(
@@ -107,7 +107,7 @@ def create_app(
     app.extensions["osmosis.upkeep"] = upkeep
     app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
-    boundary.install(app, viewer)
+    boundary.install(app, viewer, refused_authorization)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app
 
@@ -136,7 +136,9 @@ def _kept_outside(
 ) -> dict[str, Any]:
     """What the log keeps outside its database, and the guard that compares the database with it: the record of
     its checkpoints in the data directory (when this process owns its store: a store the tests give is theirs,
-    and so is its log), the tiles directory, and what the witnesses cosigned."""
+    and so is its log), the tiles directory with the deployment's record, and what the witnesses cosigned. The
+    deployment's record is the tiles directory's when there is one, else the data directory's: its place is
+    claimed in the database, and an instance keeping its record elsewhere signs nothing."""
     if signer is None:
         return {}
     records: list[tuple[str, CheckpointRecord]] = []
@@ -144,9 +146,10 @@ def _kept_outside(
         records.append(("the last checkpoint recorded beside its key", record_of(settings.data_dir, signer.verifier)))
     mirror = TileDirectory(settings.log_tiles_dir) if settings.log_tiles_dir is not None else None
     if mirror is not None:
-        records.append(("the checkpoint of its tiles directory", mirror))
+        records.append(("the checkpoint recorded in its tiles directory", mirror))
+    place = record_place(settings.log_tiles_dir or settings.data_dir) if owned else None
     reader = WitnessCheckpointReader(signer.name, witnesses) if witnesses else None
-    guard = ForkGuard(signer.verifier, records, reader)
+    guard = ForkGuard(signer.verifier, records, reader, place)
     return {"records": [record for _, record in records], "guard": guard, "mirror": mirror}
 
 
@@ -167,16 +170,3 @@ def _solver_queue(settings: Settings) -> ComputeQueue:
     if not isinstance(counters, Storage):
         raise ConfigError(f"RATE_LIMIT_STORAGE_URI names an asynchronous storage: {settings.rate_limit_storage_uri}")
     return ComputeQueue(JobLeases(counters, settings.solver_jobs_per_client))
-
-
-def _witnesses(settings: Settings) -> list[tuple[Verifier, str]]:
-    witnesses = []
-    for vkey, url in settings.log_witnesses:
-        try:
-            verifier = parse_verifier(vkey)
-        except NoteError as error:
-            raise ConfigError(f"LOG_WITNESSES names a key that is not a witness's verifier key: {error}") from None
-        if verifier.kind != COSIGNATURE_V1:
-            raise ConfigError(f"LOG_WITNESSES: {verifier.name}'s key is not a cosignature key (type 0x04)")
-        witnesses.append((verifier, url))
-    return witnesses

@@ -2,9 +2,12 @@
 
 `CheckpointFile`: the largest checkpoint the log signed and the largest it published, one small JSON file beside
 the signing key (`OSMOSIS_DATA_DIR/log-checkpoints-<key id>.json`), written before a checkpoint is offered to a witness
-or served. `TileDirectory`: the log's tiles and entry bundles as they are made, and its published checkpoint, in
-the layout C2SP tlog-tiles serves (`LOG_TILES_DIR`, which nginx can serve as static files, and which is backed up
-apart from the database, as tessera's POSIX driver and Go's sumdb mirrors keep theirs).
+or served. `TileDirectory`: the log's tiles and entry bundles as they are made, its published checkpoint, in the
+layout C2SP tlog-tiles serves (`LOG_TILES_DIR`, which nginx can serve as static files, and which is backed up apart
+from the database, as tessera's POSIX driver and Go's sumdb mirrors keep theirs), and the record of the checkpoints
+signed and published (`.published.json`) that every instance sharing the directory reads before it signs.
+`record_place`: the id of the place a deployment's record is kept, which the first sequencer claims in the
+database (service/log_guard.py).
 
 Each file is written whole (a new file, flushed to disk, renamed over the old one), under a lock on a file beside
 it, and never made smaller: two processes recording at once leave the larger."""
@@ -17,6 +20,7 @@ import json
 import os
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,13 +159,13 @@ class TileDirectory:
             return None
 
     def signed(self) -> SignedCheckpoint | None:
-        return None  # only what is published is written here: what static files serve
+        return self._published.signed()
 
     def published(self) -> SignedCheckpoint | None:
         return self._published.published()
 
     def record_signed(self, checkpoint: SignedCheckpoint) -> None:
-        pass
+        self._published.record_signed(checkpoint)
 
     def record_published(self, checkpoint: SignedCheckpoint) -> None:
         self._published.record_published(checkpoint)
@@ -173,6 +177,29 @@ class TileDirectory:
         path = self.root / address.path
         if not path.exists() or path.stat().st_size < len(data):
             write_whole(path, data)
+
+
+PLACE_FILE = "log-record-place"
+
+
+def record_place(directory: Path) -> str:
+    """The id of `directory` as the place of a log's record: made there once (by one of the processes starting at
+    once), the same for every instance that shares the directory."""
+    path = directory / PLACE_FILE
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{PLACE_FILE}.{os.getpid()}")
+        draft.write_text(f"{uuid.uuid4()}\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process made it first
+        finally:
+            draft.unlink()
+    try:
+        return str(uuid.UUID(path.read_text().strip()))
+    except (OSError, ValueError) as error:
+        raise LogFileError(f"{path} is not the id of the place of the log's record: {error}") from None
 
 
 class TileUrl:

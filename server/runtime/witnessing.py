@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from ..client.deadlines import deadline
+from ..config import ConfigError, Settings
 from ..service.ports import PublicLogStore
 from ..service.public_log import PublicLog
 from ..service.records import SignedCheckpoint
-from ..transparency.notes import NoteError, Verifier, open_note, parse_signature_line
+from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, open_note, parse_signature_line, parse_verifier
 
 log = logging.getLogger(__name__)
 SIZE_MEDIA_TYPE = "text/x.tlog.size"
@@ -214,3 +215,17 @@ def _request(method: str, url: str, body: str | None, seconds: float) -> tuple[i
         return response.status, media_type, text
     finally:
         connection.close()
+
+
+def witnesses_of(settings: Settings) -> list[tuple[Verifier, str]]:
+    """The witnesses LOG_WITNESSES names: each one's cosignature key and URL (ConfigError for a wrong key)."""
+    witnesses = []
+    for vkey, url in settings.log_witnesses:
+        try:
+            verifier = parse_verifier(vkey)
+        except NoteError as error:
+            raise ConfigError(f"LOG_WITNESSES names a key that is not a witness's verifier key: {error}") from None
+        if verifier.kind != COSIGNATURE_V1:
+            raise ConfigError(f"LOG_WITNESSES: {verifier.name}'s key is not a cosignature key (type 0x04)")
+        witnesses.append((verifier, url))
+    return witnesses

@@ -8,8 +8,11 @@ cosigned. Before it signs, the tree in the database must reach each of those and
 diverging from one, the log signs nothing, integrates nothing, and says so until `osmosis log recover` brings the
 missing entries back (or `osmosis log retire` ends it). Games go on meanwhile; their entries wait, pending.
 
-A witness that cannot be reached does not hold the log back (it is asked again at every turn until it answers
-once): the record beside the key is the guard, the witnesses a second opinion that only a lost record needs.
+The record is one for the whole deployment: every instance keeps it in one place (the tiles directory all of them
+share), and the first to sign claims that place in the database; an instance whose record is elsewhere signs
+nothing, since its record would not hold what the others handed out. A log that lists witnesses signs nothing
+until one of them has said what it cosigned last (a witness away at a restart would otherwise leave a lost record
+unguarded), and its tree must extend that.
 """
 
 from __future__ import annotations
@@ -104,9 +107,13 @@ class ForkGuard:
         verifier: Verifier,
         records: Sequence[tuple[str, CheckpointRecord]] = (),
         witnesses: WitnessCheckpoints | None = None,
+        place: str | None = None,
     ) -> None:
-        """`records`: where what the log signed is kept, each with the words that name it in a refusal."""
+        """`records`: where what the log signed is kept, each with the words that name it in a refusal. `place`:
+        the id of the place the deployment's record is kept (None: this process keeps none, as in the tests)."""
         self._verifier = verifier
+        self._place = place
+        self._claimed: str | None = None
         self._records = tuple(records)
         self._witnesses = witnesses
         self._unheard = list(witnesses.names()) if witnesses is not None else []
@@ -139,6 +146,11 @@ class ForkGuard:
                     self._heard.append((source, heard))
                 self._unheard.remove(name)
 
+    def claim_place(self, claim: Callable[[str], str]) -> None:
+        """Learn which place the deployment's record is kept in (`claim`: the store's, claiming ours if none was)."""
+        if self._place is not None and self._claimed != self._place:
+            self._claimed = claim(self._place)
+
     def largest_heard(self) -> SignedCheckpoint | None:
         """The largest checkpoint a witness said it cosigned: published, whatever the database lost."""
         with self._lock:
@@ -149,6 +161,7 @@ class ForkGuard:
         agrees with every checkpoint handed out."""
         size = latest.size if latest is not None else 0
         try:
+            self._check_place_and_witnesses(size)
             try:
                 references = self._references()
             except RecordUnreadable as error:
@@ -168,6 +181,26 @@ class ForkGuard:
         """Check, for the status only."""
         with contextlib.suppress(LogRefused):
             self.check(latest, root_at)
+
+    def _check_place_and_witnesses(self, size: int) -> None:
+        if self._place is not None and self._claimed is not None and self._claimed != self._place:
+            raise LogRefused(
+                f"its record of what it handed out is kept at place {self._place}, but the deployment's is at "
+                f"{self._claimed}: another instance signs with a record this one cannot see; every instance must "
+                "share one LOG_TILES_DIR (docs/operations.md)",
+                size,
+                size,
+            )
+        if self._witnesses is not None and self._witnesses.names():
+            with self._lock:
+                heard_from = len(self._witnesses.names()) - len(self._unheard)
+            if not heard_from:
+                raise LogRefused(
+                    "no witness has said yet which checkpoint of this log it cosigned last: it signs nothing "
+                    f"until one does (asked: {', '.join(self._witnesses.names())})",
+                    size,
+                    size,
+                )
 
     def _references(self) -> list[_Reference]:
         references = []

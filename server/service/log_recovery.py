@@ -9,13 +9,13 @@ follow the recovered checkpoint."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 from uuid import UUID
 
 from ..log.public_entries import parse_entry, subject_of
 from ..transparency.merkle import tree_hash
-from ..transparency.notes import NoteError, Verifier, open_checkpoint, parse_signature_line
+from ..transparency.notes import NoteError, Verifier, open_checkpoint, parse_note, parse_signature_line
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries, grown, partial_tiles, tile_subtrees
 from .ports import PublicLogStore
 from .records import LogGrowth, PublicEntry, SignedCheckpoint
@@ -54,10 +54,12 @@ def recover(
     source: TileSource,
     published: Sequence[SignedCheckpoint | None],
     progress: Callable[[int, int], None] = lambda done, total: None,
+    witnesses: Sequence[Verifier] = (),
 ) -> Recovered:
     """Bring the log's database up to the largest checkpoint of `published` (those recorded outside the database)
-    and the source's own, each checked against the log's key."""
-    target = _target(verifier, [*published, source.published()])
+    and the source's own, each checked against the log's key, keeping only the cosignatures that verify against
+    `witnesses`' keys (a tiles directory or a mirror is no witness: what it says was cosigned is checked)."""
+    target = _target(verifier, [*published, source.published()], witnesses)
     latest = store.latest_checkpoint()
     size = latest.size if latest is not None else 0
     if target.size <= size:
@@ -93,7 +95,27 @@ def recover(
     return Recovered(size, target.size, taken)
 
 
-def _target(verifier: Verifier, candidates: Sequence[SignedCheckpoint | None]) -> SignedCheckpoint:
+def _cosigned_by(checkpoint: SignedCheckpoint, witnesses: Sequence[Verifier]) -> SignedCheckpoint:
+    """`checkpoint` with only the cosignatures of `witnesses` that verify over it."""
+    text = parse_note(checkpoint.note).text
+    kept = []
+    for line in checkpoint.cosignatures:
+        try:
+            signature = parse_signature_line(line)
+        except NoteError:
+            continue
+        for witness in witnesses:
+            if (witness.name, witness.key_id) == (signature.name, signature.key_id) and witness.verifies(
+                text, signature.signature
+            ):
+                kept.append(line)
+                break
+    return replace(checkpoint, cosignatures=tuple(kept))
+
+
+def _target(
+    verifier: Verifier, candidates: Sequence[SignedCheckpoint | None], witnesses: Sequence[Verifier]
+) -> SignedCheckpoint:
     checked = []
     for candidate in candidates:
         if candidate is None:
@@ -102,7 +124,7 @@ def _target(verifier: Verifier, candidates: Sequence[SignedCheckpoint | None]) -
             open_checkpoint(candidate.note + "".join(candidate.cosignatures), verifier)
         except NoteError as error:
             raise RecoveryError(f"a checkpoint to recover to is not this log's: {error}") from None
-        checked.append(candidate)
+        checked.append(_cosigned_by(candidate, witnesses))
     if not checked:
         raise RecoveryError("no checkpoint to recover to: neither the record beside the key nor the tiles hold one")
     return max(checked, key=lambda checkpoint: (checkpoint.size, len(checkpoint.cosignatures)))

@@ -229,6 +229,11 @@ class PublicLogStore(TileReads, Protocol):
         """Whether any entry waits to be integrated."""
         ...
 
+    def claim_record_place(self, place: str) -> str:
+        """The place of the log's record of its checkpoints for the whole deployment: `place`, if none was claimed
+        before; else the one that was (write-once)."""
+        ...
+
     def published_checkpoint(self) -> SignedCheckpoint | None:
         """The largest checkpoint ever published, by any instance, with its cosignatures; None before the first."""
         ...

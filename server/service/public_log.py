@@ -158,16 +158,10 @@ class PublicLog:
         if there was nothing to do, or another process is the sequencer now."""
         if self._signer is None:
             return None
-        if not self._retirement_checked:
-            retired = [r for r in self._store.log_retirements() if r.verifier_key == self._signer.verifier.vkey]
-            if retired:
-                raise KeyMismatch(
-                    f"this key's log was retired, succeeded by {retired[0].successor_key}: set LOG_SIGNING_KEY to "
-                    "the successor's key"
-                )
-            self._retirement_checked = True
+        self._refuse_a_retired_key()
         if self._guard is not None:
             self._guard.consult_witnesses()
+            self._guard.claim_place(self._store.claim_record_place)
         growth = self._store.sequence(limit, self._spacing, self._integrate)
         if growth is None:
             return None
@@ -190,12 +184,44 @@ class PublicLog:
         self.publish()
         return growth.checkpoint
 
+    def _refuse_a_retired_key(self) -> None:
+        assert self._signer is not None
+        if self._retirement_checked:
+            return
+        retired = [r for r in self._store.log_retirements() if r.verifier_key == self._signer.verifier.vkey]
+        if retired:
+            raise KeyMismatch(
+                f"this key's log was retired, succeeded by {retired[0].successor_key}: set LOG_SIGNING_KEY to "
+                "the successor's key"
+            )
+        self._retirement_checked = True
+
     def status(self) -> str | None:
         """Whether the log signs ("ok") or why it does not; None where this process does not sign."""
-        if self._guard is None:
+        if self._guard is None or self._signer is None:
             return None
-        self._guard.check_quietly(self._store.latest_checkpoint(), self._root_at)
+        latest = self._store.latest_checkpoint()
+        try:
+            self._refuse_a_retired_key()
+            if latest is not None:
+                self._check_signer(latest)
+        except KeyMismatch as error:
+            return f"it signs nothing: {error}"
+        self._guard.check_quietly(latest, self._root_at)
         return self._guard.status
+
+    def _check_signer(self, latest: SignedCheckpoint) -> None:
+        """KeyMismatch unless this log's key (or, for a successor, the retired log's) signed `latest`."""
+        assert self._signer is not None
+        if self._signed_here(latest):
+            return
+        # A log that succeeds a retired one signs on from the retired log's surviving tree.
+        if not predecessor_signed(latest.note, self._signer.verifier, self._store.log_retirements()):
+            raise KeyMismatch(
+                f"its database holds a log whose checkpoint {latest.size} another key signed, not "
+                f"{self._signer.verifier.vkey}: set LOG_SIGNING_KEY to the log's key (or LOG_SIGNING_KEY_FILE, or "
+                "put its key file back in the data directory)"
+            )
 
     def has_pending(self) -> bool:
         """Whether entries wait to be integrated (by this process's sequencer or another's)."""
@@ -217,15 +243,7 @@ class PublicLog:
         if self._guard is not None:
             self._guard.check(latest, self._root_at)
         if latest is not None:
-            try:
-                open_note(latest.note, self._signer.verifier)
-            except ValueError:
-                # A log that succeeds a retired one signs on from the retired log's surviving tree.
-                if not predecessor_signed(latest.note, self._signer.verifier, self._store.log_retirements()):
-                    raise KeyMismatch(
-                        f"checkpoint {latest.size} is not signed by the key {self._signer.verifier.vkey}: "
-                        "set LOG_SIGNING_KEY to the log's key"
-                    ) from None
+            self._check_signer(latest)
             if not pending:
                 return None
         size = latest.size if latest is not None else 0
@@ -313,12 +331,23 @@ class PublicLog:
         latest = self.latest_signed()
         if latest is None:
             raise LogNotStarted("the log has no checkpoint yet: its sequencer signs the first within a second")
+        if 0 < old_size <= new_size and new_size > latest.size and self._served_covers(new_size):
+            raise LogBehind(
+                f"the log's database lacks entries of the checkpoint it serves ({new_size}): it is being recovered, "
+                "and proves nothing until then"
+            )
         if not 0 < old_size <= new_size <= latest.size:
             raise TileNotFound(
                 f"no consistency proof from {old_size} to {new_size}: sizes run from 1 to the "
                 f"latest checkpoint's, {latest.size}, the first no larger than the second"
             )
         return consistency_proof(old_size, new_size, self._subtrees())
+
+    def _served_covers(self, size: int) -> bool:
+        try:
+            return size <= self.checkpoint().size
+        except (LogNotStarted, LogBehind):
+            return False
 
     def game_proofs(self, game_id: UUID) -> GameProofs:
         game = self._games.load_game(game_id)

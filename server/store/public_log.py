@@ -86,6 +86,12 @@ class PublicLogTables:
                 raise RetirementRefused(f"the log {retirement.origin} was retired already")
             insert_pending(conn, entry)
 
+    def claim_record_place(self: _Connections, place: str) -> str:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.CLAIM_RECORD_PLACE, {"place": place}).fetchone()
+        assert row is not None
+        return str(row[0])
+
     def log_retirements(self: _Connections) -> list[Retirement]:
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_RETIREMENTS).fetchall()

@@ -255,3 +255,26 @@ def test_the_examples_are_what_the_server_answers(client):
     assert well_formed(example["token"])
     listed = client.get("/players/me/tokens", headers=bearer(made)).get_json()
     assert set(listed["tokens"][0]) == set(player_examples.api_token_list()["tokens"][0])
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    ["Bearer ", "Bearer", "", "Basic YWxpY2U6c2VjcmV0", "Bearer two tokens", "Bearer not-an-api-token"],
+)
+def test_a_creation_with_a_token_it_cannot_honour_is_401_and_makes_no_game(client, authorization):
+    before = len(client.get("/games?limit=100").get_json()["games"])
+    refused = client.post("/games", json={"variant": "peek"}, headers={"Authorization": authorization})
+    problem(refused, 401, "unauthorized")
+    assert refused.headers["WWW-Authenticate"] == 'Bearer realm="osmosis"'
+    assert len(client.get("/games?limit=100").get_json()["games"]) == before
+
+
+def test_every_route_answers_401_to_an_authorization_it_cannot_honour(client):
+    game, headers = create(client, variant="peek")
+    made = sign_up(client).get_json()
+    assert client.delete(f"/players/me/tokens/{made['api_token']['id']}", headers=bearer(made)).status_code == 204
+    for path in (f"/games/{game['id']}", f"/games/{game['id']}/events", "/games", "/log/checkpoint", "/variants"):
+        problem(client.get(path, headers={"Authorization": "Basic YWxpY2U6c2VjcmV0"}), 401, "unauthorized")
+        problem(client.get(path, headers=bearer(made)), 401, "unauthorized")  # revoked
+    problem(client.post(f"/games/{game['id']}/draw", headers={"Authorization": "Bearer "}), 401, "unauthorized")
+    assert client.get(f"/games/{game['id']}", headers=headers).status_code == 200, "its own token is honoured"

@@ -33,9 +33,9 @@ class Witness:
         return self.answer
 
 
-def guarded(store, record=None, witness=None):
+def guarded(store, record=None, witness=None, place=None):
     records = [("the record beside its key", record)] if record is not None else []
-    guard = ForkGuard(SIGNER.verifier, records, witness)
+    guard = ForkGuard(SIGNER.verifier, records, witness, place)
     log = PublicLog(store, store, SIGNER, spacing=0, records=[r for _, r in records], guard=guard)
     return log, compose(store, public_log=log)
 
@@ -111,19 +111,41 @@ def test_a_witness_holding_a_larger_checkpoint_stops_a_log_that_lost_its_record(
     assert witness.asked == 1, "a witness heard once is not asked again"
 
 
-def test_a_witness_that_cannot_be_reached_holds_nothing_back_and_is_asked_again(store, record):
+def test_a_log_listing_witnesses_signs_nothing_until_one_says_what_it_cosigned(store, record):
     witness = Witness(OSError("connection refused"))
     log, cases = guarded(store, record, witness)
     play(cases, 1)
-    assert log.sequence() is not None
-    play(cases, 1)
-    assert log.sequence() is not None
-    assert witness.asked == 2
+    for asked in (1, 2):
+        with pytest.raises(LogRefused, match="no witness has said yet which checkpoint of this log it cosigned"):
+            log.sequence()
+        assert witness.asked == asked, "a witness not heard from is asked again at every turn"
+    assert "no witness has said yet" in log.status()
+    assert store.latest_checkpoint() is None and store.has_pending_entries()
     witness.answer = None  # it cosigned nothing of this log yet
-    play(cases, 1)
     assert log.sequence() is not None and witness.asked == 3
-    assert log.sequence() is None and witness.asked == 3
+    play(cases, 1)
+    assert log.sequence() is not None and witness.asked == 3, "a witness heard once is not asked again"
     assert log.status() == "ok"
+
+
+def test_a_witness_away_at_a_restart_does_not_let_a_log_that_lost_its_record_fork(store):
+    """The issue's attack: the record lost, the witness unreachable for the first seconds after the restart."""
+    log, cases = guarded(store, witness=Witness(None))
+    play(cases, 2)
+    log.sequence()
+    backup = backup_of(store)
+    play(cases, 3)
+    cosigned = log.sequence()
+
+    witness = Witness(OSError("timed out"))
+    log, cases = guarded(backup, witness=witness)
+    play(cases, 5)  # enough entries to sign a tree larger than the one cosigned, over other entries
+    with pytest.raises(LogRefused, match="no witness has said yet"):
+        log.sequence()
+    witness.answer = cosigned.note  # it answers again
+    with pytest.raises(LogRefused, match="behind the checkpoint witness witness.example/w1 cosigned"):
+        log.sequence()
+    assert backup.latest_checkpoint().size < cosigned.size, "a checkpoint was signed over the one cosigned"
 
 
 def test_instances_sharing_a_database_each_with_its_record_go_on(store, tmp_path):
@@ -135,6 +157,36 @@ def test_instances_sharing_a_database_each_with_its_record_go_on(store, tmp_path
         play(second_cases, 3)
         assert second.sequence() is not None  # its record is behind the database, never ahead: it agrees
     assert first.status() == second.status() == "ok"
+
+
+def test_an_instance_keeping_its_record_elsewhere_than_the_deployment_s_signs_nothing(store, tmp_path):
+    first, first_cases = guarded(store, CheckpointFile(tmp_path / "a.json"), place="place-of-the-tiles")
+    second, second_cases = guarded(store, CheckpointFile(tmp_path / "b.json"), place="a-data-directory-of-its-own")
+    play(first_cases, 2)
+    assert first.sequence() is not None
+    play(second_cases, 2)
+    with pytest.raises(LogRefused, match="every instance must share one LOG_TILES_DIR"):
+        second.sequence()
+    assert "another instance signs with a record this one cannot see" in second.status()
+    assert first.sequence() is not None, "the instance keeping the deployment's record goes on"
+
+
+def test_instances_sharing_the_deployment_s_record_never_fork_after_a_restore(store, tmp_path):
+    """The issue's attack on separate records, with the record shared: whichever instance signs after the restore
+    reads the checkpoints every instance signed."""
+    shared = CheckpointFile(tmp_path / "tiles" / ".published.json")
+    first, first_cases = guarded(store, shared, place="tiles")
+    second, second_cases = guarded(store, shared, place="tiles")
+    play(first_cases, 2)
+    first.sequence()
+    backup = backup_of(store)
+    play(first_cases, 3)
+    last = first.sequence()  # the first instance signed the larger tree; the second never did
+
+    second, second_cases = guarded(backup, shared, place="tiles")
+    play(second_cases, 5)
+    with pytest.raises(LogRefused, match=f"behind the record beside its key, of size {last.size}"):
+        second.sequence()
 
 
 def test_a_log_recovered_to_its_record_signs_again(store, record):

@@ -2,6 +2,8 @@
 checked to make the published checkpoint's tree, the entries integrated before the loss leave the pending list,
 the log signs again consistently with what it published, and a game the restore lost is known to have been."""
 
+from dataclasses import replace
+
 import pytest
 
 from server.log.public_entries import GAME_CREATED
@@ -13,7 +15,7 @@ from server.service.log_guard import ForkGuard, LogRefused
 from server.service.log_recovery import RecoveryError, recover
 from server.service.public_log import PublicLog
 from server.transparency.merkle import verify_consistency
-from server.transparency.notes import generate_signer
+from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, parse_note
 from server.transparency.tiles import TILE_WIDTH
 from tests.memory_store import MemoryStore, backup_of
 
@@ -111,3 +113,21 @@ def test_the_last_partial_bundle_is_read_from_a_wider_one_when_the_exact_width_i
     exact.unlink()
     assert server.recover().to_size == published.size
     assert server.store._bundles[last] == original._bundles[last]
+
+
+def test_recovery_keeps_only_the_cosignatures_of_the_witnesses_configured_that_verify(lost):
+    server, _, published, _ = lost
+    witness, stranger = generate_signer("w1.example", COSIGNATURE_V1), generate_signer("w2.example", COSIGNATURE_V1)
+    text = parse_note(published.note).text
+    genuine = cosign(text, witness, 1_700_000_000)
+    forged = replace(genuine, signature=genuine.signature[:-1] + bytes([genuine.signature[-1] ^ 1])).line
+    unknown = cosign(text, stranger, 1_700_000_000).line
+    genuine = genuine.line
+    cosigned = replace(published, cosignatures=(forged, unknown, genuine))
+    server.tiles._published.path.unlink()  # the tiles directory (or a mirror) says these were cosigned
+    server.record.path.unlink()
+    server.tiles.record_published(cosigned)
+
+    recover(server.store, SIGNER.verifier, server.tiles, [], witnesses=[witness.verifier])
+
+    assert server.store.published_checkpoint().cosignatures == (genuine,)

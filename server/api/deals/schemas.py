@@ -45,6 +45,13 @@ class ReplaySchema(ma.Schema):
             "description": "The game's entries in the public log, with proofs; absent until the log has sequenced it."
         },
     )
+    transparency_unavailable = fields.String(
+        metadata={
+            "description": "Why the export carries no proofs of inclusion in the public log now (the log signs "
+            "nothing while it is recovered after a restore): the game's own hash chain verifies without them; "
+            "export it again later for the proofs. Absent when the proofs could be given."
+        }
+    )
 
 
 class ReplayDocumentSchema(ma.Schema):
@@ -62,6 +69,9 @@ class ReplayDocumentSchema(ma.Schema):
     head_hash = fields.String(required=True)
     events = fields.List(fields.Nested(RecordedEventSchema), required=True)
     transparency = fields.Dict(metadata={"description": "Proofs in the public log, as the export carries them."})
+    transparency_unavailable = fields.String(
+        metadata={"description": "Why the export carries no proofs in the public log, as the export says."}
+    )
 
 
 class VerdictSchema(ma.Schema):

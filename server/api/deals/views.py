@@ -58,7 +58,7 @@ class ReplayVerification(MethodView):
     @replays_blp.doc(operationId="verifyReplay", security=[])
     @replays_blp.arguments(ReplayDocumentSchema(), example=examples.replay())
     @replays_blp.response(200, VerdictSchema, example=examples.verdict())
-    @answers(400, 408, 413, 415, 422, 429, 503, only=("validation-failed", *SOLVER_CODES))
+    @answers(400, 401, 408, 413, 415, 422, 429, 503, only=("validation-failed", *SOLVER_CODES))
     def post(self, document: dict[str, Any]) -> dict[str, Any]:
         """Verify an uploaded replay export, as `osmosis verify` does offline
 

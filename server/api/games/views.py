@@ -12,10 +12,10 @@ from flask.views import MethodView
 
 from ...rules import InvalidInput, Rules, preset
 from ...service.creating import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
-from ...service.errors import LogNotStarted
+from ...service.errors import LogBehind, LogNotStarted
 from ...service.queries import MAX_SEQ
 from .. import examples, replies
-from ..callers import optional_caller, readable, reader
+from ..callers import optional_player, readable, reader
 from ..common import etag, event_stream, live_hub, request_idempotency, use_cases
 from ..contract import (
     BODY_ERRORS,
@@ -107,7 +107,7 @@ class Games(MethodView):
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
         idempotency = request_idempotency(answer_holds_a_secret=True)
-        new = NewGame(rules, _deal_source(args), winnable=args.get("winnable", False), owner=optional_caller())
+        new = NewGame(rules, _deal_source(args), winnable=args.get("winnable", False), owner=optional_player())
         result = use_cases().creating.create_game(new, idempotency, answer=replies.created_game)
         game_id, version = (
             (result.outcome.game.id, result.outcome.game.version)
@@ -226,6 +226,9 @@ class Replay(MethodView):
             proofs = use_cases().public_log.game_proofs(game_id)
         except LogNotStarted:
             return document
+        except LogBehind as behind:
+            # The game's hash chain stands alone: its export is whole without the log's proofs.
+            return {**document, "transparency_unavailable": str(behind)}
         return {**document, "transparency": proofs.to_dict()} if proofs.leaves else document
 
 

@@ -73,7 +73,7 @@ class LogKey(MethodView):
             }
         },
     )
-    @answers(422, 429, 404, only=("validation-failed", "rate-limited", "not-in-log"))
+    @answers(401, 422, 429, 404, only=("validation-failed", "rate-limited", "not-in-log"))
     def get(self) -> Response:
         """Read the log's verifier key, the note-format string a client pins
 
@@ -143,7 +143,14 @@ class LogConsistency(MethodView):
     @answers(
         *READ_ERRORS,
         404,
-        only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log", "log-not-started"),
+        only=(
+            "validation-failed",
+            "rate-limited",
+            "service-unavailable",
+            "not-in-log",
+            "log-not-started",
+            "log-behind",
+        ),
     )
     def get(self, args: dict[str, int]) -> dict[str, Any]:
         """Prove that the tree of one size extends the tree of a smaller one

@@ -1,0 +1,31 @@
+"""Where the public log's record of its checkpoints is kept: one place for the whole deployment. The first
+sequencer to sign claims it with the place's id; an instance whose record is kept elsewhere (its own data
+directory, another tiles directory) signs nothing, since its record could not see what the others handed out.
+Write-once, as the log is.
+
+Revision ID: 0021
+Revises: 0020
+"""
+
+from alembic import op
+
+revision = "0021"
+down_revision = "0020"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.execute("""
+    CREATE TABLE log_record_place (
+        only_one boolean PRIMARY KEY DEFAULT true CHECK (only_one),
+        place text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TRIGGER log_record_place_append_only BEFORE UPDATE OR DELETE ON log_record_place
+        FOR EACH ROW EXECUTE FUNCTION refuse_public_log_change();
+    """)
+
+
+def downgrade() -> None:
+    op.execute("DROP TABLE log_record_place")
