@@ -175,3 +175,30 @@ def test_gunicorn_writes_its_access_log_when_access_log_asks_for_it(embedded_ser
         if line.startswith("{") and '"gunicorn.access"' in line
     ]
     assert any("GET /variants" in line["message"] and " 200 " in line["message"] for line in access), access
+
+
+def test_every_shipped_deployment_keeps_the_log_s_state_in_one_persistent_place_all_instances_share():
+    """The record of the checkpoints signed is one for the deployment (issue 50): on a volume every instance mounts,
+    outside the database, so that a restore of the database cannot roll it back."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    server = compose["services"]["server"]
+    tiles = server["environment"]["LOG_TILES_DIR"]
+    mounts = {volume.split(":")[1]: volume.split(":")[0] for volume in server["volumes"]}
+    shared = next(name for path, name in mounts.items() if tiles.startswith(path))
+    assert shared in compose["volumes"], "the tiles directory is not on a named volume all replicas share"
+
+    documents = list(yaml.safe_load_all((DEPLOY / "kubernetes" / "osmosis.yaml").read_text()))
+    config = next(d for d in documents if d["kind"] == "ConfigMap")["data"]
+    claim = next(d for d in documents if d["kind"] == "PersistentVolumeClaim")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    pod = next(d for d in documents if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    volume = next(
+        v for v in pod["volumes"] if v.get("persistentVolumeClaim", {}).get("claimName") == claim["metadata"]["name"]
+    )
+    mount = next(m for m in pod["containers"][0]["volumeMounts"] if m["name"] == volume["name"])
+    assert config["LOG_TILES_DIR"].startswith(mount["mountPath"]) and config["OSMOSIS_DATA_DIR"] == mount["mountPath"]
+
+    unit = (DEPLOY / "osmosis.service").read_text()
+    assert "StateDirectory=osmosis" in unit and "LOG_TILES_DIR=/var/lib/osmosis/tiles" in unit
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert "LOG_TILES_DIR=/var/lib/osmosis/tiles" in dockerfile
