@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from limits.storage import Storage, storage_from_string
 
-from ..api import boundary, http_app, observability
+from ..api import boundary, http_app, observability, security_headers
 from ..api.callers import refused_authorization, viewer
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
@@ -108,6 +108,7 @@ def create_app(
     app.extensions["osmosis.hub"] = hub
     observability.install(app, settings, pool_stats)
     boundary.install(app, viewer, refused_authorization)
+    security_headers.install(app)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app
 

@@ -52,7 +52,7 @@ function rankGlyphs() {
     return drawn("text", { id: `rank-${rank}`, x: 3, y: 18, fill: "currentColor", "font-family": "system-ui, sans-serif",
       "font-weight": "bold", "font-size": 19, "letter-spacing": -1.5, ...narrowed(rank) }, rank);
   });
-  return drawn("svg", { width: 0, height: 0, "aria-hidden": "true", style: "position: absolute" }, drawn("defs", {}, ...glyphs));
+  return drawn("svg", { width: 0, height: 0, "aria-hidden": "true", class: "glyph-defs" }, drawn("defs", {}, ...glyphs));
 }
 
 // A card to play is a button; any other face-up card is an image, which explains itself when clicked.
