@@ -27,8 +27,10 @@ $(VENV)/.solver-accelerator: $(BIN)/osmosis $(SEARCH_SOURCES)
 	$(BIN)/python scripts/build-solver-accelerator
 	touch $@
 
+PORT ?= 8000
+
 serve: $(BIN)/osmosis $(VENV)/.solver-accelerator
-	$(BIN)/osmosis serve
+	$(BIN)/osmosis serve --port $(PORT)
 
 # The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game.
 $(VENV)/.play: $(BIN)/osmosis

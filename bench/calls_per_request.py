@@ -21,6 +21,7 @@ from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+import run_data  # noqa: E402, F401 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
 
 from server.config import Settings  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402

@@ -41,6 +41,7 @@ import psycopg
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+import run_data  # noqa: E402, F401 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
 
 from bench.load import (  # noqa: E402
     CpuMeter,

@@ -26,7 +26,7 @@ parser.add_argument("--requests", type=int, default=2000)
 parser.add_argument("--rounds", type=int, default=5)
 args = parser.parse_args()
 sys.path.insert(0, str(args.root.resolve()))
-
+import run_data  # noqa: E402, F401 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
 
 from server.config import Settings  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402

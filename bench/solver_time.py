@@ -24,6 +24,7 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+import run_data  # noqa: E402, F401 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
 
 from bench.load import free_port, prepare_database  # noqa: E402
 from server.config import DEFAULT_RATE_LIMIT  # noqa: E402

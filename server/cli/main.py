@@ -55,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesError as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
+
     except BrokenPipeError:
         # The reader went away (`osmosis deal ... | head`): what is left to write goes nowhere, quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -229,7 +230,11 @@ def _serve(args: argparse.Namespace) -> int:
 def _run_gunicorn(args: argparse.Namespace, database_url: str) -> int:
     from ..store import migrate
 
-    migrate.upgrade(database_url)
+    try:
+        migrate.upgrade(database_url)
+    except migrate.DatabaseUnreachable as error:
+        print(f"osmosis: {error}", file=sys.stderr)
+        return 2
     command = [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONFIG), "--bind", f"{args.host}:{args.port}"]
     if args.workers is not None:
         command += ["--workers", str(args.workers)]
@@ -288,7 +293,11 @@ def _migrate(args: argparse.Namespace) -> int:
     if settings.database_url is None:
         print("osmosis: DATABASE_URL is not set", file=sys.stderr)
         return 2
-    migrate.upgrade(settings.database_url)
+    try:
+        migrate.upgrade(settings.database_url)
+    except migrate.DatabaseUnreachable as error:
+        print(f"osmosis: {error}", file=sys.stderr)
+        return 2
     print(f"osmosis: database at migration {migrate.head_revision()}")
     return 0
 

@@ -4,11 +4,13 @@ it is used, and connections of their own outside the pool (listening and publish
 from __future__ import annotations
 
 import contextlib
+import os
 import select
 import time
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
@@ -19,6 +21,18 @@ and every request meanwhile waited for a connection in vain. A steady half secon
 attempt a second per pool, and brings the pool back within half a second of the new primary."""
 AttemptWithBackoff.INITIAL_DELAY = RECONNECT_SECONDS
 AttemptWithBackoff.DELAY_BACKOFF = 1.0
+
+
+CONNECT_SECONDS = 10
+"""How long a connection may take to open when the URL (or PGCONNECT_TIMEOUT) says nothing: without a bound,
+libpq waits for ever on a host that accepts TCP and never answers."""
+
+
+def with_connect_timeout(database_url: str) -> str:
+    """`database_url` with a bound on opening a connection, unless it (or PGCONNECT_TIMEOUT) names one."""
+    if "connect_timeout" in conninfo_to_dict(database_url) or os.environ.get("PGCONNECT_TIMEOUT"):
+        return database_url
+    return make_conninfo(database_url, connect_timeout=CONNECT_SECONDS)
 
 
 def open_pool(

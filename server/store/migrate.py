@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import psycopg
+import sqlalchemy.exc
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
@@ -18,8 +20,16 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+class DatabaseUnreachable(RuntimeError):
+    """The database could not be connected to (within the URL's connect_timeout, else ten seconds)."""
+
+
 def upgrade(database_url: str) -> None:
-    command.upgrade(alembic_config(database_url), "head")
+    try:
+        command.upgrade(alembic_config(database_url), "head")
+    except (psycopg.OperationalError, sqlalchemy.exc.OperationalError) as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise DatabaseUnreachable(f"the database cannot be reached to migrate it: {reason}") from None
 
 
 def head_revision() -> str:

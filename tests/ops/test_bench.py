@@ -3,6 +3,7 @@ prints every figure it promises. Their figures are not checked here: speed is me
 quiet machine, never in a test."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,11 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def run_bench(script: str, *args: str, database_url: str | None = None) -> str:
-    env = {**os.environ, "DATABASE_URL": database_url} if database_url else dict(os.environ)
+    # As a benchmark is run on demand: without the test run's OSMOSIS_DATA_DIR, so that the run-wide guard
+    # (tests/conftest.py) sees whatever a benchmark would leave in the project's var/.
+    env = {key: value for key, value in os.environ.items() if key != "OSMOSIS_DATA_DIR"}
+    if database_url:
+        env["DATABASE_URL"] = database_url
     result = subprocess.run(
         [sys.executable, str(PROJECT / "bench" / script), *args],
         env=env,
@@ -321,3 +326,29 @@ def test_the_durability_benchmark_reports_each_setting_and_its_ratios():
         assert phase in printed
     for ratio in ("tiles / plain actions a second", "archived / plain actions a second", "archived - plain action p50"):
         assert ratio in printed
+
+
+def test_a_benchmark_has_a_data_directory_of_its_own_and_fails_if_it_leaves_a_log_in_var(tmp_path):
+    (tmp_path / "bench").mkdir()
+    shutil.copy(PROJECT / "bench" / "run_data.py", tmp_path / "bench" / "run_data.py")
+    script = tmp_path / "bench" / "writes.py"
+    script.write_text(
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "import run_data\n"
+        "print(os.environ['OSMOSIS_DATA_DIR'])\n"
+        "if sys.argv[1:] == ['into-var']:\n"
+        "    Path(run_data.PROJECT_DATA).mkdir(exist_ok=True)\n"
+        "    (Path(run_data.PROJECT_DATA) / 'log-signing-key').write_text('a key')\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "OSMOSIS_DATA_DIR"}
+    clean = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stderr
+    own = Path(clean.stdout.strip())
+    assert own.name.startswith("osmosis-bench-data-") and not own.exists(), "its directory is removed after"
+
+    dirty = subprocess.run(
+        [sys.executable, str(script), "into-var"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert dirty.returncode == 1
+    assert f"wrote a log's files into the project's var/: {tmp_path / 'var' / 'log-signing-key'}" in dirty.stderr

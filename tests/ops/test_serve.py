@@ -105,3 +105,25 @@ def test_a_second_serve_on_the_same_data_directory_refuses_to_start_and_leaves_t
         code, output = first.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
     assert code == 0, output
+
+
+def test_migrate_and_serve_give_up_on_a_host_that_accepts_and_never_answers(tmp_path):
+    """Issue 50: libpq waits for ever on such a host unless the URL names connect_timeout; a bound is the default."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    env = {
+        **{key: value for key, value in os.environ.items() if key != "PGCONNECT_TIMEOUT"},
+        "DATABASE_URL": f"postgresql://osmosis@127.0.0.1:{silent.getsockname()[1]}/osmosis",
+        "OSMOSIS_DATA_DIR": str(tmp_path),
+    }
+    try:
+        for command in (["migrate"], ["serve", "--port", str(free_port())]):
+            started = time.monotonic()
+            done = subprocess.run([OSMOSIS, *command], env=env, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 2, done.stdout + done.stderr
+            assert "the database cannot be reached to migrate it: connection timeout expired" in done.stderr
+            assert "Traceback" not in done.stderr
+            assert time.monotonic() - started < 30
+    finally:
+        silent.close()
