@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import psycopg
-import sqlalchemy.exc
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
@@ -27,8 +26,11 @@ class DatabaseUnreachable(RuntimeError):
 def upgrade(database_url: str) -> None:
     try:
         command.upgrade(alembic_config(database_url), "head")
-    except (psycopg.OperationalError, sqlalchemy.exc.OperationalError) as error:
-        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+    except Exception as error:
+        cause = getattr(error, "orig", error)  # SQLAlchemy, which drives the connection, wraps psycopg's errors
+        if not isinstance(cause, psycopg.OperationalError):
+            raise
+        reason = str(cause).strip().splitlines()[0]
         raise DatabaseUnreachable(f"the database cannot be reached to migrate it: {reason}") from None
 
 
