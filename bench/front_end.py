@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT / "bench"))
@@ -61,7 +61,7 @@ def play(page: Page, moves: int) -> int:
             break
         lit = page.locator("#board .playable")
         (lit.first if lit.count() else page.locator("#board button.stock")).click()
-        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+        expect(page.locator("#table")).not_to_have_attribute("data-version", version or "")
         page.wait_for_timeout(260)  # the movement runs its course before the next click
         taken += 1
     return taken
@@ -79,7 +79,11 @@ def measure(browser, base: str, moves: int, reduced: bool) -> dict[str, float]:
     weight = page.evaluate(WEIGHT)
     page.evaluate(WATCH)
     page.evaluate(BUSY)
-    page.wait_for_function("window.watched.long.length > 0")  # the observer sees a long task: it is watching
+    # The observer sees a long task: it is watching (polled from here: the page's policy allows no eval).
+    deadline = time.monotonic() + 10
+    while not page.evaluate("() => window.watched.long.length > 0"):
+        assert time.monotonic() < deadline, "the long-task observer saw nothing"
+        page.wait_for_timeout(20)
     page.evaluate("window.watched = { long: [], frames: [] }")
     taken = play(page, moves)
     watched = page.evaluate("window.watched")

@@ -3,7 +3,7 @@ card and its foundation, unlike a playable card's."""
 
 from playwright.sync_api import expect
 
-from tests.browser.table import CODES, distance, serious_violations, start_game, version_of
+from tests.browser.table import CODES, distance, serious_violations, start_game, version_of, wait_for_next_version
 
 SHAKES = """(code) => document.getAnimations()
     .filter((a) => a.effect.target.dataset.card === code)
@@ -32,7 +32,7 @@ def test_the_hint_marks_the_card_and_where_it_goes_unlike_a_playable_card(page):
     while page.locator("#board .playable").count() < 2:
         version = version_of(page)
         page.locator("#board button.stock").click()
-        page.wait_for_function("(v) => document.querySelector('#table').dataset.version !== v", arg=version)
+        wait_for_next_version(page, version)
 
     page.click("#ask-hint")
 

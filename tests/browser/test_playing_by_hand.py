@@ -3,6 +3,7 @@ auto-move, the foundations' order, and a stale tab."""
 
 import json
 import random
+import time
 import urllib.error
 import urllib.request
 
@@ -42,15 +43,23 @@ def game_of(page: Page, live_server):
     return get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
 
 
-SETTLED = """document.getAnimations()
+SETTLED = """() => document.getAnimations()
     .every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)"""
+
+
+def wait_until_settled(page: Page, seconds: float = 10) -> None:
+    """Polled from here: the page's Content-Security-Policy allows no eval, which wait_for_function's polling uses."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(SETTLED):
+        assert time.monotonic() < deadline, "the table's movements did not end"
+        page.wait_for_timeout(20)
 
 
 def centre(locator):
     """Where the element is once it is drawn and the table's movements are over: a hand aims at a card where it
     lies."""
     locator.wait_for()
-    locator.page.wait_for_function(SETTLED)
+    wait_until_settled(locator.page)
     box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
