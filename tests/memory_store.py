@@ -345,9 +345,10 @@ class MemoryStore:
             self._retirements.append(replace(retirement, retired_at=datetime.now(UTC)))
             self._record(entry)
 
-    def claim_record_place(self, place: str) -> str:
+    def claim_record_place(self, place: str, *, move: bool = False) -> str:
         with self._lock:
-            self._record_place = self._record_place or place
+            if self._record_place is None or move:
+                self._record_place = place
             return self._record_place
 
     def log_retirements(self) -> list[Retirement]:

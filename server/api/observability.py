@@ -69,7 +69,8 @@ POOL_WAITING = Gauge(
 )
 LOG_SIGNING_REFUSED = Gauge(
     "osmosis_log_signing_refused",
-    "1 while the public log signs nothing: its database is behind, or diverges from, a checkpoint it handed out",
+    "1 while the public log signs or publishes nothing: its database is behind, or diverges from, a checkpoint it "
+    "handed out; or a checkpoint it signed cannot be handed out (no standby confirms it, its tiles cannot be written)",
     multiprocess_mode="max",
 )
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of, write_whole
+from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of, record_place, write_whole
 from ..runtime.log_key import KEY_FILE, log_signer
 from ..runtime.witnessing import witnesses_of
-from ..service.log_guard import CheckpointRecord
+from ..service.log_guard import CheckpointRecord, ForkGuard
 from ..service.log_recovery import RecoveryError, TileSource, recover
 from ..service.log_retirement import RetirementRefused, retire
 from ..service.public_log import PublicLog
@@ -90,6 +90,8 @@ def _recover(args: argparse.Namespace) -> int:
                     _progress,
                     [witness for witness, _ in witnesses_of(settings)],
                 )
+                # The record starts afresh where this deployment keeps it now (a tiles directory lost and made anew).
+                store.claim_record_place(record_place(settings.log_tiles_dir or settings.data_dir), move=True)
             finally:
                 pool.close()
     except (RecoveryError, LogFileError, OSError, ValueError, embedded.InUse) as error:
@@ -141,6 +143,7 @@ def _retire(args: argparse.Namespace) -> int:
             pool = open_pool(url, min_size=1, max_size=2, timeout=30, statement_timeout_ms=0)
             try:
                 store = PostgresStore(pool, migrate.head_revision())
+                _refuse_a_log_that_signs(store, retired, settings)
                 last = _last_published(store, retired, settings)
                 retirement = retire(store, retired, successor, last)
                 if tiles is not None and tiles.exists():
@@ -150,6 +153,7 @@ def _retire(args: argparse.Namespace) -> int:
                 if args.new_key is None:
                     _keep_new_key(settings, retired, successor)
                 first = _first_checkpoint(store, successor, settings)
+                store.claim_record_place(record_place(settings.log_tiles_dir or settings.data_dir), move=True)
             finally:
                 pool.close()
     except (RetirementRefused, LogFileError, OSError, embedded.InUse) as error:
@@ -164,6 +168,28 @@ def _retire(args: argparse.Namespace) -> int:
         print("osmosis: set LOG_SIGNING_KEY to the new key on every instance before starting them")
     print("osmosis: ask its witnesses to follow the new key (LOG_WITNESSES), then start the servers")
     return 0
+
+
+def _refuse_a_log_that_signs(store: PostgresStore, log_key: Signer, settings: Settings) -> None:
+    """RetirementRefused unless the log of `log_key` is stuck: retired already, or its tree behind or off what it
+    handed out (a retirement is for entries gone for good, never for a log that signs: run twice, it would retire
+    the successor the first one announced)."""
+    for retirement in store.log_retirements():
+        if retirement.verifier_key == log_key.verifier.vkey:
+            raise RetirementRefused(
+                f"the log {log_key.name} was retired already ({retirement.retired_at:%Y-%m-%d %H:%M} UTC), succeeded "
+                f"by {retirement.successor_key}: nothing to retire"
+            )
+    records: list[tuple[str, CheckpointRecord]] = [("its record", record_of(settings.data_dir, log_key.verifier))]
+    if settings.log_tiles_dir is not None:
+        records.append(("its tiles directory", TileDirectory(settings.log_tiles_dir)))
+    guard = ForkGuard(log_key.verifier, records)
+    log = PublicLog(store, store, log_key, records=[record for _, record in records], guard=guard)
+    if log.status() == "ok":
+        raise RetirementRefused(
+            f"the log {log_key.name} signs: its tree agrees with every checkpoint it handed out. A log is retired "
+            "only when entries it published are gone for good (osmosis log recover could not bring them back)"
+        )
 
 
 def _last_published(store: PostgresStore, retired: Signer, settings: Settings) -> SignedCheckpoint:

@@ -45,7 +45,8 @@ class Sequencer(Turns):
         try:
             signed = self._sequence(wait_for_witnesses=False)
             lagging = self._witnesses is not None and self._witnesses.lagging()
-            return signed is not None or lagging or self._log.has_pending()
+            behind = not self._log.caught_up()  # a checkpoint signed and not handed out: its turns go on
+            return signed is not None or lagging or behind or self._log.has_pending()
         except Exception:
             log.warning("the public log's sequencer could not tell whether entries wait; it looks again", exc_info=True)
             return True
@@ -78,5 +79,6 @@ class Sequencer(Turns):
             return None  # the guard said why, once
         except Exception:
             log.warning("the public log's sequencing failed; it is tried again", exc_info=True)
+            self._refusing(not self._log.caught_up())
             return None
         return signed

@@ -229,9 +229,9 @@ class PublicLogStore(TileReads, Protocol):
         """Whether any entry waits to be integrated."""
         ...
 
-    def claim_record_place(self, place: str) -> str:
+    def claim_record_place(self, place: str, *, move: bool = False) -> str:
         """The place of the log's record of its checkpoints for the whole deployment: `place`, if none was claimed
-        before; else the one that was (write-once)."""
+        before (or `move`: the operator starts the record afresh there); else the one that was."""
         ...
 
     def published_checkpoint(self) -> SignedCheckpoint | None:

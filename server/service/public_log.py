@@ -30,6 +30,7 @@ from .log_guard import CheckpointRecord, ForkGuard, RecordUnreadable
 from .log_retirement import predecessor_signed
 from .ports import GameReads, PublicLogStore, TileReads
 from .records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
+from .tile_reads import covered, stored_tile, tiles_between
 
 log = logging.getLogger(__name__)
 
@@ -81,20 +82,6 @@ def _b64(value: bytes) -> str:
     return base64.b64encode(value).decode()
 
 
-def _tile(tiles: TileReads, address: TileAddress) -> tuple[bytes, int]:
-    """The tile or bundle as `tiles` has it, and how many hashes or entries that is."""
-    if address.level == ENTRIES:
-        stored = tiles.read_bundle(address.index)
-        return stored, len(bundle_entries(stored)) if stored else 0
-    stored = tiles.read_tile(address.level, address.index)
-    return stored, len(stored) // 32
-
-
-def _covered(address: TileAddress, width: int) -> int:
-    """The tree size that a tile of `width` at `address` needs."""
-    return int((address.index * TILE_WIDTH + width) * TILE_WIDTH ** max(address.level, 0))
-
-
 def _same(one: object, other: object) -> bool:
     return one is other
 
@@ -115,6 +102,10 @@ class TileMirror(Protocol):
 
     def read(self, address: TileAddress) -> bytes | None:
         """The tile or bundle of exactly that address (a partial one of that width), as written; None."""
+        ...
+
+    def signed(self) -> SignedCheckpoint | None:
+        """The largest checkpoint whose tiles were all written here."""
         ...
 
 
@@ -148,6 +139,8 @@ class PublicLog:
         self._mirror = mirror
         self._retirement_checked = False
         self._ours: dict[str, bool] = {}
+        self._unpublished: str | None = None
+        """Why the last checkpoint this process signed is not handed out yet (None: it is)."""
 
     @property
     def verifier(self) -> Verifier | None:
@@ -162,27 +155,65 @@ class PublicLog:
         if self._guard is not None:
             self._guard.consult_witnesses()
             self._guard.claim_place(self._store.claim_record_place)
+        self._catch_up()
         growth = self._store.sequence(limit, self._spacing, self._integrate)
         if growth is None:
             return None
-        # Read back, it is confirmed on the standby: a checkpoint handed out and then lost in a failover would be
-        # signed again over other entries.
-        self.latest_signed()
-        if self._mirror is not None:
-            try:
-                self._mirror.write(growth)
-            except OSError:
-                # The log goes on (its database and record have the checkpoint); the directory lacks these tiles,
-                # which `osmosis log recover` would then say.
-                log.error(
-                    "the log's tiles directory could not be written for checkpoint %d",
-                    growth.checkpoint.size,
-                    exc_info=True,
-                )
-        for record in self._records:
-            record.record_signed(growth.checkpoint)
-        self.publish()
+        self._hand_out(growth)
         return growth.checkpoint
+
+    def _hand_out(self, growth: LogGrowth) -> None:
+        """What follows a checkpoint's commit: confirmed on the standby, its tiles mirrored, recorded, published. A
+        step that fails here (no standby confirms, a full disk) leaves the checkpoint signed and not handed out:
+        `_catch_up` finishes it at the next turns, and until then `status` says why."""
+        try:
+            # Read back, it is confirmed on the standby: a checkpoint handed out and then lost in a failover would
+            # be signed again over other entries.
+            self.latest_signed()
+            self._mirror_tiles(growth)
+            for record in self._records:
+                record.record_signed(growth.checkpoint)
+            self.publish()
+        except Exception as error:
+            self._unpublished = f"checkpoint {growth.checkpoint.size} is signed but not published yet: {error}"
+            raise
+        self._unpublished = None
+
+    def _mirror_tiles(self, growth: LogGrowth) -> None:
+        if self._mirror is None:
+            return
+        try:
+            self._mirror.write(growth)
+        except OSError:
+            # Not handed out while the directory lacks its tiles (recovery would need them): the next turns write
+            # them again, and the checkpoint is published once they are there.
+            log.error(
+                "the log's tiles directory could not be written for checkpoint %d",
+                growth.checkpoint.size,
+                exc_info=True,
+            )
+            raise
+
+    def caught_up(self) -> bool:
+        """Whether the last checkpoint this process signed was handed out whole (else its turns go on)."""
+        return self._unpublished is None
+
+    def _catch_up(self) -> None:
+        """Hand out the latest checkpoint signed if it was not whole: a turn that failed past its commit, in this
+        instance or another (the tiles directory all instances share, behind the database, says so; with none, this
+        process's last turn does). Before anything newer is signed: a tiles directory never misses a range."""
+        mirrored = self._mirror.signed() if self._mirror is not None else None
+        if self._mirror is None and self._unpublished is None:
+            return
+        latest = self.latest_signed()
+        if latest is None or (self._mirror is not None and mirrored is not None and mirrored.size >= latest.size):
+            return
+        if self._guard is not None:
+            self._guard.check(latest, self._root_at)  # only a tree that extends what was handed out is handed out
+        start = mirrored.size if mirrored is not None else 0
+        tiles, bundles = tiles_between(self._store, start, latest.size) if self._mirror is not None else ({}, {})
+        self._hand_out(LogGrowth(tiles, bundles, [], latest))
+        log.warning("the public log caught up: checkpoint %d is handed out", latest.size)
 
     def _refuse_a_retired_key(self) -> None:
         assert self._signer is not None
@@ -200,15 +231,26 @@ class PublicLog:
         """Whether the log signs ("ok") or why it does not; None where this process does not sign."""
         if self._guard is None or self._signer is None:
             return None
-        latest = self._store.latest_checkpoint()
+        refusal = self.key_refusal()
+        if refusal is not None:
+            return f"it signs nothing: {refusal}"
+        self._guard.check_quietly(self._store.latest_checkpoint(), self._root_at)
+        if self._guard.status == "ok" and self._unpublished is not None:
+            return f"it cannot publish: {self._unpublished}"
+        return self._guard.status
+
+    def key_refusal(self) -> str | None:
+        """Why this process's key cannot sign the log its database holds (retired, or another key's log); None."""
+        if self._signer is None:
+            return None
         try:
             self._refuse_a_retired_key()
+            latest = self._store.latest_checkpoint()
             if latest is not None:
                 self._check_signer(latest)
         except KeyMismatch as error:
-            return f"it signs nothing: {error}"
-        self._guard.check_quietly(latest, self._root_at)
-        return self._guard.status
+            return str(error)
+        return None
 
     def _check_signer(self, latest: SignedCheckpoint) -> None:
         """KeyMismatch unless this log's key (or, for a successor, the retired log's) signed `latest`."""
@@ -288,7 +330,7 @@ class PublicLog:
         where the games are read (a replica), and from the log's store when that one does not have it whole yet."""
         wanted = address.width if address.width is not None else TILE_WIDTH
         for tiles in self._tile_sources:
-            stored, count = _tile(tiles, address)
+            stored, count = stored_tile(tiles, address)
             if count >= wanted:
                 break
         if count < wanted or not self._signed_over(address, wanted):
@@ -304,7 +346,7 @@ class PublicLog:
         entries written but not yet safe from a failover could come back different, and a full one is cached for
         a year."""
         latest = self.latest_signed()
-        return latest is not None and _covered(address, width) <= latest.size
+        return latest is not None and covered(address, width) <= latest.size
 
     def _mirrored(self, address: TileAddress, width: int) -> tuple[bytes, int]:
         """The tile as the tiles directory has it, under the checkpoint published: what is served while the
@@ -316,7 +358,7 @@ class PublicLog:
             published = self.checkpoint().size
         except LogNotStarted:
             return b"", 0
-        if _covered(address, width) > published:
+        if covered(address, width) > published:
             return b"", 0
         for candidate in (address, TileAddress(address.level, address.index)):
             stored = self._mirror.read(candidate)

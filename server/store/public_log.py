@@ -20,6 +20,7 @@ from ..transparency.tiles import bundle_entries, partial_tiles
 from . import sql
 
 SEQUENCER_LOCK_KEY = 0x6F736D6F7369736C  # "osmosisl"
+RECORD_PLACE_LOCK_KEY = 0x6F736D6F73697370  # "osmosisp"
 
 
 class _Connections(Protocol):
@@ -86,11 +87,14 @@ class PublicLogTables:
                 raise RetirementRefused(f"the log {retirement.origin} was retired already")
             insert_pending(conn, entry)
 
-    def claim_record_place(self: _Connections, place: str) -> str:
-        with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(sql.CLAIM_RECORD_PLACE, {"place": place}).fetchone()
-        assert row is not None
-        return str(row[0])
+    def claim_record_place(self: _Connections, place: str, *, move: bool = False) -> str:
+        with self._transaction() as conn:
+            conn.execute(sql.RECORD_PLACE_LOCK, {"key": RECORD_PLACE_LOCK_KEY})
+            row = conn.cursor(row_factory=tuple_row).execute(sql.LATEST_RECORD_PLACE).fetchone()
+            if row is not None and (row[0] == place or not move):
+                return str(row[0])
+            conn.execute(sql.CLAIM_RECORD_PLACE, {"place": place})
+            return place
 
     def log_retirements(self: _Connections) -> list[Retirement]:
         with self._connection() as conn:

@@ -360,11 +360,9 @@ SELECT_RETIREMENTS = """
     FROM log_retirements ORDER BY retired_at, origin
 """
 
-CLAIM_RECORD_PLACE = """
-    WITH claimed AS (INSERT INTO log_record_place (place) VALUES (%(place)s) ON CONFLICT DO NOTHING RETURNING place)
-    SELECT place FROM claimed UNION ALL SELECT place FROM log_record_place
-"""
-"""The place of the log's record: the one given, if none was claimed before; else the one claimed."""
+RECORD_PLACE_LOCK = "SELECT pg_advisory_xact_lock(%(key)s)"
+LATEST_RECORD_PLACE = "SELECT place FROM log_record_places ORDER BY claim DESC LIMIT 1"
+CLAIM_RECORD_PLACE = "INSERT INTO log_record_places (place) VALUES (%(place)s)"
 
 SELECT_LEAVES_OF = "SELECT index, kind FROM log_leaves WHERE subject = ANY(%(subjects)s::uuid[]) ORDER BY index"
 

@@ -261,6 +261,27 @@ def test_a_log_whose_tiles_were_lost_too_is_retired_and_a_new_one_goes_on(root):
     new_key = retired.stdout.strip().splitlines()[2]
     assert new_key.startswith("localhost/osmosis-log/2+") and f"at {size_of(published)[0]} entries" in retired.stdout
 
+    # Run again by mistake: the successor signs, and is not retired in its turn.
+    again = server.osmosis("log", "retire")
+    assert again.returncode == 1 and "signs: its tree agrees with every checkpoint" in again.stderr, again.stderr
+    # Again with the old key: it says the log was retired, not that there is nothing.
+    old_skey = next(server.data.glob("log-signing-key.retired-*")).read_text().strip()
+    spare = root / "spare-key"
+    assert server.osmosis("keygen", "localhost/osmosis-log/3", "--out", str(spare)).returncode == 0
+    server.env["LOG_SIGNING_KEY"] = old_skey
+    try:
+        old = server.osmosis("log", "retire", "--new-key", str(spare))
+        assert old.returncode == 1 and "was retired already" in old.stderr and new_key in old.stderr, old.stderr
+        server.start()  # a server left on the retired key says so, and hands out no key to pin
+        try:
+            status, body, _ = call("GET", f"{server.base}/log/key")
+            assert status == 503 and body["code"] == "log-behind" and "was retired" in body["detail"], body
+            assert "was retired" in call("GET", f"{server.base}/readyz")[1]["log"]
+        finally:
+            server.stop()
+    finally:
+        del server.env["LOG_SIGNING_KEY"]
+
     server.start()
     try:
         assert call("GET", f"{server.base}/readyz")[1]["log"] == "ok"

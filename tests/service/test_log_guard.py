@@ -218,3 +218,16 @@ def test_a_record_that_cannot_be_read_stops_the_log_and_nothing_older_is_served(
     assert "cannot be read" in log.status()
     with pytest.raises(LogBehind, match="cannot be read"):
         log.checkpoint()
+
+
+def test_a_process_whose_key_did_not_sign_the_log_says_so_and_signs_nothing(store, record):
+    log, cases = guarded(store, record)
+    play(cases, 2)
+    log.sequence()
+    stranger = generate_signer("guard.example/log")  # its key file lost: a new key of the same name was made
+    guard = ForkGuard(stranger.verifier, [("the record beside its key", record)])
+    other = PublicLog(store, store, stranger, spacing=0, records=[record], guard=guard)
+    refusal = other.key_refusal()
+    assert refusal is not None and "another key signed" in refusal and "LOG_SIGNING_KEY" in refusal
+    assert other.status() == f"it signs nothing: {refusal}"
+    assert log.key_refusal() is None and log.status() == "ok"

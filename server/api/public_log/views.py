@@ -10,7 +10,7 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from ...service.errors import TileNotFound
+from ...service.errors import LogBehind, TileNotFound
 from ...service.public_log import published_note
 from ...transparency.tiles import TilePathError, parse_tile_path
 from ..callers import readable
@@ -73,16 +73,21 @@ class LogKey(MethodView):
             }
         },
     )
-    @answers(401, 422, 429, 404, only=("validation-failed", "rate-limited", "not-in-log"))
+    @answers(401, 422, 429, 404, 503, only=("validation-failed", "rate-limited", "not-in-log", "log-behind"))
     def get(self) -> Response:
         """Read the log's verifier key, the note-format string a client pins
 
         `<name>+<key id>+<base64 Ed25519 key>`, as Go's sumdb/note reads it. Pin it once, from a source you trust
-        (the operator's README), rather than fetching it each time.
+        (the operator's README), rather than fetching it each time. A server whose key signs nothing of the log it
+        serves (a retired key, or another log's) answers 503 saying so rather than hand out a key to pin.
         """
-        verifier = use_cases().public_log.verifier
+        public_log = use_cases().public_log
+        verifier = public_log.verifier
         if verifier is None:
             raise TileNotFound("this server has no log key")
+        refusal = public_log.key_refusal()
+        if refusal is not None:
+            raise LogBehind(f"this server's key signs nothing of the log it serves: {refusal}")
         return _text(verifier.vkey + "\n", SHORT_LIVED)
 
 
