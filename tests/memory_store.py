@@ -233,6 +233,10 @@ class MemoryStore:
             events = [event for _, event in stored.events if after < event.seq <= last]
         return events if limit is None else events[:limit]
 
+    def wal_position(self) -> str:
+        """The moment asked: every write so far is before it (what a lagging copy in the tests compares)."""
+        return str(time.monotonic_ns())
+
     def read_versions(self, game_ids: Collection[str]) -> dict[str, int]:
         with self._lock:
             return {

@@ -57,6 +57,12 @@ ACTIONS = Counter("osmosis_actions_total", "Game actions that landed", ["kind"])
 VERSION_CONFLICTS = Counter("osmosis_version_conflicts_total", "Actions refused with 412")
 IDEMPOTENT_REPLAYS = Counter("osmosis_idempotent_replays_total", "Retries answered from a stored response")
 RATE_LIMITED = Counter("osmosis_rate_limited_total", "Requests refused with 429")
+READS_ON_THE_PRIMARY = Counter(
+    "osmosis_reads_on_the_primary_total",
+    "Reads meant for a replica that the primary answered: the replica had not replayed every write before them, "
+    "lacked part of the answer, or could not be reached",
+    ["read"],
+)
 POOL_CONNECTIONS = Gauge(
     "osmosis_pool_connections", "Database connections open in the pool", multiprocess_mode="livesum"
 )
@@ -79,6 +85,10 @@ request_log = logging.getLogger("osmosis.request")
 
 def log_signing_refused(refused: bool) -> None:
     LOG_SIGNING_REFUSED.set(1 if refused else 0)
+
+
+def read_on_the_primary(read: str) -> None:
+    READS_ON_THE_PRIMARY.labels(read).inc()
 
 
 class _RequestIds:

@@ -129,7 +129,7 @@ def _replica_reads(settings: Settings, primary: PostgresStore) -> ReplicaReads:
         max_lifetime=REPLICA_CONNECTION_LIFETIME,
     )
     replica = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
-    return ReplicaReads(replica, primary, settings.replica_max_lag_bytes)
+    return ReplicaReads(replica, primary, settings.replica_max_lag_bytes, fell_back=observability.read_on_the_primary)
 
 
 def _kept_outside(

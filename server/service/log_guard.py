@@ -161,13 +161,14 @@ class ForkGuard:
         agrees with every checkpoint handed out."""
         size = latest.size if latest is not None else 0
         try:
-            self._check_place_and_witnesses(size)
+            self._check_witnesses_heard(size)
             try:
                 references = self._references()
             except RecordUnreadable as error:
                 raise LogRefused(f"its record of what it handed out cannot be read: {error}", size, size) from None
             for reference in references:
                 self._compare(reference, latest, size, root_at)
+            self._check_place(size)
         except LogRefused as refused:
             if self._status != str(refused):
                 log.error("the public log signs nothing: %s", refused)
@@ -182,15 +183,18 @@ class ForkGuard:
         with contextlib.suppress(LogRefused):
             self.check(latest, root_at)
 
-    def _check_place_and_witnesses(self, size: int) -> None:
+    def _check_place(self, size: int) -> None:
         if self._place is not None and self._claimed is not None and self._claimed != self._place:
             raise LogRefused(
                 f"its record of what it handed out is kept at place {self._place}, but the deployment's is at "
-                f"{self._claimed}: another instance signs with a record this one cannot see; every instance must "
-                "share one LOG_TILES_DIR (docs/operations.md)",
+                f"{self._claimed}: another instance signs with a record this one cannot see (every instance must "
+                "share one LOG_TILES_DIR), or the directory was lost and made anew (`osmosis log recover` from a "
+                "copy of the tiles, or `osmosis log retire`, starts the record there; docs/operations.md)",
                 size,
                 size,
             )
+
+    def _check_witnesses_heard(self, size: int) -> None:
         if self._witnesses is not None and self._witnesses.names():
             with self._lock:
                 heard_from = len(self._witnesses.names()) - len(self._unheard)

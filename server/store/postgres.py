@@ -428,6 +428,17 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         self._confirm_replicated()  # the first answer may be one whose commit was never confirmed
         return keys, StoredResponse(**row)
 
+    def wal_position(self) -> str:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.WAL_POSITION).fetchone()
+        assert row is not None
+        return str(row[0])
+
+    def replayed(self, position: str) -> bool:
+        with self._connection() as conn:
+            row = conn.cursor(row_factory=tuple_row).execute(sql.REPLAYED, {"position": position}).fetchone()
+        return bool(row and row[0])
+
     def replay_behind(self, max_lag_bytes: int) -> bool:
         with self._connection() as conn:
             row = conn.execute(sql.REPLAY_BEHIND, {"max_lag_bytes": max_lag_bytes}).fetchone()

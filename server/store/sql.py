@@ -371,6 +371,15 @@ WRITE_BARRIER = "SELECT pg_logical_emit_message(true, 'osmosis-barrier', '')"
 synchronous standby has everything up to it (PostgresStore._confirm_replicated). A transaction that only takes an id
 writes a commit record PostgreSQL does not wait for: it confirms nothing."""
 
+WAL_POSITION = "SELECT pg_current_wal_lsn()::text"
+"""Where the primary's WAL is: every commit acknowledged so far is before it."""
+
+REPLAYED = """
+SELECT CASE WHEN pg_is_in_recovery() THEN coalesce(pg_last_wal_replay_lsn() >= %(position)s::pg_lsn, false)
+ELSE true END
+"""
+"""Whether a standby has replayed the primary's WAL up to a position (a primary has all of its own)."""
+
 REPLAY_BEHIND = """
 SELECT CASE WHEN pg_is_in_recovery() THEN
     pg_is_wal_replay_paused()

@@ -325,7 +325,8 @@ def test_careless_commands_get_a_clear_refusal_and_touch_nothing(root):
     refused = server.osmosis("backup", str(root / "backup"))
     assert refused.returncode == 2 and "is not empty" in refused.stderr
     refused = server.osmosis("backup", str(root / "new-backup"))
-    assert refused.returncode == 2 and "pg_basebackup failed" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "the database cannot be read: connection failed" in refused.stderr
+    assert not (root / "new-backup").exists()
     del server.env["DATABASE_URL"]
 
 

@@ -21,7 +21,7 @@ from server.runtime.app import REPLICA_CONNECTION_LIFETIME
 from server.store import migrate
 from server.transparency.notes import generate_signer
 from tests.apps import free_port
-from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies
+from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies, text_of
 from tests.patroni_cluster import LEASE_SECONDS, PatroniCluster
 from tests.processes import call, start_gunicorn, stop
 
@@ -320,6 +320,51 @@ def test_replicas_whose_replay_is_paused_serve_nothing_stale(cluster, server):
     assert listed["games"][0]["id"] == game["id"]
     assert verdict["valid"] is True
     assert readiness["reads"] == "primary: the replicas are behind", readiness
+
+
+def test_replicas_whose_replay_is_delayed_list_nothing_older_than_what_their_reader_wrote(cluster, server):
+    """Issue 50: a standby whose replay is delayed (or whose stream stalled) streams and looks a few bytes behind;
+    lists read there were stale for seconds. Every list now reads every write acknowledged before it."""
+    leader = cluster.leader()
+    standbys = [node for node in cluster.nodes if node is not leader]
+    _reading_from_the_replicas(server, standbys)
+    for node in standbys:
+        _sql(node, "ALTER SYSTEM SET recovery_min_apply_delay = '60s'")
+        _sql(node, "SELECT pg_reload_conf()")
+    stale = []
+    try:
+        time.sleep(1)
+        for _ in range(3):
+            game = call("POST", f"{server}/games", {"variant": "osmosis-draw-one"})[1]
+            listed = call("GET", f"{server}/games?limit=5")[1]["games"]
+            if listed[0]["id"] != game["id"]:
+                stale.append(("created", game["id"], listed[0]["id"]))
+            assert call("POST", f"{server}/games/{game['id']}/resign", {}, game["player_token"])[0] == 200
+            listed = call("GET", f"{server}/games?limit=5")[1]["games"]
+            if listed[0]["status"] != "resigned":
+                stale.append(("resigned", game["id"], listed[0]["status"]))
+        readiness = call("GET", f"{server}/readyz")[1]
+        metrics = text_of(f"{server}/metrics")[1]
+        lacking = _sql(standbys[0], "SELECT count(*) FROM games WHERE id = %s", game["id"])
+    finally:
+        for node in standbys:
+            _sql(node, "ALTER SYSTEM RESET recovery_min_apply_delay")
+            _sql(node, "SELECT pg_reload_conf()")
+
+    assert lacking == 0, "the replica had replayed the writes: the drill proves nothing"
+    assert not stale, stale
+    assert readiness["reads"].startswith("primary: the replicas have not replayed the latest writes"), readiness
+    assert 'osmosis_reads_on_the_primary_total{read="list_games"}' in metrics
+
+
+def _reading_from_the_replicas(server: str, standbys: list) -> None:
+    """Until the server's replica pool reads from a standby: a drill before may have left it on the primary
+    (prefer-standby, while no standby answered); its connections are renewed every 30 s."""
+    deadline = time.monotonic() + REPLICA_CONNECTION_LIFETIME + 30
+    while not any(_reading_clients(node) for node in standbys):
+        assert time.monotonic() < deadline, "the server reads nothing from its replicas"
+        call("GET", f"{server}/games?limit=5")
+        time.sleep(0.5)
 
 
 def _sql(node, query: str, *params: object) -> object:

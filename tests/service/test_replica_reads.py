@@ -1,6 +1,7 @@
 """Reads on a replica that lags (service/replicas.py), through the use cases: every answer is the primary's answer,
 whatever the replica has replayed; the replica serves what it can tell is whole."""
 
+import time
 from datetime import date
 from uuid import UUID, uuid4
 
@@ -25,6 +26,7 @@ class LaggingCopy:
     def __init__(self, primary) -> None:
         self._primary = primary
         self._versions: dict[UUID, int] = {}
+        self._frozen_at: int | None = None  # None: it has replayed everything
         self.behind = False
         self.down = False
         self.answered: list[str] = []
@@ -32,6 +34,11 @@ class LaggingCopy:
 
     def freeze(self) -> None:
         self._versions = {game.id: game.version for game in self._primary.list_games(10_000, None)}
+        self._frozen_at = time.monotonic_ns()
+
+    def catch_up(self) -> None:
+        self.freeze()
+        self._frozen_at = None
 
     def _known(self, game_id: UUID) -> int:
         if self.down:
@@ -93,6 +100,11 @@ class LaggingCopy:
             raise StoreUnavailable("the replica is unreachable")
         return self.behind
 
+    def replayed(self, position: str) -> bool:
+        if self.down:
+            raise StoreUnavailable("the replica is unreachable")
+        return self._frozen_at is None or int(position) <= self._frozen_at
+
     def __getattr__(self, name):
         raise AssertionError(f"{name} must be read from the primary")
 
@@ -144,16 +156,36 @@ def test_what_the_replica_has_whole_is_read_there(cases, reading, replica):
     assert replica.answered == ["load_events", "load_time_travel"]
 
 
-def test_games_are_listed_from_the_replica_only_while_it_is_caught_up(cases, reading, replica):
+def test_games_are_listed_from_the_replica_only_once_it_has_replayed_every_write_before_the_read(
+    cases, reading, replica
+):
     played(cases, 1)
     replica.freeze()
-    newest, _ = played(cases, 1)
-    replica.behind = True
+    newest, token = played(cases, 1)
+    # Its stream looks well (streaming, a few bytes behind): its replay is delayed, or its stream has stalled.
+    assert replica.behind is False
 
     listed, _ = reading.queries.list_games(10, None)
-
-    assert listed[0]["id"] == str(newest)
+    assert listed[0]["id"] == str(newest) and listed[0]["status"] == "playing"
+    cases.acting.resign(newest, token)
+    assert reading.queries.list_games(10, None)[0][0]["status"] == "resigned"
     assert "list_games" not in replica.answered
+
+    replica.catch_up()
+    assert reading.queries.list_games(10, None) == cases.queries.list_games(10, None)
+    assert replica.answered == ["list_games"]
+
+
+def test_each_read_the_primary_answers_for_the_replica_is_told(cases, store, replica):
+    fell_back = []
+    reading = compose(store, ReplicaReads(replica, store, fell_back=fell_back.append))
+    game_id, _ = played(cases, 1)
+    replica.freeze()
+    played(cases, 1)
+    reading.queries.list_games(10, None)
+    reading.queries.list_events(game_id, 0, 50)
+    assert fell_back == ["list_games"], "the events of a game the replica has whole are its own"
+    assert reading.health.standing()["reads"].startswith("primary: the replicas have not replayed the latest writes")
 
 
 def test_a_replica_gone_costs_nothing_but_its_share_of_the_reads(cases, reading, replica):
@@ -194,7 +226,7 @@ def test_boards_and_a_player_s_sums_come_from_the_replica_only_while_it_is_caugh
     ]
 
     replica.answered.clear()
-    replica.behind = True
+    replica.freeze()  # and the primary writes on: any write, a finished game's result among them
     assert read_all(ReplicaReads(replica, store)) == caught_up
     assert replica.answered == []
 
