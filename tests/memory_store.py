@@ -296,7 +296,7 @@ class MemoryStore:
             size = max(self._published)
             return self._with_cosignatures(next(c for c in self._checkpoints if c.size == size))
 
-    def latest_checkpoint(self) -> SignedCheckpoint | None:
+    def latest_checkpoint(self, *, confirmed: bool = True) -> SignedCheckpoint | None:
         with self._lock:
             return self._with_cosignatures(self._checkpoints[-1]) if self._checkpoints else None
 

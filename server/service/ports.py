@@ -238,8 +238,10 @@ class PublicLogStore(TileReads, Protocol):
         """The largest checkpoint ever published, by any instance, with its cosignatures; None before the first."""
         ...
 
-    def latest_checkpoint(self) -> SignedCheckpoint | None:
-        """The newest checkpoint signed, published or not, with its cosignatures; None before the first."""
+    def latest_checkpoint(self, *, confirmed: bool = True) -> SignedCheckpoint | None:
+        """The newest checkpoint signed, published or not, with its cosignatures; None before the first. Confirmed
+        on the synchronous standby first (ReplicationUnconfirmed when it cannot be), unless only looked at
+        (`confirmed=False`: a status, never a checkpoint handed out)."""
         ...
 
     def publish_checkpoint(self, witnesses: Sequence[str]) -> None:

@@ -234,7 +234,7 @@ class PublicLog:
         refusal = self.key_refusal()
         if refusal is not None:
             return f"it signs nothing: {refusal}"
-        self._guard.check_quietly(self._store.latest_checkpoint(), self._root_at)
+        self._guard.check_quietly(self._store.latest_checkpoint(confirmed=False), self._root_at)
         if self._guard.status == "ok" and self._unpublished is not None:
             return f"it cannot publish: {self._unpublished}"
         return self._guard.status
@@ -245,7 +245,7 @@ class PublicLog:
             return None
         try:
             self._refuse_a_retired_key()
-            latest = self._store.latest_checkpoint()
+            latest = self._store.latest_checkpoint(confirmed=False)
             if latest is not None:
                 self._check_signer(latest)
         except KeyMismatch as error:

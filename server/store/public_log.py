@@ -119,8 +119,8 @@ class PublicLogTables:
     def published_checkpoint(self: _Connections) -> SignedCheckpoint | None:
         return _checkpoint(self, sql.SELECT_PUBLISHED_CHECKPOINT)
 
-    def latest_checkpoint(self: _Connections) -> SignedCheckpoint | None:
-        return _checkpoint(self, sql.SELECT_LATEST_SIGNED)
+    def latest_checkpoint(self: _Connections, *, confirmed: bool = True) -> SignedCheckpoint | None:
+        return _checkpoint(self, sql.SELECT_LATEST_SIGNED, confirmed)
 
     def publish_checkpoint(self: _Connections, witnesses: Sequence[str]) -> None:
         with self._transaction() as conn:
@@ -162,13 +162,13 @@ class PublicLogTables:
         return [(int(index), str(kind)) for index, kind in rows]
 
 
-def _checkpoint(store: _Connections, query: str) -> SignedCheckpoint | None:
+def _checkpoint(store: _Connections, query: str, confirmed: bool = True) -> SignedCheckpoint | None:
     with store._connection() as conn:
         row = conn.execute(query).fetchone()
     if row is None:
         return None
     checkpoint = SignedCheckpoint(row["size"], bytes(row["root"]), row["note"], tuple(row["cosignatures"]))
-    if checkpoint.size > store._replicated_size:
+    if confirmed and checkpoint.size > store._replicated_size:
         # Served, offered to a witness or proven against, a checkpoint is a promise: one lost in a failover, and
         # signed again over other entries, is a fork. Once a size is confirmed on the standby, so is every smaller.
         store._confirm_replicated()

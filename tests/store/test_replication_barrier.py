@@ -4,6 +4,7 @@ once its standbys are gone). What was committed on the primary but never confirm
 must not leave the server as settled: the barrier waits, its wait is cut short at the store's hold limit, and the
 client gets 503, never the kept 200 of a write a failover could still lose."""
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,3 +107,35 @@ def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(prima
     assert settled.status_code == 200, settled.get_data(as_text=True)
     assert settled.get_json()["game"]["version"] == 2
     assert after["version"] == 2, "the retries drew again"
+
+
+def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primary_alone):
+    """The barrier guards what leaves the server as settled, never a look at the server's standing: /readyz stays
+    200 and says why writes answer 503 (found by the no-standby cluster drill once the barrier waited)."""
+    app = create_app(
+        Settings(database_url=primary_alone, rate_limit="", statement_timeout_ms=500, log_interval_seconds=0.1)
+    )
+    client = app.test_client()
+    try:
+        client.post("/games", json={"variant": "peek"})
+        deadline = time.monotonic() + 20
+        while client.get("/log/checkpoint").status_code != 200:
+            assert time.monotonic() < deadline, "the log signed no checkpoint"
+            time.sleep(0.1)
+        standby(primary_alone, True)
+        try:
+            client.post("/games", json={"variant": "peek"})  # committed on the primary, its checkpoint unconfirmed
+            time.sleep(1)
+            started = time.monotonic()
+            readiness = client.get("/readyz")
+            took = time.monotonic() - started
+        finally:
+            standby(primary_alone, False)
+    finally:
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+            app.extensions[name].stop()
+        app.extensions["osmosis.pool"].close()
+
+    assert readiness.status_code == 200, readiness.get_json()
+    assert readiness.get_json()["writes"].startswith("waiting for a synchronous standby"), readiness.get_json()
+    assert took < 2, f"/readyz took {took:.1f} s"
