@@ -51,7 +51,7 @@ def test_a_checkpoint_whose_handing_out_failed_past_its_commit_is_published_by_t
     fails = FailsOnce(ReplicationUnconfirmed("no standby") if fault == "no standby confirms" else OSError("full"))
     if fault == "no standby confirms":
         reading = store.latest_checkpoint
-        store.latest_checkpoint = lambda: (fails(), reading())[1]
+        store.latest_checkpoint = lambda confirmed=True: (confirmed and fails(), reading(confirmed=confirmed))[1]
     else:
         writing = tiles.write
         tiles.write = lambda growth: (fails(), writing(growth))
