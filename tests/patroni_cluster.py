@@ -27,6 +27,8 @@ from tests.apps import free_port
 BIN_DIR = Path("/usr/lib/postgresql/15/bin")
 HAPROXY_CONFIG = Path(__file__).parents[1] / "deploy" / "patroni" / "haproxy.cfg"
 SCOPE = "osmosis-drill"
+ROLES_SQL = Path(__file__).parents[1] / "deploy" / "patroni" / "roles.sql"
+REST_API_PASSWORD = "drill-rest-api"
 LEASE_SECONDS = 8
 
 
@@ -295,9 +297,32 @@ class PatroniCluster:
 
     # -- for the server
 
-    def database_url(self, database: str, attrs: str = "read-write") -> str:
+    def database_url(self, database: str, attrs: str = "read-write", user: str = "postgres") -> str:
         hosts = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-        return f"postgresql://postgres@{hosts}/{database}?target_session_attrs={attrs}&connect_timeout=2"
+        return f"postgresql://{user}@{hosts}/{database}?target_session_attrs={attrs}&connect_timeout=2"
+
+    def create_database_as_deployed(self) -> None:
+        """The database and its roles as deploy/patroni's post_bootstrap makes them (roles.sql): the owner that
+        migrates, the servers' role that only reads and writes (the drills connect as it)."""
+        leader = self.leader()
+        assert leader is not None
+        subprocess.run(
+            [
+                "psql",
+                leader.url(),
+                "--set",
+                "ON_ERROR_STOP=1",
+                "--set",
+                "owner_password=drill-owner",
+                "--set",
+                "app_password=drill-app",
+                "--file",
+                str(ROLES_SQL),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
 
     # -- the configuration
 
@@ -307,7 +332,12 @@ class PatroniCluster:
             "namespace": "/osmosis/",
             "name": node.name,
             "log": {"level": "WARNING"},
-            "restapi": {"listen": f"127.0.0.1:{node.rest_port}", "connect_address": f"127.0.0.1:{node.rest_port}"},
+            "restapi": {
+                "listen": f"127.0.0.1:{node.rest_port}",
+                "connect_address": f"127.0.0.1:{node.rest_port}",
+                # As deployed: the calls that change the cluster ask for credentials (patronictl reads them here).
+                "authentication": {"username": "patroni", "password": REST_API_PASSWORD},
+            },
             "etcd3": {"hosts": f"127.0.0.1:{self.etcd_port}"},
             "bootstrap": {
                 "dcs": {

@@ -29,6 +29,8 @@ def test_the_node_configuration_passes_patroni_s_own_validation():
                 "PATRONI_POSTGRESQL_LISTEN": f"0.0.0.0:{free_port()}",
                 "PATRONI_RESTAPI_LISTEN": f"0.0.0.0:{free_port()}",
                 "PATRONI_ETCD3_HOSTS": f"127.0.0.1:{etcd.etcd_port}",
+                "PATRONI_RESTAPI_USERNAME": "patroni",
+                "PATRONI_RESTAPI_PASSWORD": "a password",
             },
             capture_output=True,
             text=True,
@@ -93,3 +95,36 @@ def test_every_node_archives_to_pgbackrest_and_restores_from_it():
     dockerfile = (CLUSTER / "Dockerfile").read_text()
     for copied in ("pgbackrest/pgbackrest.conf", "pgbackrest/on-primary", "pgbackrest/crontab"):
         assert f"COPY {copied}" in dockerfile and (CLUSTER.parent / copied).exists()
+
+
+def test_the_shipped_cluster_runs_its_backups_and_asks_for_credentials_and_servers_hold_least_privilege():
+    """Issue 50: the node container ran Patroni alone (no cron: no scheduled backup ever), made no pgBackRest stanza,
+    left Patroni's REST API (which switches the primary over) and etcd open, and the servers connected as postgres."""
+    dockerfile = (CLUSTER / "Dockerfile").read_text()
+    assert 'ENTRYPOINT ["/usr/local/bin/node-entrypoint"]' in dockerfile and "\nUSER " not in dockerfile
+    entrypoint = (CLUSTER / "node-entrypoint.sh").read_text()
+    assert "\ncron\n" in entrypoint and "exec setpriv --reuid=postgres" in entrypoint and "patroni" in entrypoint
+    assert os.access(CLUSTER / "node-entrypoint.sh", os.X_OK) and os.access(CLUSTER / "create-database.sh", os.X_OK)
+    bootstrap = (CLUSTER / "create-database.sh").read_text()
+    assert "--file /etc/patroni/roles.sql" in bootstrap and "pgbackrest --stanza=osmosis stanza-create" in bootstrap
+    for copied in ("roles.sql", "node-entrypoint.sh"):
+        assert f"patroni/{copied}" in dockerfile
+    assert "COPY pgbackrest/backup-age /usr/local/bin/backup-age" in dockerfile
+    assert os.access(CLUSTER.parent / "pgbackrest" / "backup-age", os.X_OK)
+    assert "backup-age --stanza osmosis" in (CLUSTER.parent / "pgbackrest" / "crontab").read_text()
+
+    services = yaml.safe_load((CLUSTER / "compose.yaml").read_text())["services"]
+    for name in ("node1", "node2", "node3"):
+        environment = services[name]["environment"]
+        for credential in ("PATRONI_RESTAPI_USERNAME", "PATRONI_RESTAPI_PASSWORD", "PATRONI_ETCD3_USERNAME"):
+            assert environment.get(credential), (name, credential)
+        assert services[name]["depends_on"]["etcd-auth"]["condition"] == "service_completed_successfully"
+    assert "etcdctl auth enable" in services["etcd-auth"]["command"][0]
+    assert "osmosis_owner:" in services["migrate"]["environment"]["DATABASE_URL"]
+    server = services["server"]
+    for url in (server["environment"]["DATABASE_URL"], server["environment"]["READ_DATABASE_URL"]):
+        assert url.startswith("postgresql://osmosis_app:"), "the servers connect as the role that only writes"
+    assert server["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    roles = (CLUSTER / "roles.sql").read_text()
+    assert "CREATE ROLE osmosis_app LOGIN PASSWORD :'app_password' IN ROLE pg_monitor;" in roles
+    assert "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO osmosis_app" in roles

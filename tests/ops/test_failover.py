@@ -30,6 +30,8 @@ pytestmark = pytest.mark.cluster
 STATEMENT_TIMEOUT_MS = 2000
 ETCD_OUTAGE_SECONDS = 30
 LOG_KEY = generate_signer("drill.example/log").skey
+APP = "osmosis_app"
+"""The servers' role, as deployed: it reads and writes the tables, and changes no schema."""
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +39,8 @@ def cluster() -> Iterator[PatroniCluster]:
     cluster = PatroniCluster()
     try:
         cluster.start()
-        with psycopg.connect(cluster.leader().url(), autocommit=True) as conn:  # type: ignore[union-attr]
-            conn.execute("CREATE DATABASE osmosis")
-        migrate.upgrade(cluster.database_url("osmosis"))
+        cluster.create_database_as_deployed()  # deploy/patroni/roles.sql: an owner migrates, the servers only write
+        migrate.upgrade(cluster.database_url("osmosis", user="osmosis_owner"))
         yield cluster
     finally:
         cluster.stop()
@@ -50,13 +51,13 @@ def cluster() -> Iterator[PatroniCluster]:
 def server(cluster: PatroniCluster) -> Iterator[str]:
     port = free_port()
     process = start_gunicorn(
-        cluster.database_url("osmosis"),
+        cluster.database_url("osmosis", user=APP),
         port,
         STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
         POOL_TIMEOUT_MS="1000",
         LOG_INTERVAL_MS="200",
         LOG_SIGNING_KEY=LOG_KEY,
-        READ_DATABASE_URL=cluster.database_url("osmosis", attrs="prefer-standby"),
+        READ_DATABASE_URL=cluster.database_url("osmosis", attrs="prefer-standby", user=APP),
     )
     yield f"http://127.0.0.1:{port}"
     stop(process)
@@ -73,6 +74,29 @@ def healthy_again(cluster: PatroniCluster) -> Iterator[None]:
         if node.process is None or node.process.poll() is not None:
             cluster.start_node(node)
     cluster.wait_until_healthy(seconds=120)
+
+
+def test_the_servers_role_reads_and_writes_the_tables_and_changes_no_schema(cluster, server):
+    app_url = cluster.database_url("osmosis", user=APP)
+    migrate.upgrade(app_url)  # at head: a look at the version, nothing to change (deploy/entrypoint.sh runs it)
+    with psycopg.connect(app_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM games").fetchone() is not None
+        assert conn.execute(
+            "SELECT rolsuper OR rolcreatedb OR rolcreaterole FROM pg_roles WHERE rolname = current_user"
+        )
+        for statement in (
+            "CREATE TABLE intruder (id int)",
+            "DROP TABLE games",
+            "ALTER TABLE game_events DISABLE TRIGGER ALL",
+            "TRUNCATE game_events",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+        privileged = conn.execute(
+            "SELECT rolsuper OR rolcreatedb OR rolcreaterole FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+        assert privileged == (False,)
+    assert call("GET", f"{server}/readyz")[1]["writes"] == "ok", "pg_monitor: it sees its synchronous standby"
 
 
 class KeyedPlayer:
@@ -457,13 +481,13 @@ def test_behind_haproxy_the_server_fails_over_with_the_cluster(cluster):
     primary_port, replicas_port = cluster.start_haproxy()
     port = free_port()
     process = start_gunicorn(
-        f"postgresql://postgres@127.0.0.1:{primary_port}/osmosis?connect_timeout=2",
+        f"postgresql://{APP}@127.0.0.1:{primary_port}/osmosis?connect_timeout=2",
         port,
         STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
         POOL_TIMEOUT_MS="1000",
         LOG_INTERVAL_MS="200",
         LOG_SIGNING_KEY=LOG_KEY,  # every instance signs the one log with the one key
-        READ_DATABASE_URL=f"postgresql://postgres@127.0.0.1:{replicas_port}/osmosis?connect_timeout=2",
+        READ_DATABASE_URL=f"postgresql://{APP}@127.0.0.1:{replicas_port}/osmosis?connect_timeout=2",
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -137,7 +137,16 @@ def test_full_and_differential_backups_restore_to_a_point_in_time_and_to_the_arc
     migrate.upgrade(server.url())
     server.pgbackrest("stanza-create")
     server.pgbackrest("check")
+    none_yet = backup_age(server, hours=26)
+    assert none_yet.returncode == 1 and "holds no backup" in none_yet.stderr, none_yet.stderr
+    assert "osmosis_backup_repository_ok 0" in (server.folder / "backup.prom").read_text()
     server.pgbackrest("--type=full", "backup")
+    fresh = backup_age(server, hours=26)
+    assert fresh.returncode == 0 and "the newest backup ended 0.0 hours ago" in fresh.stdout, fresh.stderr
+    metrics = (server.folder / "backup.prom").read_text()
+    assert "osmosis_backup_repository_ok 1" in metrics and "osmosis_backup_age_seconds " in metrics
+    missed = backup_age(server, hours=1 / 3600_000)  # as if the nightly backups had stopped
+    assert missed.returncode == 1 and "the scheduled backups are not running" in missed.stderr
 
     port = free_port()
     gunicorn = start_gunicorn(server.url(), port)
@@ -171,6 +180,19 @@ def test_full_and_differential_backups_restore_to_a_point_in_time_and_to_the_arc
     finally:
         stop(gunicorn)
     server.pgbackrest("verify")
+
+
+def backup_age(server: Server, hours: float) -> subprocess.CompletedProcess:
+    """deploy/pgbackrest/backup-age as cron runs it on a node (its check, and its metric for node_exporter)."""
+    return as_postgres(
+        [
+            str(DEPLOY / "backup-age"),
+            f"--config={server.config}",
+            f"--stanza={STANZA}",
+            f"--max-hours={hours}",
+            f"--textfile={server.folder / 'backup.prom'}",
+        ]
+    )
 
 
 @pytest.mark.parametrize("name", ["pgbackrest.conf", "single-server.conf"])
