@@ -4,6 +4,7 @@ once its standbys are gone). What was committed on the primary but never confirm
 must not leave the server as settled: the barrier waits, its wait is cut short at the store's hold limit, and the
 client gets 503, never the kept 200 of a write a failover could still lose."""
 
+import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,27 +50,28 @@ def waiting_for_a_standby(primary_alone: str) -> Iterator[str]:
         standby(primary_alone, False)
 
 
-def test_the_barrier_waits_for_the_standby_and_says_it_could_not_confirm(waiting_for_a_standby):
-    pool = open_pool(waiting_for_a_standby, min_size=1, max_size=2, timeout=5, statement_timeout_ms=500)
+@contextlib.contextmanager
+def store_on(url: str) -> Iterator[PostgresStore]:
+    """The store as the server opens it, its use of a connection bounded at HOLD_LIMIT."""
+    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=500)
     try:
-        store = PostgresStore(pool, migrate.head_revision(), hold_limit=HOLD_LIMIT)
-        with pytest.raises(ReplicationUnconfirmed):
-            store._confirm_replicated()
+        yield PostgresStore(pool, migrate.head_revision(), hold_limit=HOLD_LIMIT)
     finally:
         pool.close()
+
+
+def test_the_barrier_waits_for_the_standby_and_says_it_could_not_confirm(waiting_for_a_standby):
+    with store_on(waiting_for_a_standby) as store, pytest.raises(ReplicationUnconfirmed):
+        store._confirm_replicated()
 
 
 def test_a_checkpoint_no_standby_has_is_not_served(waiting_for_a_standby):
     with psycopg.connect(waiting_for_a_standby, autocommit=True, options="-c synchronous_commit=local") as conn:
         conn.execute("INSERT INTO log_checkpoints (size, root, note) VALUES (1, %s, 'a note')", (bytes(32),))
-    pool = open_pool(waiting_for_a_standby, min_size=1, max_size=2, timeout=5, statement_timeout_ms=500)
-    try:
-        store = PostgresStore(pool, migrate.head_revision(), hold_limit=HOLD_LIMIT)
-        with pytest.raises(ReplicationUnconfirmed):
-            store.latest_checkpoint()
-    finally:
-        pool.close()
-        with psycopg.connect(waiting_for_a_standby, autocommit=True, options="-c synchronous_commit=local") as conn:
+        try:
+            with store_on(waiting_for_a_standby) as store, pytest.raises(ReplicationUnconfirmed):
+                store.latest_checkpoint()
+        finally:
             conn.execute("TRUNCATE log_checkpoints CASCADE")
 
 
