@@ -23,7 +23,7 @@ def refused_authorization() -> str | None:
     """Why the request's Authorization header cannot be honoured (None when it has none, or one that can be): not
     `Bearer <token>`, or an API token that opens nothing. A client with a broken token is told so, never served as
     if it had sent none."""
-    header = request.headers.get("Authorization")
+    header = request.environ.get("HTTP_AUTHORIZATION")  # the header, without building werkzeug's view of them all
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
