@@ -58,6 +58,7 @@ from .rows import (
     secret_of,
     write_game,
 )
+from .standing import ServerStanding
 from .statistics import StatisticsTables
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ def _nobody() -> None:
     pass
 
 
-class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables):
+class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables, ServerStanding):
     def __init__(self, pool: ConnectionPool, head_revision: str, hold_limit: float | None = None) -> None:
         """`hold_limit`: the longest one use of a connection may last, its commit's wait for a synchronous standby
         included, before its work is cancelled (None: as long as it takes)."""
@@ -427,48 +428,3 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             return keys, None
         self._confirm_replicated()  # the first answer may be one whose commit was never confirmed
         return keys, StoredResponse(**row)
-
-    def wal_position(self) -> str:
-        with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(sql.WAL_POSITION).fetchone()
-        assert row is not None
-        return str(row[0])
-
-    def replayed(self, position: str) -> bool:
-        with self._connection() as conn:
-            row = conn.cursor(row_factory=tuple_row).execute(sql.REPLAYED, {"position": position}).fetchone()
-        return bool(row and row[0])
-
-    def replay_behind(self, max_lag_bytes: int) -> bool:
-        with self._connection() as conn:
-            row = conn.execute(sql.REPLAY_BEHIND, {"max_lag_bytes": max_lag_bytes}).fetchone()
-        return bool(row and row["behind"])
-
-    def standing(self) -> dict[str, str]:
-        """Whether a write would be acknowledged now: on a primary that must wait for a synchronous standby, one is
-        streaming (what pg_stat_replication shows the role: with no pg_monitor grant, it cannot tell)."""
-        try:
-            with self._connection() as conn:
-                row = conn.execute(sql.SYNCHRONOUS_STANDBYS).fetchone()
-        except StoreUnavailable:
-            return {"writes": "unavailable: the database cannot be reached"}
-        if row is None or not row["waits_for_standby"]:
-            return {"writes": "ok"}
-        if row["hidden"]:
-            return {"writes": "unknown: grant pg_monitor to see the synchronous standbys"}
-        if row["streaming"]:
-            return {"writes": "ok"}
-        return {"writes": "waiting for a synchronous standby: answered 503 until one is back"}
-
-    def readiness(self) -> str | None:
-        try:
-            with self._connection() as conn:
-                row = conn.execute(sql.SELECT_SCHEMA_REVISION).fetchone()
-        except StoreUnavailable as error:
-            return str(error)
-        except psycopg.errors.UndefinedTable:
-            return "the database has no migrations applied"
-        revision = row["version_num"] if row else None
-        if revision != self._head_revision:
-            return f"the database schema is at {revision}, not at head {self._head_revision}"
-        return None
