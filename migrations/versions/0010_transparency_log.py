@@ -100,24 +100,55 @@ def _enter_what_was_made_before() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, created_at, commitment FROM sealed_deals")
         for deal_id, created_at, commitment in cursor.fetchall():
-            made.append((created_at, 0, deal_id, public_entries.DEAL_SEALED,
-                         public_entries.deal_sealed(deal_id, commitment)))
+            made.append(
+                (created_at, 0, deal_id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal_id, commitment))
+            )
         cursor.execute("""
             SELECT g.id, g.created_at, g.updated_at, g.variant, g.rules, g.deal, g.commitment, g.status, g.version,
                    g.head_hash, g.score, s.server_seed, s.client_seed
             FROM games g JOIN game_secrets s ON s.game_id = g.id
         """)
-        for (game_id, created_at, updated_at, variant, rules, deal, commitment, status, version, head_hash, score,
-             server_seed, client_seed) in cursor.fetchall():
-            made.append((created_at, 1, game_id, public_entries.GAME_CREATED,
-                         public_entries.game_created(game_id, variant, rules, deal, commitment)))
+        for (
+            game_id,
+            created_at,
+            updated_at,
+            variant,
+            rules,
+            deal,
+            commitment,
+            status,
+            version,
+            head_hash,
+            score,
+            server_seed,
+            client_seed,
+        ) in cursor.fetchall():
+            made.append(
+                (
+                    created_at,
+                    1,
+                    game_id,
+                    public_entries.GAME_CREATED,
+                    public_entries.game_created(game_id, variant, rules, deal, commitment),
+                )
+            )
             if status != "playing":
-                made.append((updated_at, 2, game_id, public_entries.GAME_ENDED,
-                             public_entries.game_ended(game_id, status, version, head_hash, score,
-                                                       bytes(server_seed), client_seed)))
+                made.append(
+                    (
+                        updated_at,
+                        2,
+                        game_id,
+                        public_entries.GAME_ENDED,
+                        public_entries.game_ended(
+                            game_id, status, version, head_hash, score, bytes(server_seed), client_seed
+                        ),
+                    )
+                )
         made.sort(key=lambda entry: entry[:3])
-        cursor.executemany("INSERT INTO log_pending (subject, kind, entry) VALUES (%s, %s, %s)",
-                           [(subject, kind, entry) for _, _, subject, kind, entry in made])
+        cursor.executemany(
+            "INSERT INTO log_pending (subject, kind, entry) VALUES (%s, %s, %s)",
+            [(subject, kind, entry) for _, _, subject, kind, entry in made],
+        )
 
 
 def downgrade() -> None:

@@ -17,7 +17,8 @@ depends_on = None
 # boards rank by it.
 LOWER_BOUND = """
     ((wins::float8 / games + 3.841458881296 / (2 * games))
-     - 1.959964 * sqrt((wins::float8 / games) * (1 - wins::float8 / games) / games + 3.841458881296 / (4.0 * games * games)))
+     - 1.959964 * sqrt((wins::float8 / games) * (1 - wins::float8 / games) / games
+                       + 3.841458881296 / (4.0 * games * games)))
     / (1 + 3.841458881296 / games)
 """
 

@@ -11,6 +11,7 @@ Revises: 0018
 """
 
 from alembic import op
+
 from server.log import public_entries
 
 revision = "0019"
@@ -28,8 +29,10 @@ def upgrade() -> None:
     assert connection is not None
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, name, kind FROM players ORDER BY created_at, id")
-        joined = [(player_id, public_entries.PLAYER_JOINED, public_entries.player_joined(player_id, name, kind))
-                  for player_id, name, kind in cursor.fetchall()]
+        joined = [
+            (player_id, public_entries.PLAYER_JOINED, public_entries.player_joined(player_id, name, kind))
+            for player_id, name, kind in cursor.fetchall()
+        ]
         cursor.executemany("INSERT INTO log_pending (subject, kind, entry) VALUES (%s, %s, %s)", joined)
 
 
