@@ -35,12 +35,14 @@ def install(app: Flask) -> None:
 
     def with_policies(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            page = False
+            # No body, no policy (a 304, a 204): a browser keeps the policy of the copy it revalidated, and a
+            # resource's policy sent with a page's 304 would block the page's own scripts.
+            added = COMMON
             for name, value in headers:
                 if name == "Content-Type":
-                    page = value.startswith("text/html")
+                    added = PAGE_HEADERS if value.startswith("text/html") else RESOURCE_HEADERS
                     break
-            return start_response(status, headers + (PAGE_HEADERS if page else RESOURCE_HEADERS), exc_info)
+            return start_response(status, headers + added, exc_info)
 
         served: Iterable[bytes] = serve(environ, start)
         return served

@@ -37,3 +37,13 @@ def test_games_problems_and_streams_carry_them_too(client):
     stream = client.get(f"/games/{game['id']}/events/stream")
     assert_protected(stream, RESOURCE_POLICY)
     stream.close()
+
+
+def test_a_page_revalidated_keeps_its_own_policy(client):
+    """A 304 has no body and no Content-Type: it carries no policy, so the browser keeps the page's (a resource's
+    policy on it blocked the page's own scripts after a reload)."""
+    page = client.get("/")
+    again = client.get("/", headers={"If-None-Match": page.headers["ETag"]})
+    assert again.status_code == 304
+    assert "Content-Security-Policy" not in again.headers
+    assert again.headers["X-Content-Type-Options"] == "nosniff" and again.headers["X-Frame-Options"] == "DENY"
