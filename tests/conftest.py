@@ -18,7 +18,7 @@ FAST_TIER = bool(os.environ.get("OSMOSIS_FAST_TIER"))
 # never the project's var/, where `make serve` would find a log of a test's beside a database of its own.
 RUN_DATA_DIR = os.environ["OSMOSIS_DATA_DIR"] = tempfile.mkdtemp(prefix="osmosis-test-data-")
 PROJECT_DATA = Path(__file__).resolve().parents[1] / "var"
-LOG_FILES = ("log-signing-key", "log-checkpoints-*.json")
+LOG_FILES = ("log-signing-key", "log-checkpoints-*.json", "log-record-place")
 
 
 def _log_files_in_the_project() -> set[Path]:
