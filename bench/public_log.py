@@ -41,7 +41,7 @@ import psycopg
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
-import run_data  # noqa: E402, F401 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
+import run_data  # noqa: E402 -- first: this run's own OSMOSIS_DATA_DIR, and the guard of var/
 
 from bench.load import (  # noqa: E402
     CpuMeter,
@@ -76,7 +76,8 @@ def database(server_url: str, name: str) -> str:
 
 
 def baseline_tree(revision: str) -> Path:
-    """The tree of `revision`, extracted once under var/ (no worktree: the repository is left as it is)."""
+    """The tree of `revision`, extracted once in this run's own directory (no worktree: the repository is left as it
+    is; nothing of a benchmark's goes into var/, which is make serve's)."""
     commit = subprocess.run(
         ["git", "rev-parse", "--verify", f"{revision}^{{commit}}"],
         cwd=PROJECT,
@@ -84,7 +85,7 @@ def baseline_tree(revision: str) -> Path:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    root = PROJECT / "var" / f"bench-baseline-{commit[:12]}"
+    root = Path(run_data.RUN_DATA_DIR) / f"baseline-{commit[:12]}"
     if not (root / "server").is_dir():
         archive = subprocess.run(["git", "archive", commit], cwd=PROJECT, check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
@@ -253,7 +254,7 @@ def main() -> None:
             run_phase(c, 1.0, play_work(port))
         print(
             f"{c} clients, {r} rounds of {t:g} s a phase, gunicorn {os.environ.get('WEB_CONCURRENCY', '4')} "
-            f"workers; baseline {args.baseline} served from {root.relative_to(PROJECT)}"
+            f"workers; baseline {args.baseline} served from an export of it"
         )
         on, off = Measurement("play, log on"), Measurement("play, log off (baseline)")
         ratios = []
