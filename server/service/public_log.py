@@ -231,10 +231,11 @@ class PublicLog:
         """Whether the log signs ("ok") or why it does not; None where this process does not sign."""
         if self._guard is None or self._signer is None:
             return None
-        refusal = self.key_refusal()
+        latest = self._store.latest_checkpoint(confirmed=False)  # a look, never a checkpoint handed out
+        refusal = self._key_refusal(latest)
         if refusal is not None:
             return f"it signs nothing: {refusal}"
-        self._guard.check_quietly(self._store.latest_checkpoint(confirmed=False), self._root_at)
+        self._guard.check_quietly(latest, self._root_at)
         if self._guard.status == "ok" and self._unpublished is not None:
             return f"it cannot publish: {self._unpublished}"
         return self._guard.status
@@ -243,9 +244,11 @@ class PublicLog:
         """Why this process's key cannot sign the log its database holds (retired, or another key's log); None."""
         if self._signer is None:
             return None
+        return self._key_refusal(self._store.latest_checkpoint(confirmed=False))
+
+    def _key_refusal(self, latest: SignedCheckpoint | None) -> str | None:
         try:
             self._refuse_a_retired_key()
-            latest = self._store.latest_checkpoint(confirmed=False)
             if latest is not None:
                 self._check_signer(latest)
         except KeyMismatch as error:
