@@ -392,8 +392,8 @@ def test_a_drill_restores_without_the_log_s_key_and_a_damaged_backup_restores_no
     server = Serve(root).start()
     production_key = server.osmosis("log-key").stdout.strip()
     try:
-        for _ in range(2):
-            assert call("POST", f"{server.base}/games", {"variant": "peek"})[0] == 201
+        made = [call("POST", f"{server.base}/games", {"variant": "peek"})[1] for _ in range(2)]
+        assert call("POST", f"{server.base}/games/{made[0]['id']}/resign", {}, made[0]["player_token"])[0] == 200
         published = wait_until_logged(server)
         backup = server.osmosis("backup", str(root / "backup"))
         assert backup.returncode == 0, backup.stderr
@@ -426,7 +426,12 @@ def test_a_drill_restores_without_the_log_s_key_and_a_damaged_backup_restores_no
     assert not (drill.data / "log-signing-key").exists()
     drill.start()
     try:
-        assert text_of(f"{drill.base}/log/key")[1].strip() != production_key
+        # The runbook's checks: `osmosis audit` against the restored server with a fresh state, a few verifications.
+        audit(drill, production_key, root / "drill-monitor.json")
+        for game in made:
+            verdict = call("GET", f"{drill.base}/games/{game['id']}/verification")[1]
+            assert verdict["valid"] is True, verdict
+        assert text_of(f"{drill.base}/log/key")[0] == 503, "the drill hands out a key to pin"
         assert call("POST", f"{drill.base}/games", {"variant": "peek"})[0] == 201
         time.sleep(1)
         readiness = call("GET", f"{drill.base}/readyz")[1]

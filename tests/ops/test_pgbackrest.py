@@ -147,6 +147,12 @@ def test_full_and_differential_backups_restore_to_a_point_in_time_and_to_the_arc
     assert "osmosis_backup_repository_ok 1" in metrics and "osmosis_backup_age_seconds " in metrics
     missed = backup_age(server, hours=1 / 3600_000)  # as if the nightly backups had stopped
     assert missed.returncode == 1 and "the scheduled backups are not running" in missed.stderr
+    # A repository it cannot read (a configuration gone, a stanza of another server): never "fine", never a crash.
+    for config, stanza in ((server.folder / "nowhere.conf", STANZA), (server.config, "another-server")):
+        blind = backup_age(server, hours=26, config=config, stanza=stanza)
+        assert blind.returncode == 1 and "Traceback" not in blind.stderr, blind.stderr
+        assert "cannot tell" in blind.stderr or "holds no backup" in blind.stderr, blind.stderr
+        assert "osmosis_backup_repository_ok 0" in (server.folder / "backup.prom").read_text()
 
     port = free_port()
     gunicorn = start_gunicorn(server.url(), port)
@@ -182,13 +188,15 @@ def test_full_and_differential_backups_restore_to_a_point_in_time_and_to_the_arc
     server.pgbackrest("verify")
 
 
-def backup_age(server: Server, hours: float) -> subprocess.CompletedProcess:
+def backup_age(
+    server: Server, hours: float, config: Path | None = None, stanza: str = STANZA
+) -> subprocess.CompletedProcess:
     """deploy/pgbackrest/backup-age as cron runs it on a node (its check, and its metric for node_exporter)."""
     return as_postgres(
         [
             str(DEPLOY / "backup-age"),
-            f"--config={server.config}",
-            f"--stanza={STANZA}",
+            f"--config={config or server.config}",
+            f"--stanza={stanza}",
             f"--max-hours={hours}",
             f"--textfile={server.folder / 'backup.prom'}",
         ]

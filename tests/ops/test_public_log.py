@@ -125,6 +125,50 @@ def test_two_instances_sequence_one_log_with_each_entry_once(embedded_server_url
         drop_database(embedded_server_url, url)
 
 
+def test_two_instances_keeping_their_records_apart_never_both_sign(embedded_server_url, tmp_path):
+    """Issue 50's attack, with real processes: one database and key, each instance its own data directory (its own
+    record of what it signed). After a restore the one whose record is behind would sign over what the other
+    published; so only the instance whose record's place the log claimed signs, and the other says why."""
+    url = migrated_database(embedded_server_url)
+    ports = [free_port(), free_port()]
+    servers = [
+        start_gunicorn(
+            url,
+            port,
+            LOG_SIGNING_KEY=KEY.skey,
+            LOG_INTERVAL_MS=str(INTERVAL_MS),
+            OSMOSIS_DATA_DIR=str(tmp_path / name),
+            LOG_TILES_DIR=str(tmp_path / name / "tiles"),
+        )
+        for port, name in zip(ports, ("first", "second"), strict=True)
+    ]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    try:
+        with Players(bases):
+            time.sleep(5)
+        wait_until_sequenced(url)
+        assert_the_log_is_whole(url)
+        deadline = time.monotonic() + 20
+        while True:
+            # "its record ... is kept at place ..." sorts before "ok"
+            logs = sorted(call("GET", f"{base}/readyz")[1]["log"] for base in bases)
+            told = logs[1] == "ok" and "every instance must share one LOG_TILES_DIR" in logs[0]
+            if told or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert told, logs
+        signed = [
+            path.parent.name
+            for path in tmp_path.glob("*/log-checkpoints-*.json")
+            if json.loads(path.read_text()).get("signed")
+        ]
+        assert len(signed) == 1, f"both instances signed: {signed}"
+    finally:
+        for server in servers:
+            stop(server)
+        drop_database(embedded_server_url, url)
+
+
 STALLING_SEQUENCER = """
 import sys, time
 from server.service.public_log import PublicLog
