@@ -33,13 +33,13 @@ sys.path.insert(0, str(PROJECT))
 
 from load import postgres_server, prepare_database  # noqa: E402
 
-from server.api import replies  # noqa: E402
 from server.config import Settings  # noqa: E402
+from server.game.change import Change  # noqa: E402
+from server.game.commands import Act, Draw, NewGame  # noqa: E402
 from server.rules import action_from_dict, preset  # noqa: E402
 from server.runtime.app import create_app  # noqa: E402
 from server.runtime.composition import compose  # noqa: E402
-from server.service.creating import NewGame  # noqa: E402
-from server.service.outcomes import ActionTaken, Answered  # noqa: E402
+from server.service.outcomes import Answered  # noqa: E402
 from server.service.use_cases import UseCases  # noqa: E402
 from server.store import PostgresStore, open_pool  # noqa: E402
 
@@ -121,9 +121,9 @@ def in_service(cases: UseCases) -> Callable[[], None]:
         action = player.next_action()
         game_id = UUID(player.game["id"])
         if action["kind"] == "move":
-            result = cases.acting.act(game_id, player.token, action_from_dict(action))
+            result = cases.acting.handle(Act(game_id, player.token, action_from_dict(action)))
         else:
-            result = cases.acting.draw(game_id, player.token)
+            result = cases.acting.handle(Draw(game_id, player.token))
         assert result.outcome is not None
         player.game = json.loads(result.outcome.game.document)
 
@@ -131,23 +131,20 @@ def in_service(cases: UseCases) -> Callable[[], None]:
 
 
 def created_in(cases: UseCases) -> dict[str, Any]:
-    made = cases.creating.create_game(NewGame(preset("osmosis-draw-one"))).outcome
+    made = cases.creating.handle(NewGame(preset("osmosis-draw-one"))).outcome
     assert made is not None
     return {**json.loads(made.game.document), "player_token": made.player_token}
 
 
 class AnswerFromMemory:
-    """An acting use case that answers every action with one real action's outcome: what is left is the HTTP layer
-    (rendering the reply included)."""
+    """An acting use case that answers every command with one real action's change: what is left is the HTTP layer
+    (the request read into a command, the reply sent)."""
 
-    def __init__(self, taken: ActionTaken) -> None:
+    def __init__(self, taken: Change) -> None:
         self._taken = taken
 
-    def act(self, *args: Any, **kwargs: Any) -> Answered[ActionTaken]:
-        return Answered(replies.action_taken(self._taken), self._taken)
-
-    def draw(self, *args: Any, **kwargs: Any) -> Answered[ActionTaken]:
-        return Answered(replies.action_taken(self._taken), self._taken)
+    def handle(self, command: Any) -> Answered[Change]:
+        return Answered(self._taken.reply, self._taken)
 
 
 def cpu_microseconds(work: Callable[[], None], requests: int) -> tuple[float, float]:
@@ -180,7 +177,7 @@ def main() -> None:
         act()
         read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
         created = created_in(cases)
-        drawn = cases.acting.draw(UUID(created["id"]), created["player_token"]).outcome
+        drawn = cases.acting.handle(Draw(UUID(created["id"]), created["player_token"])).outcome
         assert drawn is not None
         canned_app = create_app(settings, store)
         canned_app.extensions["osmosis.use_cases"] = dataclasses.replace(

@@ -29,10 +29,10 @@ sys.path.insert(0, str(PROJECT / "bench"))
 
 from load import postgres_server, prepare_database  # noqa: E402
 
+from server.game.commands import NewGame  # noqa: E402
 from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.runtime.composition import compose  # noqa: E402
-from server.service.creating import NewGame  # noqa: E402
 from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, migrate, open_pool, sql  # noqa: E402
 from server.store.rows import write_game  # noqa: E402
@@ -84,7 +84,7 @@ def measure(url: str, processes: int, seconds: float) -> None:
     pool = open_pool(url, 1, 2, 5, 5000)
     cases = compose(PostgresStore(pool, migrate.head_revision()))
     games = [
-        str(cases.creating.create_game(NewGame(preset("osmosis-draw-one"))).outcome.game.id)
+        str(cases.creating.handle(NewGame(preset("osmosis-draw-one"))).outcome.game.id)
         for _ in range(processes * GAMES_A_CLIENT)
     ]
     pool.close()

@@ -21,10 +21,10 @@ sys.path.insert(0, str(PROJECT))
 
 from load import prepare_database  # noqa: E402
 
+from server.game.commands import NewGame  # noqa: E402
 from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.runtime.composition import compose  # noqa: E402
-from server.service.creating import NewGame  # noqa: E402
 from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, embedded, migrate, open_pool, sql  # noqa: E402
 from server.store.rows import write_game  # noqa: E402
@@ -50,7 +50,7 @@ def measure(url: str, games_count: int, actions: int) -> None:
     pool = open_pool(url, 1, 2, 5, 5000)
     postgres = PostgresStore(pool, migrate.head_revision())
     cases = compose(postgres)
-    games = [cases.creating.create_game(NewGame(preset("osmosis-draw-one"))).outcome for _ in range(games_count)]
+    games = [cases.creating.handle(NewGame(preset("osmosis-draw-one"))).outcome for _ in range(games_count)]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     ceiling: list[float] = []
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:

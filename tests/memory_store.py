@@ -16,6 +16,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from server.game.callers import ApiTokenRecord, Caller, PlayerRecord
+from server.game.change import Change
+from server.game.errors import VersionConflict
+from server.game.records import GameKeys, GameRecord, GameSecret, PlayerResult, PublicEntry
 from server.log.events import Event
 from server.log.public_entries import DAILY_DEAL_OPENED, JOINED_BEFORE, PLAYER_JOINED
 from server.service.errors import (
@@ -27,7 +31,6 @@ from server.service.errors import (
     SealedDealNotFound,
     SealedDealUsed,
     TooManyTokens,
-    VersionConflict,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from server.service.log_recovery import RecoveryError
@@ -36,22 +39,13 @@ from server.service.players.stats import wilson_interval
 from server.service.ports import Integrate
 from server.service.records import (
     AllTimeRow,
-    ApiTokenRecord,
     Audience,
-    Caller,
     DailyBoardRow,
     DailyDeal,
-    GameKeys,
-    GameRecord,
-    GameSecret,
-    GameWrite,
     LockedGame,
     LogGrowth,
     PendingEntry,
-    PlayerRecord,
-    PlayerResult,
     PlayerStats,
-    PublicEntry,
     Retirement,
     SealedDeal,
     SignedCheckpoint,
@@ -150,20 +144,20 @@ class MemoryStore:
             stored = self._stored(game_id)
             return stored.record, stored.secret
 
-    def write(self, write: GameWrite, expected_version: int) -> bool:
+    def write(self, write: Change, expected_version: int, kept: StoredResponse | None = None) -> bool:
         stored = self._games.get(write.game.id)
         if stored is None:
             return False
         with stored.lock, self._lock:
             if stored.record.version != expected_version:
                 return False
-            self._refuse_kept(write.response)
+            self._refuse_kept(kept)
             stored.record = _copied_record(write.game)
             stored.secret = replace(stored.secret, state_text=write.state_text)
             self._append(stored, write.events)
             if write.snapshot:
                 stored.snapshots[write.game.version] = write.state_text
-            self._keep(write.response)
+            self._keep(kept)
             for entry in write.public_entries:
                 self._record(entry)
             if write.result is not None:
@@ -178,8 +172,8 @@ class MemoryStore:
         with stored.lock:
             game, secret = stored.record, stored.secret
 
-            def write(change: GameWrite) -> None:
-                if not self.write(change, game.version):
+            def write(change: Change, kept: StoredResponse | None) -> None:
+                if not self.write(change, game.version, kept):
                     raise VersionConflict(f"game {game_id} moved past version {game.version}")
 
             yield LockedGame(game, secret, write)

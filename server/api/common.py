@@ -13,9 +13,9 @@ import flask_smorest
 from flask import Response, current_app, request
 from webargs.core import missing
 
+from ..game.commands import Idempotency
 from ..live.hub import Hub
 from ..rules import InvalidInput
-from ..service.idempotency import Idempotency
 from ..service.use_cases import UseCases
 from .boundary import Parser, json_body
 from .schemas import IDEMPOTENCY_KEY_PATTERN

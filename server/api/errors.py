@@ -11,11 +11,11 @@ from uuid import UUID
 from flask import Flask, Response, current_app, json
 from werkzeug.exceptions import HTTPException
 
+from ..game.errors import DayClosed, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
 from ..service.errors import (
     ApiTokenNotFound,
     DailyDealPlayed,
-    DayClosed,
     DayNotClosed,
     DayNotOpened,
     EventNotFound,
@@ -37,7 +37,6 @@ from ..service.errors import (
     TileNotFound,
     TooManyTokens,
     Unauthorized,
-    VersionConflict,
 )
 from ..service.players.names import NameRefused, NameReserved
 from ..solver.winnable import NoWinnableDeal

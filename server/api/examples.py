@@ -9,20 +9,22 @@ and clocks aside).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+import json
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import Any
 from uuid import UUID
 
+from ..game.change import Change
+from ..game.commands import Act, Command, Draw, GiveHint, Hint, Resign
+from ..game.deciding import Dealt, created, decide
+from ..game.records import GameRecord
 from ..log import events as ev
 from ..log.replay import export, verify
 from ..rules import (
-    Deal,
     GameState,
     Move,
-    Resign,
-    apply,
     commitment,
     deal_number_seed,
     layout,
@@ -33,9 +35,10 @@ from ..rules import (
 from ..rules import opening as opening_of
 from ..service.analyses import steps_of
 from ..service.cursors import encode_cursor
-from ..service.documents import game_document, position_after, sealed_deal_view
+from ..service.documents import position_after, sealed_deal_view
 from ..service.feed import FeedEntry, FeedPosition
-from ..service.records import GameRecord, SealedDeal
+from ..service.players.tokens import token_hash_of
+from ..service.records import SealedDeal
 from ..solver import hints
 from ..solver.analysis import analyse
 from .streaming.streams import event_message, feed_message
@@ -58,72 +61,38 @@ class Step:
     events: list[dict[str, Any]]
 
 
+def _step(change: Change) -> Step:
+    return Step(change.game, change.after.state, json.loads(change.game.document), [e.to_dict() for e in change.events])
+
+
 @functools.cache
 def _played() -> tuple[Step, Step, Step, Step, Step, list[ev.Event]]:
-    """Created; then a deal; then the first move the rules allow after deals; then a hint; then resigned."""
+    """Created; then a deal; then the first move the rules allow after deals; then a hint; then resigned: each
+    decided by the game (game/deciding.py) as the server decides it, four seconds apart."""
     rules = preset(VARIANT)
     server_seed = deal_number_seed(DEAL_NUMBER)
-    state = opening_of(rules, layout(shuffled_deck(server_seed), rules))
-    commit = commitment(server_seed)
-    deal = {"kind": "number", "deal_number": DEAL_NUMBER}
-    log = ev.chain(commit, 1, [ev.game_created(GAME_ID, rules, deal, commit, state)])
-    record = GameRecord(
-        id=GAME_ID,
-        created_at=CREATED_AT,
-        updated_at=CREATED_AT,
-        rules=rules.to_dict(),
-        variant=rules.preset_name,
-        deal=deal,
-        commitment=commit,
-        version=1,
-        status=state.status.value,
-        score=state.cards_on_foundations,
-        head_hash=log[-1].hash,
-        hints=0,
-        document="",
+    dealt = Dealt(
+        server_seed,
+        "",
+        {"kind": "number", "deal_number": DEAL_NUMBER},
+        opening_of(rules, layout(shuffled_deck(server_seed), rules)),
     )
-    created = Step(record, state, game_document(record, state), [log[0].to_dict()])
+    changes = [created(rules, dealt, None, GAME_ID, (PLAYER_TOKEN, token_hash_of(PLAYER_TOKEN)), CREATED_AT)]
 
-    def act(record: GameRecord, state: GameState, action: Any) -> tuple[GameRecord, GameState, Step]:
-        after = apply(state, action)
-        new_events = ev.events_for(state, action, after)
-        deal_shown = record.deal
-        if after.is_over:
-            new_events.append(ev.seeds_revealed(server_seed, ""))
-            deal_shown = {**deal_shown, "server_seed": server_seed.hex(), "client_seed": ""}
-        appended = ev.chain(record.head_hash, record.version + 1, new_events)
-        log.extend(appended)
-        record = replace(
-            record,
-            updated_at=record.updated_at + timedelta(seconds=4),
-            deal=deal_shown,
-            version=appended[-1].seq,
-            status=after.status.value,
-            score=after.cards_on_foundations,
-            head_hash=appended[-1].hash,
-        )
-        return record, after, Step(record, after, game_document(record, after), [event.to_dict() for event in appended])
+    def then(command: Command) -> Change:
+        game = changes[-1].after
+        changes.append(decide(game, command, game.record.updated_at + timedelta(seconds=4)))
+        return changes[-1]
 
-    def hint(record: GameRecord, state: GameState) -> tuple[GameRecord, Step]:
-        appended = ev.chain(record.head_hash, record.version + 1, [ev.hint_given(hints.hint(state).to_dict())])
-        log.extend(appended)
-        record = replace(
-            record,
-            updated_at=record.updated_at + timedelta(seconds=4),
-            version=appended[-1].seq,
-            head_hash=appended[-1].hash,
-            hints=record.hints + 1,
-        )
-        return record, Step(record, state, game_document(record, state), [event.to_dict() for event in appended])
-
-    record, state, dealt = act(record, state, Deal())
-    while not any(isinstance(action, Move) for action in legal_actions(state)):
-        record, state, _ = act(record, state, Deal())
-    move = next(action for action in legal_actions(state) if isinstance(action, Move))
-    record, state, moved = act(record, state, move)
-    record, hinted = hint(record, state)
-    record, state, resigned = act(record, state, Resign())
-    return created, dealt, moved, hinted, resigned, log
+    while not any(isinstance(action, Move) for action in legal_actions(then(Draw(GAME_ID, PLAYER_TOKEN)).after.state)):
+        pass
+    deal_change = changes[1]
+    state = changes[-1].after.state
+    moved = then(Act(GAME_ID, PLAYER_TOKEN, next(a for a in legal_actions(state) if isinstance(a, Move))))
+    hinted = then(GiveHint(Hint(GAME_ID, PLAYER_TOKEN), moved.after.state, hints.hint(moved.after.state).to_dict()))
+    resigned = then(Resign(GAME_ID, PLAYER_TOKEN))
+    log = [event for change in changes for event in change.events]
+    return _step(changes[0]), _step(deal_change), _step(moved), _step(hinted), _step(resigned), log
 
 
 @functools.cache

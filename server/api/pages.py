@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from flask import Response
 
-from ..service.documents import to_json
+from ..game.document import to_json
 
 
 def json_response(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -8,18 +8,15 @@ from typing import Any
 
 from flask import Response
 
-from ..service.documents import api_token_view, player_view, sealed_deal_view, to_json
-from ..service.outcomes import ActionTaken, Answered, GameMade, Reply, SealedDealMade
+from ..game.change import Reply
+from ..game.document import to_json
+from ..service.documents import api_token_view, player_view, sealed_deal_view
+from ..service.outcomes import Answered, SealedDealMade
 from ..service.players.accounts import PlayerMade, TokenMade
 
 
 def sealed_deal(made: SealedDealMade) -> Reply:
     return Reply(201, to_json(sealed_deal_view(made.deal)))
-
-
-def created_game(made: GameMade) -> Reply:
-    """The game's document; its player token is added when it is sent (`sent`), and never kept in the reply."""
-    return Reply(201, made.game.document)
 
 
 def player_created(made: PlayerMade) -> Reply:
@@ -29,14 +26,6 @@ def player_created(made: PlayerMade) -> Reply:
 
 def api_token_created(made: TokenMade) -> Reply:
     return Reply(201, to_json({"api_token": api_token_view(made.token)}))
-
-
-def action_taken(taken: ActionTaken) -> Reply:
-    """The game after the action, the events it appended, and the hint it gave. The game's document is spliced
-    in as it is kept, not written again."""
-    hint = "" if taken.hint is None else f',"hint":{to_json(taken.hint)}'
-    events = to_json([event.to_dict() for event in taken.events])
-    return Reply(200, f'{{"game":{taken.game.document},"events":{events}{hint}}}')
 
 
 def sent(answered: Answered[Any], headers: dict[str, str], secret_field: str = "player_token") -> Response:

@@ -106,11 +106,32 @@ def chain_hash(previous_hash: str, seq: int, kind: str, data: dict[str, Any]) ->
 
 def chain(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) -> list[Event]:
     """Give `new_events` their seqs and hashes, continuing the chain after `previous_hash`."""
-    events = []
+    return chained(previous_hash, first_seq, new_events)[0]
+
+
+def chained(previous_hash: str, first_seq: int, new_events: Iterable[NewEvent]) -> tuple[list[Event], str]:
+    """`chain`, and the events as one JSON array (`events_json`): each event's data is encoded once, canonically,
+    for its hash and its text alike."""
+    events, texts = [], []
     for seq, event in enumerate(new_events, start=first_seq):
-        previous_hash = chain_hash(previous_hash, seq, event.kind, event.data)
+        data_text, kind_text = _CANONICAL.encode(event.data), _CANONICAL.encode(event.kind)
+        # canonical_json({"seq", "kind", "data"}): its keys sorted, the data's own already sorted by its encoding.
+        body = f'{{"data":{data_text},"kind":{kind_text},"seq":{seq}}}'
+        previous_hash = hashlib.sha256(bytes.fromhex(previous_hash) + body.encode()).hexdigest()
         events.append(Event(seq, event.kind, event.data, previous_hash))
-    return events
+        texts.append(f'{{"seq":{seq},"kind":{kind_text},"data":{data_text},"hash":"{previous_hash}"}}')
+    return events, f"[{','.join(texts)}]"
+
+
+def events_json(events: Iterable[Event]) -> str:
+    """Events as the API, the log's write and the live hub carry them: a JSON array of {"seq", "kind", "data",
+    "hash"}, each event's data in canonical JSON."""
+    texts = (
+        f'{{"seq":{event.seq},"kind":{_CANONICAL.encode(event.kind)},"data":{_CANONICAL.encode(event.data)},'
+        f'"hash":"{event.hash}"}}'
+        for event in events
+    )
+    return f"[{','.join(texts)}]"
 
 
 def game_created(

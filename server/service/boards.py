@@ -12,7 +12,8 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
-from .daily import closes_at, day_of
+from ..game.days import day_of
+from .daily import closes_at
 from .errors import DayNotClosed, InvalidCursor
 from .players.stats import wilson_interval
 from .ports import BoardReads

@@ -14,27 +14,19 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
 
+from ..game.callers import Caller
+from ..game.days import day_of
+from ..game.records import PublicEntry
 from ..log import public_entries
 from ..rules import PRESETS, commitment
 from .documents import daily_view
 from .errors import DayNotOpened
 from .ports import DailyDeals
-from .records import Caller, DailyDeal, PublicEntry
+from .records import DailyDeal
 
 
 class DailyStore(DailyDeals, Protocol):
     """The ports the daily deals use."""
-
-
-def day_of(moment: datetime) -> date:
-    """The UTC day a moment falls in."""
-    return moment.astimezone(UTC).date()
-
-
-def still_private(day: date | None, now: datetime) -> bool:
-    """Whether a game of this daily day (None: not a daily game) is still its player's alone: its day has not
-    closed."""
-    return day is not None and day >= day_of(now)
 
 
 def closes_at(day: date) -> datetime:

@@ -58,14 +58,6 @@ class GameNotOver(ServiceError):
     """The game is still being played: analysing it would reveal hidden cards."""
 
 
-class VersionConflict(ServiceError):
-    """Another action was appended first: the version this one was computed against is stale."""
-
-
-class PositionMoved(VersionConflict):
-    """An action landed while a hint for the position before it was worked out."""
-
-
 class Unauthorized(ServiceError):
     """No player token was presented."""
 
@@ -90,10 +82,6 @@ class NameTaken(ServiceError):
 
 class DailyDealPlayed(ServiceError):
     """A player has one attempt at a preset's daily deal a day."""
-
-
-class DayClosed(ServiceError):
-    """The day of a daily game has closed: its game is ended by the close, and takes no more actions."""
 
 
 class DayNotOpened(ServiceError, LookupError):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from ..game.change import Reply
+from ..game.commands import Idempotency
 from .errors import IdempotencyKeyReused
-from .outcomes import Answered, Reply
+from .outcomes import Answered
 from .ports import KeptResponses
 from .records import StoredResponse
 
@@ -23,13 +24,6 @@ KEPT_FOR = timedelta(hours=24)
 """How long a reply is kept for its retries at least (docs/api.md, "Idempotency"), as Stripe keeps its keys."""
 FORGOTTEN_A_TURN = 1000
 """Replies one turn of the upkeep forgets at most: the turn stays short, and the next goes on."""
-
-
-@dataclass(frozen=True, slots=True)
-class Idempotency:
-    key: str
-    fingerprint: str
-    """A digest of the request (method, path, body), to tell a retry from another request."""
 
 
 def key_hash(scope: str, key: str) -> str:

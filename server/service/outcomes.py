@@ -1,30 +1,20 @@
-"""What the writing use cases give back: domain outcomes, and how the client was answered.
+"""What the writing use cases give back: their outcome, and how the client was answered.
 
-The use cases know no HTTP: the caller passes a way to answer an outcome (`answer`: the HTTP layer renders
-its status and body), and a write with an Idempotency-Key keeps that reply in the same statement as the
-write, so that a retry gets it byte for byte.
+A write with an Idempotency-Key keeps its reply in the same statement as the write, so that a retry gets it byte
+for byte. A game's reply is the game's own (game/change.py); the use cases of sealed deals and players know no HTTP
+either: the caller passes a way to answer their outcome (`answer`: the HTTP layer renders its status and body).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from ..log.events import Event
-from .records import GameRecord, SealedDeal
+from ..game.change import Reply
+from .records import SealedDeal
 
 OutcomeT = TypeVar("OutcomeT")
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """How the client was answered: the status and body text, kept for a retry with the same Idempotency-Key.
-    A created game's reply never holds its player token, which is kept apart, wrapped (idempotency.py)."""
-
-    status: int
-    text: str
-
 
 Answer = Callable[[OutcomeT], Reply]
 """The caller's way of answering an outcome (the HTTP layer's renderer)."""
@@ -33,23 +23,6 @@ Answer = Callable[[OutcomeT], Reply]
 @dataclass(frozen=True, slots=True)
 class SealedDealMade:
     deal: SealedDeal
-
-
-@dataclass(frozen=True, slots=True)
-class GameMade:
-    game: GameRecord
-    player_token: str
-    """Shown this once: only its hash is kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class ActionTaken:
-    """An action (or a hint) landed: the game after it and the events it appended."""
-
-    game: GameRecord
-    events: tuple[Event, ...]
-    hint: dict[str, Any] | None = None
-    """The hint given, for askForHint."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,26 +16,20 @@ from datetime import date, datetime
 from typing import Protocol, TypeVar
 from uuid import UUID
 
+from ..game.callers import ApiTokenRecord, Caller, PlayerRecord
+from ..game.change import Change
+from ..game.records import GameKeys, GameRecord, GameSecret, PlayerResult, PublicEntry
 from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
     AllTimeRow,
-    ApiTokenRecord,
     Audience,
-    Caller,
     DailyBoardRow,
     DailyDeal,
-    GameKeys,
-    GameRecord,
-    GameSecret,
-    GameWrite,
     LockedGame,
     LogGrowth,
     PendingEntry,
-    PlayerRecord,
-    PlayerResult,
     PlayerStats,
-    PublicEntry,
     Retirement,
     SealedDeal,
     SignedCheckpoint,
@@ -115,8 +109,9 @@ class GameWrites(Protocol):
         key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
         ...
 
-    def write(self, write: GameWrite, expected_version: int) -> bool:
-        """Write a game's change in one go if the game is still at `expected_version`; whether it was."""
+    def write(self, change: Change, expected_version: int, kept: StoredResponse | None = None) -> bool:
+        """Write a game's change in one go, with the reply `kept` for its retries, if the game is still at
+        `expected_version`; whether it was."""
         ...
 
     def locked_game(self, game_id: UUID) -> AbstractContextManager[LockedGame]:

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from uuid import UUID
 
-from ..rules import GameState
-from .records import GameRecord, GameSecret
-
-
-@dataclass(frozen=True, slots=True)
-class Known:
-    """A game as this process last wrote it, with its position already parsed."""
-
-    game: GameRecord
-    secret: GameSecret
-    state: GameState
+from ..game.change import Game
 
 
 class RecentGames:
@@ -32,21 +21,21 @@ class RecentGames:
 
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
-        self._games: OrderedDict[UUID, Known] = OrderedDict()
+        self._games: OrderedDict[UUID, Game] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, game_id: UUID) -> Known | None:
+    def take(self, game_id: UUID) -> Game | None:
         with self._lock:
             return self._games.pop(game_id, None)
 
-    def keep(self, game_id: UUID, known: Known, *, unless_newer: bool = False) -> None:
-        """Keep `known` as the game's latest; with `unless_newer` (an entry given back by an action that
+    def keep(self, game_id: UUID, game: Game, *, unless_newer: bool = False) -> None:
+        """Keep `game` as the game's latest; with `unless_newer` (an entry given back by an action that
         wrote nothing), only if no other action has kept the game since."""
         if not self._capacity:
             return
         with self._lock:
             if unless_newer and game_id in self._games:
                 return
-            self._games[game_id] = known
+            self._games[game_id] = game
             if len(self._games) > self._capacity:
                 self._games.popitem(last=False)

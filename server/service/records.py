@@ -1,65 +1,18 @@
 """The records the use cases hand to the store and get back from it: a game's public row and its secret,
-a sealed deal, a kept reply, one action's write, a game under its lock, what time travel reads; a player,
-their API tokens, and who calls with one."""
+a sealed deal, a kept reply, a game under its lock, what time travel reads, the public log's; a player's
+statistics and boards."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
+from ..game.change import Change
+from ..game.records import GameRecord, GameSecret, PublicEntry
 from ..log.events import Event
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """The player a game belongs to, as its document names them."""
-
-    id: UUID
-    name: str
-    kind: str
-
-    def named(self) -> dict[str, str]:
-        """The player as a game's body, its log and its public-log entry name them."""
-        return {"name": self.name, "kind": self.kind}
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """A game's public row: everything a read returns, kept current in the same transaction as the log."""
-
-    id: UUID
-    created_at: datetime
-    updated_at: datetime
-    rules: dict[str, Any]
-    variant: str | None
-    deal: dict[str, Any]
-    commitment: str
-    version: int
-    status: str
-    score: int
-    head_hash: str
-    hints: int
-    """How many hints the player asked for (hint_given events)."""
-    document: str
-    """The game as every response shows it, as JSON text: the fields above, the public view and the legal
-    actions. Rendered once when the game changes; a read sends it as it is."""
-    owner: Owner | None = None
-    """The player who created the game with their API token; None for a game made with no player's token."""
-    daily: date | None = None
-    """The UTC day of a daily game: private to its player until the day closes (service/daily.py)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameSecret:
-    """What must not leave the server before the game is over: the seeds and the full position."""
-
-    server_seed: bytes
-    client_seed: str
-    state_text: str
-    token_hash: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +22,6 @@ class Audience:
 
     closed_before: date
     viewer: UUID | None
-
-
-@dataclass(frozen=True, slots=True)
-class GameKeys:
-    """What opens a game to actions: its own player token (as a hash), and its owner's API tokens."""
-
-    token_hash: str
-    owner_id: UUID | None
-    daily: date | None = None
-    """A daily game's day: before it closes, a key that does not open the game is told it does not exist."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +45,6 @@ class StoredResponse:
     """The body as sent, JSON text; a created game's without its player token, which is kept wrapped."""
     player_token_wrapped: str | None = None
     """A created game's player token, XORed with a pad drawn from the raw key, which only the client has."""
-
-
-@dataclass(frozen=True, slots=True)
-class PublicEntry:
-    """An entry for the public transparency log (log/public_entries.py), about one game or sealed deal."""
-
-    subject: UUID
-    kind: str
-    entry: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,32 +87,6 @@ class LogGrowth:
     bundles: dict[int, bytes]
     leaves: list[tuple[int, PublicEntry]]
     checkpoint: SignedCheckpoint
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerResult:
-    """A player's finished game under a preset, as its log shows it: what the statistics and boards count."""
-
-    game_id: UUID
-    player_id: UUID
-    kind: str
-    """The player's: humans and bots are ranked apart."""
-    variant: str
-    daily: date | None
-    won: bool
-    score: int
-    hints: int
-    actions: int
-    """Moves, deals and redeals (not hints, not a resignation)."""
-    started_at: datetime
-    ended_at: datetime
-    verified: bool | None = None
-    """Whether the game's verification is VALID (None: not verified yet). Only a valid game counts."""
-    public_deal: bool = False
-    """A public deal number's: anyone could look its solution up, so it counts on the player's page, not on the
-    all-time boards."""
-    abandoned: bool = False
-    """Ended by the upkeep, left without an action for ABANDONED_AFTER: a loss."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,31 +141,14 @@ class AllTimeRow:
 
 
 @dataclass(frozen=True, slots=True)
-class GameWrite:
-    """What one action writes: the game's new row, the events to append, the new full position."""
-
-    game: GameRecord
-    events: Sequence[Event]
-    state_text: str
-    response: StoredResponse | None
-    snapshot: bool = False
-    """Keep `state_text` as the snapshot at the new version, for time travel."""
-    result: PlayerResult | None = None
-    """A player's game under a preset revealed by this write: its result, recorded in the same write with the
-    player's statistics (service/players/stats.py)."""
-    public_entries: tuple[PublicEntry, ...] = ()
-    """The entries this write adds to the public log, in order, recorded as pending in the same write: a game's
-    end; a daily game's creation and end, when its day closes."""
-
-
-@dataclass(frozen=True, slots=True)
 class LockedGame:
     """A game read under its lock, for as long as a unit of work lasts: no other write of it lands meanwhile,
     so `write` lands (or raises VersionConflict if the game moved all the same)."""
 
     game: GameRecord
     secret: GameSecret
-    write: Callable[[GameWrite], None]
+    write: Callable[[Change, StoredResponse | None], None]
+    """Writes the change, and the reply kept for its retries (if any)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,42 +162,6 @@ class TimeTravel:
     deal: dict[str, Any]
     snapshot: tuple[int, str] | None
     events: list[Event]
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerRecord:
-    id: UUID
-    name: str
-    """As chosen, in NFKC (players/names.py); a name is never changed, so games and boards may show it."""
-    kind: str
-    """`human` or `bot`: the boards keep them apart."""
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ApiTokenRecord:
-    """One of a player's API tokens, as kept: its hash only (players/tokens.py)."""
-
-    id: UUID
-    player_id: UUID
-    token_hash: str
-    scopes: tuple[str, ...]
-    label: str
-    created_at: datetime
-    last_used_at: datetime | None = None
-    revoked_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """A request made with a player's live API token: the player, and the token (its scopes)."""
-
-    player: PlayerRecord
-    token: ApiTokenRecord
-
-    @property
-    def owner(self) -> Owner:
-        return Owner(self.player.id, self.player.name, self.player.kind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,11 @@ from datetime import date, datetime
 from typing import Protocol, TypeVar
 from uuid import UUID
 
+from ..game.records import GameRecord, GameSecret
 from ..log.events import Event
 from .errors import GameNotFound, StoreUnavailable
 from .ports import BoardReads, GameReads, StatisticsReads, TileReads
-from .records import AllTimeRow, Audience, DailyBoardRow, GameRecord, GameSecret, PlayerStats, TimeTravel
+from .records import AllTimeRow, Audience, DailyBoardRow, PlayerStats, TimeTravel
 
 T = TypeVar("T")
 

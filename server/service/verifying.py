@@ -7,11 +7,11 @@ import json
 from typing import Any
 from uuid import UUID
 
+from ..game.document import game_document
 from ..log import events as ev
 from ..log.audit import Audit, verify_log
 from ..log.replay import verify
 from ..rules import Rules, to_text
-from .documents import game_document
 from .ports import GameReads, SolverTime
 
 VERIFICATION_BUDGET = 300_000

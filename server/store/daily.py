@@ -10,7 +10,8 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
-from ..service.records import DailyDeal, PublicEntry
+from ..game.records import PublicEntry
+from ..service.records import DailyDeal
 from . import player_sql
 
 

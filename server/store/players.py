@@ -10,8 +10,10 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
+from ..game.callers import ApiTokenRecord, Caller, PlayerRecord
+from ..game.records import PublicEntry
 from ..service.errors import NameTaken, PlayerNotFound, TooManyTokens
-from ..service.records import ApiTokenRecord, Caller, PlayerRecord, PublicEntry, StoredResponse
+from ..service.records import StoredResponse
 from . import player_sql
 from .public_log import insert_pending
 from .rows import keep_first, raise_translated

@@ -20,28 +20,13 @@ import psycopg
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from ..game.change import Change
+from ..game.errors import VersionConflict
+from ..game.records import GameKeys, GameRecord, GameSecret, PublicEntry
 from ..log.events import Event
-from ..service.errors import (
-    GameNotFound,
-    ReplicationUnconfirmed,
-    SealedDealNotFound,
-    SealedDealUsed,
-    StoreUnavailable,
-    VersionConflict,
-)
+from ..service.errors import GameNotFound, ReplicationUnconfirmed, SealedDealNotFound, SealedDealUsed, StoreUnavailable
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
-from ..service.records import (
-    Audience,
-    GameKeys,
-    GameRecord,
-    GameSecret,
-    GameWrite,
-    LockedGame,
-    PublicEntry,
-    SealedDeal,
-    StoredResponse,
-    TimeTravel,
-)
+from ..service.records import Audience, LockedGame, SealedDeal, StoredResponse, TimeTravel
 from . import sql
 from .commits import CommitWatcher
 from .connections import dedicated_connection, live_connection
@@ -222,13 +207,13 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             raise GameNotFound(game_id)
         return game_of(row), secret_of(row)
 
-    def write(self, write: GameWrite, expected_version: int) -> bool:
+    def write(self, change: Change, expected_version: int, kept: StoredResponse | None = None) -> bool:
         try:
             with self._connection() as conn:
-                written = write_game(conn, write, expected_version)
+                written = write_game(conn, change, expected_version, kept)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._committed(written and bool(write.public_entries))
+        self._committed(written and bool(change.public_entries))
         return written
 
     @contextmanager
@@ -244,8 +229,8 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                     raise GameNotFound(game_id)
                 game = game_of(row)
 
-                def write(change: GameWrite) -> None:
-                    if not write_game(conn, change, game.version):
+                def write(change: Change, kept: StoredResponse | None) -> None:
+                    if not write_game(conn, change, game.version, kept):
                         raise VersionConflict(f"game {game_id} moved past version {game.version}")
                     nonlocal logged
                     logged = logged or bool(change.public_entries)

@@ -11,10 +11,11 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
+from ..game.records import PublicEntry
 from ..service.log_recovery import RecoveryError
 from ..service.log_retirement import RetirementRefused
 from ..service.ports import Integrate
-from ..service.records import LogGrowth, PendingEntry, PublicEntry, Retirement, SignedCheckpoint
+from ..service.records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
 from ..transparency.merkle import leaf_hash
 from ..transparency.tiles import bundle_entries, partial_tiles
 from . import sql

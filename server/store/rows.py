@@ -11,9 +11,12 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
+from ..game.change import Change
+from ..game.errors import VersionConflict
+from ..game.records import GameRecord, GameSecret, Owner, PlayerResult
 from ..log.events import Event
-from ..service.errors import DailyDealPlayed, IdempotencyConflict, VersionConflict
-from ..service.records import GameRecord, GameSecret, GameWrite, Owner, PlayerResult, StoredResponse
+from ..service.errors import DailyDealPlayed, IdempotencyConflict
+from ..service.records import StoredResponse
 from . import sql
 
 
@@ -33,9 +36,11 @@ def insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence
     )
 
 
-def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_version: int) -> bool:
-    """Write `change` if the game is still at `expected_version`; whether it was."""
-    response = change.response
+def write_game(
+    conn: psycopg.Connection[Any], change: Change, expected_version: int, response: StoredResponse | None
+) -> bool:
+    """Write `change`, and the reply kept for its retries, if the game is still at `expected_version`; whether it
+    was."""
     game = change.game
     row = (
         conn.cursor(row_factory=tuple_row)
@@ -50,12 +55,7 @@ def write_game(conn: psycopg.Connection[Any], change: GameWrite, expected_versio
                 "lock_key": lock_key(game.id),
                 "expected_version": expected_version,
                 "state": change.state_text,
-                "events": jsonb_text(
-                    [
-                        {"seq": event.seq, "kind": event.kind, "data": event.data, "hash": event.hash}
-                        for event in change.events
-                    ]
-                ),
+                "events": change.events_json,
                 "snapshot": change.snapshot,
                 **_result_params(change.result),
                 "log_kinds": [entry.kind for entry in change.public_entries],

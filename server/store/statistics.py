@@ -12,7 +12,8 @@ from uuid import UUID
 import psycopg
 from psycopg.rows import tuple_row
 
-from ..service.records import AllTimeRow, DailyBoardRow, PlayerResult, PlayerStats
+from ..game.records import PlayerResult
+from ..service.records import AllTimeRow, DailyBoardRow, PlayerStats
 from . import player_sql, sql
 
 

@@ -160,15 +160,10 @@ def crafted_export(rules, winnable_candidate=None, server_seed=bytes(range(32)),
 
 
 def body_of(answered):
-    """What the API answers for a use case's outcome (server/api/replies.py): the game made, with its token,
+    """What the API answers for a use case's outcome (its reply): the game made, with its token,
     or the game after an action with the events it appended."""
-    from server.api import replies
-    from server.service.outcomes import GameMade
-
-    outcome = answered.outcome
-    if isinstance(outcome, GameMade):
-        return {**json.loads(replies.created_game(outcome).text), "player_token": outcome.player_token}
-    return json.loads(replies.action_taken(outcome).text)
+    body = json.loads(answered.reply.text)
+    return body if answered.player_token is None else {**body, "player_token": answered.player_token}
 
 
 LOG_SIGNER = generate_signer("osmosis.test/api-log")

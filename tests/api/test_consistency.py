@@ -8,11 +8,12 @@ from uuid import UUID
 import psycopg
 import pytest
 
+from server.game.commands import Draw
+from server.game.errors import VersionConflict
 from server.log.events import Event, chain_hash, fold
 from server.rules import layout, opening, parse_rules, public_view, shuffled_deck, to_text
 from server.runtime.app import create_app
 from server.runtime.composition import compose
-from server.service.errors import VersionConflict
 from server.store import PostgresStore, migrate, open_pool
 from tests.api.helpers import create, play, run_together
 
@@ -93,7 +94,7 @@ def test_an_action_that_loses_the_race_without_a_version_decides_again_and_lands
     bearer = token["Authorization"].removeprefix("Bearer ")
     raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
 
-    result = compose(raced).acting.draw(UUID(game["id"]), bearer)
+    result = compose(raced).acting.handle(Draw(UUID(game["id"]), bearer))
 
     assert raced.decided_at == [1, 2]
     assert result.outcome.game.version == 3
@@ -110,7 +111,7 @@ def test_an_action_that_loses_the_race_with_its_version_stated_is_refused_and_wr
     raced = RacedStore(store, lambda: client.post(f"/games/{game['id']}/draw", headers=token))
 
     with pytest.raises(VersionConflict, match="at version 2, not 1"):
-        compose(raced).acting.draw(UUID(game["id"]), bearer, versions=frozenset({1}))
+        compose(raced).acting.handle(Draw(UUID(game["id"]), bearer, versions=frozenset({1})))
 
     assert raced.decided_at == [1, 2]
     seqs = [row[0] for row in db.execute("SELECT seq FROM game_events WHERE game_id = %s ORDER BY seq", (game["id"],))]

@@ -7,6 +7,7 @@ from uuid import UUID
 import pytest
 
 from server.config import Settings
+from server.game.commands import Draw
 from server.rules import commitment, deal_number_seed
 from server.runtime.app import create_app
 from server.runtime.composition import compose
@@ -177,7 +178,7 @@ def test_a_read_sends_the_game_byte_for_byte_as_the_response_that_last_changed_i
 def test_a_game_lists_its_rules_and_deal_alike_whichever_process_rendered_it(client, store):
     created = client.post("/games", json={"variant": "osmosis-draw-one", "deal_number": 4}).get_json()
 
-    elsewhere = body_of(compose(store).acting.draw(UUID(created["id"]), created["player_token"]))["game"]
+    elsewhere = body_of(compose(store).acting.handle(Draw(UUID(created["id"]), created["player_token"])))["game"]
 
     assert list(elsewhere["rules"]) == list(created["rules"]) == sorted(created["rules"])
     assert list(elsewhere["deal"]) == list(created["deal"]) == sorted(created["deal"])

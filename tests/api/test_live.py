@@ -11,12 +11,12 @@ import pytest
 
 from server.api.streaming import streams
 from server.config import Settings
+from server.game.commands import Draw, NewGame, NumberedDeal
 from server.live import hub as live
 from server.live.hub import Hub
 from server.rules import preset
 from server.runtime.app import create_app
 from server.runtime.composition import compose
-from server.service.creating import NewGame, NumberedDeal
 from tests.api.helpers import body_of, create, sse_messages
 
 
@@ -297,12 +297,12 @@ class SilentFeed:
 def test_a_change_no_notification_brings_reaches_followers_by_the_poll(store):
     cases = compose(store)  # tells no hub of its actions
     hub = Hub(SilentFeed(store), poll_seconds=0.2)
-    body = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(0))))
+    body = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(0))))
     game_id = UUID(body["id"])
     try:
         stream = streams.game_stream(cases.queries, hub, game_id, after=1)
         next(stream)  # the game as it is, and nothing after seq 1
-        later(0.3, lambda: cases.acting.draw(game_id, body["player_token"])).join()
+        later(0.3, lambda: cases.acting.handle(Draw(game_id, body["player_token"]))).join()
 
         message = next(message for message in sse_messages(stream) if "data" in message)
     finally:

@@ -4,6 +4,7 @@ step by the rules engine; and snapshots, which time travel starts from, guarded 
 import psycopg
 import pytest
 
+from server.game.deciding import SNAPSHOT_EVERY
 from server.log.events import Event, action_of
 from server.rules import (
     PRESETS,
@@ -16,7 +17,6 @@ from server.rules import (
     public_view,
     shuffled_deck,
 )
-from server.service.acting import SNAPSHOT_EVERY
 from server.solver import players as policies
 from tests.api.helpers import act, create, play_first_legal
 

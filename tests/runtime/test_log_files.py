@@ -10,10 +10,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from server.game.commands import NewGame
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory, TileUrl
-from server.service.creating import NewGame
 from server.service.log_guard import ForkGuard, checkpoint_of
 from server.service.public_log import PublicLog, published_note
 from server.transparency.notes import Checkpoint, generate_signer, sign_note
@@ -75,7 +75,7 @@ def test_the_tiles_directory_holds_what_the_database_holds(tmp_path):
     size = 0
     for games in (1, 300, 2):
         for _ in range(games):
-            cases.creating.create_game(NewGame(preset("peek")))
+            cases.creating.handle(NewGame(preset("peek")))
         size = log.sequence().size
     assert size > TILE_WIDTH
 
@@ -96,7 +96,7 @@ def test_tiles_served_over_http_are_a_source_as_the_directory_is(tmp_path):
     log = PublicLog(store, store, SIGNER, spacing=0, records=[directory], mirror=directory)
     cases = compose(store, public_log=log)
     for _ in range(5):
-        cases.creating.create_game(NewGame(preset("peek")))
+        cases.creating.handle(NewGame(preset("peek")))
     log.sequence()
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path / "tiles"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

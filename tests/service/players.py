@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from server.service.records import Caller
+from server.game.callers import Caller
 from server.service.use_cases import UseCases
 
 

@@ -75,8 +75,9 @@ def test_a_name_is_one_players_only(cases):
 def test_a_reply_kept_for_retries_is_forgotten_by_the_upkeep_a_day_later(store):
     from datetime import UTC, datetime, timedelta
 
-    from server.service.idempotency import KEPT_FOR, Idempotency
-    from server.service.outcomes import Reply
+    from server.game.change import Reply
+    from server.game.commands import Idempotency
+    from server.service.idempotency import KEPT_FOR
 
     class Clock:
         now = datetime.now(UTC)

@@ -6,30 +6,25 @@ from uuid import uuid4
 
 import pytest
 
+from server.game.commands import Act, Draw, Hint, Idempotency, NewGame, NumberedDeal, Resign
+from server.game.errors import VersionConflict
 from server.log.audit import verify_log
 from server.rules import Card, IllegalAction, Move, preset
 from server.runtime.composition import compose
-from server.service.creating import NewGame, NumberedDeal
-from server.service.errors import Forbidden, GameNotFound, VersionConflict
-from server.service.idempotency import Idempotency
-from server.service.outcomes import Reply
+from server.service.errors import Forbidden, GameNotFound
 
 RULES = preset("osmosis-draw-one")
 
 
-def answer(taken) -> Reply:
-    return Reply(200, json.dumps({"version": taken.game.version}))
-
-
 @pytest.fixture
 def game(cases):
-    made = cases.creating.create_game(NewGame(RULES, NumberedDeal(3))).outcome
+    made = cases.creating.handle(NewGame(RULES, NumberedDeal(3))).outcome
     return made.game.id, made.player_token
 
 
 def test_a_draw_appends_its_event_and_moves_the_game_on(cases, store, game):
     game_id, token = game
-    taken = cases.acting.draw(game_id, token).outcome
+    taken = cases.acting.handle(Draw(game_id, token)).outcome
 
     assert taken.game.version == 2 and [event.kind for event in taken.events] == ["cards_dealt"]
     assert store.load_game(game_id) == taken.game
@@ -38,20 +33,20 @@ def test_a_draw_appends_its_event_and_moves_the_game_on(cases, store, game):
 
 def test_an_action_with_another_games_token_is_forbidden_and_changes_nothing(cases, store, game):
     game_id, _ = game
-    other_token = cases.creating.create_game(NewGame(RULES)).outcome.player_token
+    other_token = cases.creating.handle(NewGame(RULES)).outcome.player_token
 
     with pytest.raises(Forbidden):
-        cases.acting.draw(game_id, other_token)
+        cases.acting.handle(Draw(game_id, other_token))
     assert store.load_game(game_id).version == 1
 
 
 def test_an_action_on_a_version_that_passed_is_refused(cases, game):
     game_id, token = game
-    cases.acting.draw(game_id, token, versions=frozenset({1}))
+    cases.acting.handle(Draw(game_id, token, versions=frozenset({1})))
 
     with pytest.raises(VersionConflict):
-        cases.acting.draw(game_id, token, versions=frozenset({1}))
-    assert cases.acting.draw(game_id, token, versions=frozenset({1, 2})).outcome.game.version == 3
+        cases.acting.handle(Draw(game_id, token, versions=frozenset({1})))
+    assert cases.acting.handle(Draw(game_id, token, versions=frozenset({1, 2}))).outcome.game.version == 3
 
 
 def test_an_illegal_move_is_refused_in_the_rules_words(cases, store, game):
@@ -61,20 +56,20 @@ def test_an_illegal_move_is_refused_in_the_rules_words(cases, store, game):
     unplayable = next(card for card in ("KS", "KH", "KD", "KC") if card not in playable)
 
     with pytest.raises(IllegalAction, match=f"{unplayable} is not in play"):
-        cases.acting.act(game_id, token, Move(Card.parse(unplayable)))
+        cases.acting.handle(Act(game_id, token, Move(Card.parse(unplayable))))
     assert store.load_game(game_id).version == 1
 
 
 def test_an_action_on_a_game_that_does_not_exist_is_not_found(cases, game):
     with pytest.raises(GameNotFound):
-        cases.acting.draw(uuid4(), game[1])
+        cases.acting.handle(Draw(uuid4(), game[1]))
 
 
 def test_a_retried_action_gets_the_first_reply_and_lands_once(cases, store, game):
     game_id, token = game
     key = Idempotency("draw-1", "fingerprint")
-    first = cases.acting.draw(game_id, token, idempotency=key, answer=answer)
-    retry = cases.acting.draw(game_id, token, idempotency=key, answer=answer)
+    first = cases.acting.handle(Draw(game_id, token, idempotency=key))
+    retry = cases.acting.handle(Draw(game_id, token, idempotency=key))
 
     assert retry.outcome is None and retry.reply == first.reply
     assert store.load_game(game_id).version == 2
@@ -87,7 +82,7 @@ def test_a_burst_of_actions_from_many_threads_all_land_one_after_another(store, 
 
     def draw_five(cases):
         for _ in range(5):
-            landed.append(cases.acting.draw(game_id, token).outcome.game.version)
+            landed.append(cases.acting.handle(Draw(game_id, token)).outcome.game.version)
 
     threads = [threading.Thread(target=draw_five, args=(cases,)) for cases in services]
     for thread in threads:
@@ -110,7 +105,7 @@ def test_a_burst_of_actions_from_many_threads_all_land_one_after_another(store, 
 
 def test_resigning_ends_the_game_and_reveals_its_seeds(cases, game):
     game_id, token = game
-    taken = cases.acting.resign(game_id, token).outcome
+    taken = cases.acting.handle(Resign(game_id, token)).outcome
 
     assert [event.kind for event in taken.events] == ["game_resigned", "seeds_revealed"]
     assert taken.game.status == "resigned"
@@ -119,7 +114,7 @@ def test_resigning_ends_the_game_and_reveals_its_seeds(cases, game):
 
 def test_a_hint_is_appended_to_the_log_and_counted(cases, store, game):
     game_id, token = game
-    taken = cases.acting.hint(game_id, token).outcome
+    taken = cases.acting.handle(Hint(game_id, token)).outcome
 
     assert [event.kind for event in taken.events] == ["hint_given"] and taken.hint is not None
     assert store.load_game(game_id).hints == 1

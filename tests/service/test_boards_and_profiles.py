@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
+from server.game.commands import Act, NewGame, NumberedDeal, Resign, TodaysDeal
 from server.rules import action_from_dict, preset
 from server.runtime.composition import compose
-from server.service.creating import NewGame, NumberedDeal, TodaysDeal
 from server.service.errors import DayNotClosed, PlayerNotFound
 from server.service.public_log import PublicLog
 from server.service.sources import Sources
@@ -38,7 +38,7 @@ def play_to_the_end(cases, game_id, caller):
             return document
         offered = document["legal_actions"]
         chosen = next((action for action in offered if action["kind"] == "move"), offered[0])
-        cases.acting.act(game_id, caller, action_from_dict(chosen))
+        cases.acting.handle(Act(game_id, caller, action_from_dict(chosen)))
 
 
 def close_the_day(cases, clock):
@@ -52,10 +52,10 @@ def test_a_days_board_waits_for_the_close_then_ranks_cards_home_first(cases, clo
     cases.public_log.sequence()  # both joined, in the log, before the day's deal opens
     games = {}
     for caller in (ann, bob):
-        games[caller.player.name] = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=caller)).outcome.game
+        games[caller.player.name] = cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=caller)).outcome.game
     cases.public_log.sequence()  # the deal's opening, after them
     played = play_to_the_end(cases, games["ann"].id, ann)
-    resigned = cases.acting.resign(games["bob"].id, bob).outcome.game
+    resigned = cases.acting.handle(Resign(games["bob"].id, bob)).outcome.game
     day = games["ann"].daily
 
     with pytest.raises(DayNotClosed):
@@ -73,12 +73,12 @@ def test_a_days_board_waits_for_the_close_then_ranks_cards_home_first(cases, clo
 def test_a_player_who_joined_after_the_days_deal_opened_is_not_ranked_that_day(cases, clock):
     early = player(cases, "early")
     cases.public_log.sequence()
-    cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=early))  # the day's deal opens
+    cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=early))  # the day's deal opens
     cases.public_log.sequence()
     late = player(cases, "late")
     cases.public_log.sequence()
-    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=late)).outcome.game
-    cases.acting.resign(game.id, late)
+    game = cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=late)).outcome.game
+    cases.acting.handle(Resign(game.id, late))
 
     close_the_day(cases, clock)
 
@@ -89,8 +89,8 @@ def test_a_player_who_joined_after_the_days_deal_opened_is_not_ranked_that_day(c
 
 def test_a_players_page_counts_their_finished_games_once_verified_and_a_rebuild_agrees(cases):
     dana = player(cases, "dana")
-    made = cases.creating.create_game(NewGame(RULES, NumberedDeal(1), owner=dana)).outcome.game
-    cases.acting.resign(made.id, dana)
+    made = cases.creating.handle(NewGame(RULES, NumberedDeal(1), owner=dana)).outcome.game
+    cases.acting.handle(Resign(made.id, dana))
     before = cases.profiles.profile("dana")["stats"]
 
     while cases.chores.turn():

@@ -5,19 +5,13 @@ from uuid import uuid4
 
 import pytest
 
+from server.game.commands import FromSealedDeal, Idempotency, NewGame, NumberedDeal, Resign
 from server.log.replay import verify
 from server.rules import commitment, deal_number_seed, preset
 from server.runtime.composition import compose
-from server.service.creating import FromSealedDeal, NewGame, NumberedDeal
 from server.service.errors import IdempotencyKeyReused, SealedDealNotFound, SealedDealUsed
-from server.service.idempotency import Idempotency
-from server.service.outcomes import Reply
 
 RULES = preset("osmosis-draw-one")
-
-
-def answer(made) -> Reply:
-    return Reply(201, json.dumps({"id": str(made.game.id)}))
 
 
 def opening_of(made) -> dict:
@@ -25,9 +19,9 @@ def opening_of(made) -> dict:
 
 
 def test_a_game_from_a_deal_number_is_that_numbers_deal_for_everyone(cases):
-    one = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
-    other = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
-    eighth = cases.creating.create_game(NewGame(RULES, NumberedDeal(8))).outcome
+    one = cases.creating.handle(NewGame(RULES, NumberedDeal(7))).outcome
+    other = cases.creating.handle(NewGame(RULES, NumberedDeal(7))).outcome
+    eighth = cases.creating.handle(NewGame(RULES, NumberedDeal(8))).outcome
 
     assert opening_of(one) == opening_of(other) != opening_of(eighth)
     assert one.game.commitment == commitment(deal_number_seed(7))
@@ -36,7 +30,7 @@ def test_a_game_from_a_deal_number_is_that_numbers_deal_for_everyone(cases):
 
 
 def test_a_random_deal_commits_to_a_seed_it_does_not_show(cases, store):
-    made = cases.creating.create_game(NewGame(RULES)).outcome
+    made = cases.creating.handle(NewGame(RULES)).outcome
     secret = store.load_for_action(made.game.id)[1]
 
     assert made.game.commitment == commitment(secret.server_seed)
@@ -46,8 +40,8 @@ def test_a_random_deal_commits_to_a_seed_it_does_not_show(cases, store):
 
 def test_a_retried_creation_gets_the_first_reply_and_its_token_and_makes_no_second_game(cases, store):
     key = Idempotency("key-1", "fingerprint")
-    first = cases.creating.create_game(NewGame(RULES), key, answer=answer)
-    retry = cases.creating.create_game(NewGame(RULES), key, answer=answer)
+    first = cases.creating.handle(NewGame(RULES, idempotency=key))
+    retry = cases.creating.handle(NewGame(RULES, idempotency=key))
 
     assert retry.outcome is None and retry.reply == first.reply
     assert retry.player_token == first.player_token == first.outcome.player_token
@@ -55,23 +49,23 @@ def test_a_retried_creation_gets_the_first_reply_and_its_token_and_makes_no_seco
 
 
 def test_a_key_used_for_another_request_is_refused(cases):
-    cases.creating.create_game(NewGame(RULES), Idempotency("key-1", "one request"), answer=answer)
+    cases.creating.handle(NewGame(RULES, idempotency=Idempotency("key-1", "one request")))
 
     with pytest.raises(IdempotencyKeyReused):
-        cases.creating.create_game(NewGame(RULES), Idempotency("key-1", "another request"), answer=answer)
+        cases.creating.handle(NewGame(RULES, idempotency=Idempotency("key-1", "another request")))
 
 
 def test_a_sealed_deal_makes_one_game_whose_log_reveals_the_sealed_seed_at_its_end(cases, store):
     sealed = cases.sealing.create_sealed_deal(None).outcome.deal
-    made = cases.creating.create_game(NewGame(RULES, FromSealedDeal(sealed.id, "mine"))).outcome
+    made = cases.creating.handle(NewGame(RULES, FromSealedDeal(sealed.id, "mine"))).outcome
 
     with pytest.raises(SealedDealUsed):
-        cases.creating.create_game(NewGame(RULES, FromSealedDeal(sealed.id)))
+        cases.creating.handle(NewGame(RULES, FromSealedDeal(sealed.id)))
     assert made.game.commitment == sealed.commitment
     assert cases.sealing.get_sealed_deal(sealed.id)["game_id"] == str(made.game.id)
     assert "server_seed" not in cases.sealing.get_sealed_deal(sealed.id)
 
-    cases.acting.resign(made.game.id, made.player_token)
+    cases.acting.handle(Resign(made.game.id, made.player_token))
 
     revealed = store.load_events(made.game.id, 0, None)[-1].data
     assert revealed == {"server_seed": sealed.server_seed.hex(), "client_seed": "mine"}
@@ -80,7 +74,7 @@ def test_a_sealed_deal_makes_one_game_whose_log_reveals_the_sealed_seed_at_its_e
 
 def test_a_game_from_a_sealed_deal_that_does_not_exist_is_refused(cases):
     with pytest.raises(SealedDealNotFound):
-        cases.creating.create_game(NewGame(RULES, FromSealedDeal(uuid4())))
+        cases.creating.handle(NewGame(RULES, FromSealedDeal(uuid4())))
 
 
 def test_a_new_game_is_told_to_whoever_follows_changes(store):
@@ -91,6 +85,6 @@ def test_a_new_game_is_told_to_whoever_follows_changes(store):
             told.append((game_id, version, [event["kind"] for event in events]))
 
     cases = compose(store, changes=Sink())
-    made = cases.creating.create_game(NewGame(RULES)).outcome
+    made = cases.creating.handle(NewGame(RULES)).outcome
 
     assert told == [(str(made.game.id), 1, ["game_created"])]

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from server.game.commands import Act, Draw, NewGame, TodaysDeal
+from server.game.deciding import SNAPSHOT_EVERY
 from server.rules import Move, apply, commitment, layout, legal_actions, opening, preset, shuffled_deck
 from server.runtime.composition import compose
-from server.service.acting import SNAPSHOT_EVERY
-from server.service.creating import NewGame, TodaysDeal
 from server.service.sources import Sources
 from tests.memory_store import MemoryStore
 
@@ -45,13 +45,13 @@ def test_a_daily_game_whose_end_kept_a_snapshot_verifies_after_the_close():
     cases = compose(MemoryStore(), sources=Sources(clock=clock, new_server_seed=lambda: seed))
     made = cases.accounts.sign_up("closer", "human", None).outcome
     me = cases.accounts.authenticate(made.secret)
-    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=me)).outcome.game
+    game = cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=me)).outcome.game
     assert game.commitment == commitment(seed)
     state = opening(RULES, layout(shuffled_deck(seed), RULES))
     while not state.is_over:
         action = first_legal(state)
         state = apply(state, action)
-        cases.acting.act(game.id, me, action)
+        cases.acting.handle(Act(game.id, me, action))
 
     clock.now += timedelta(days=1)
     while cases.chores.turn():
@@ -91,12 +91,12 @@ def test_a_wrong_token_on_a_hidden_daily_game_costs_what_a_wrong_id_costs():
     store = Counting()
     cases = compose(store, sources=Sources(clock=Clock(datetime(2026, 3, 1, 12, tzinfo=UTC))))
     owner = cases.accounts.authenticate(cases.accounts.sign_up("dana", "human", None).outcome.secret)
-    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=owner)).outcome.game
+    game = cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=owner)).outcome.game
     costs = []
     for game_id in (game.id, uuid4()):
         store.calls.clear()
         with pytest.raises(GameNotFound):
-            cases.acting.draw(game_id, "not-its-token")
+            cases.acting.handle(Draw(game_id, "not-its-token"))
         costs.append(list(store.calls))
     assert costs[0] == costs[1] and costs[0]
 
@@ -111,7 +111,7 @@ def test_the_close_ends_the_games_of_players_made_before_the_day_first_however_m
         return cases.accounts.authenticate(cases.accounts.sign_up(name, "human", None).outcome.secret)
 
     def daily_game(caller):
-        return cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=caller)).outcome.game.id
+        return cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=caller)).outcome.game.id
 
     clock.now -= timedelta(days=1)
     honest = [signed_up(f"honest{n}") for n in range(5)]

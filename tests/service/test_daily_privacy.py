@@ -5,9 +5,9 @@ from datetime import timedelta
 
 import pytest
 
+from server.game.commands import NewGame, Resign, TodaysDeal
 from server.rules import preset
 from server.runtime.composition import compose
-from server.service.creating import NewGame, TodaysDeal
 from server.service.errors import DayNotClosed, GameNotFound
 from server.service.sources import Sources
 from tests.service.players import Clock, player
@@ -28,7 +28,7 @@ def cases(store, clock):
 @pytest.fixture
 def daily(cases):
     owner = player(cases, "dana")
-    game = cases.creating.create_game(NewGame(RULES, TodaysDeal(), owner=owner)).outcome.game
+    game = cases.creating.handle(NewGame(RULES, TodaysDeal(), owner=owner)).outcome.game
     return owner, game
 
 
@@ -69,7 +69,7 @@ def test_the_days_page_shows_a_player_their_own_daily_game_and_no_one_elses(case
 
 def test_its_analysis_waits_for_the_close_even_once_its_game_is_over(cases, daily):
     owner, game = daily
-    cases.acting.resign(game.id, owner)
+    cases.acting.handle(Resign(game.id, owner))
 
     with pytest.raises(DayNotClosed):
         cases.analyses.analysis(game.id)

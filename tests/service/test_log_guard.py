@@ -4,10 +4,10 @@ served never goes back; the games go on, their entries pending."""
 
 import pytest
 
+from server.game.commands import NewGame
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile
-from server.service.creating import NewGame
 from server.service.errors import LogBehind
 from server.service.log_guard import ForkGuard, LogRefused
 from server.service.public_log import PublicLog, published_note
@@ -42,7 +42,7 @@ def guarded(store, record=None, witness=None, place=None):
 
 def play(cases, games):
     for _ in range(games):
-        cases.creating.create_game(NewGame(preset("peek")))
+        cases.creating.handle(NewGame(preset("peek")))
 
 
 @pytest.fixture

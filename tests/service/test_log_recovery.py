@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
+from server.game.commands import NewGame
 from server.log.public_entries import GAME_CREATED
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, TileDirectory
-from server.service.creating import NewGame
 from server.service.log_guard import ForkGuard, LogRefused
 from server.service.log_recovery import RecoveryError, recover
 from server.service.public_log import PublicLog
@@ -36,7 +36,7 @@ class Server:
         self.cases = compose(store, public_log=self.log)
 
     def play(self, games):
-        return [self.cases.creating.create_game(NewGame(preset("peek"))).outcome.game.id for _ in range(games)]
+        return [self.cases.creating.handle(NewGame(preset("peek"))).outcome.game.id for _ in range(games)]
 
     def recover(self):
         return recover(self.store, SIGNER.verifier, self.tiles, [self.record.signed(), self.record.published()])

@@ -2,10 +2,10 @@
 
 import pytest
 
+from server.game.commands import NewGame
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, TileDirectory
-from server.service.creating import NewGame
 from server.service.errors import ReplicationUnconfirmed, TileNotFound
 from server.service.log_guard import ForkGuard
 from server.service.public_log import PublicLog
@@ -17,7 +17,7 @@ def test_a_tile_no_checkpoint_covers_is_not_served_even_if_the_store_holds_it(st
     log = PublicLog(store, store, generate_signer("tiles.example/log"), spacing=0)
     cases = compose(store, public_log=log)
     for _ in range(3):
-        cases.creating.create_game(NewGame(preset("peek")))
+        cases.creating.handle(NewGame(preset("peek")))
     assert log.sequence() is not None
     assert log.tile(TileAddress(0, 0, 3))  # under the checkpoint of 3
     # Hashes written by a sequencing whose commit a failover would lose: in the table, under no checkpoint.
@@ -46,7 +46,7 @@ def test_a_checkpoint_whose_handing_out_failed_past_its_commit_is_published_by_t
     guard = ForkGuard(signer.verifier, [("the record", record), ("the tiles", tiles)])
     log = PublicLog(store, store, signer, spacing=0, records=[record, tiles], guard=guard, mirror=tiles)
     cases = compose(store, public_log=log)
-    cases.creating.create_game(NewGame(preset("peek")))
+    cases.creating.handle(NewGame(preset("peek")))
     first = log.sequence()
     fails = FailsOnce(ReplicationUnconfirmed("no standby") if fault == "no standby confirms" else OSError("full"))
     if fault == "no standby confirms":
@@ -56,7 +56,7 @@ def test_a_checkpoint_whose_handing_out_failed_past_its_commit_is_published_by_t
         writing = tiles.write
         tiles.write = lambda growth: (fails(), writing(growth))
     for _ in range(TILE_WIDTH + 2):  # across a bundle's end, so that a whole tile is missed too
-        cases.creating.create_game(NewGame(preset("peek")))
+        cases.creating.handle(NewGame(preset("peek")))
     sequencing = store.sequence
 
     def committed_then_fault(*args):
@@ -96,14 +96,14 @@ def test_another_instance_signing_next_first_writes_what_the_shared_tiles_direct
     first, second = instance(), instance()
     cases = compose(store, public_log=first)
     for _ in range(TILE_WIDTH + 2):
-        cases.creating.create_game(NewGame(preset("peek")))
+        cases.creating.handle(NewGame(preset("peek")))
     writing = tiles.write
     tiles.write = lambda growth: (_ for _ in ()).throw(OSError("the disk is full"))
     with pytest.raises(OSError):
         first.sequence()  # signed and committed; its tiles never written; and this instance goes away
     tiles.write = writing
     missed = store.latest_checkpoint()
-    cases.creating.create_game(NewGame(preset("peek")))
+    cases.creating.handle(NewGame(preset("peek")))
 
     grown = second.sequence()
 

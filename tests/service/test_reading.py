@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from server.game.commands import Draw, NewGame, NumberedDeal, Resign
 from server.log.replay import verify
 from server.rules import preset
-from server.service.creating import NewGame, NumberedDeal
 from server.service.errors import EventNotFound, GameNotOver
 from server.service.feed import FEED_START
 from server.solver import SOLVER_VERSION
@@ -16,14 +16,14 @@ RULES = preset("osmosis-draw-one")
 
 
 def played(cases, draws):
-    made = cases.creating.create_game(NewGame(RULES, NumberedDeal(5))).outcome
+    made = cases.creating.handle(NewGame(RULES, NumberedDeal(5))).outcome
     for _ in range(draws):
-        cases.acting.draw(made.game.id, made.player_token)
+        cases.acting.handle(Draw(made.game.id, made.player_token))
     return made.game.id, made.player_token
 
 
 def test_games_are_listed_a_page_at_a_time_newest_first(cases):
-    ids = [cases.creating.create_game(NewGame(RULES)).outcome.game.id for _ in range(5)]
+    ids = [cases.creating.handle(NewGame(RULES)).outcome.game.id for _ in range(5)]
 
     first, cursor = cases.queries.list_games(3, None)
     second, last = cases.queries.list_games(3, cursor)
@@ -36,7 +36,7 @@ def test_the_position_after_an_event_is_the_one_the_game_showed_then(cases, stor
     game_id, token = played(cases, 0)
     shown = {}
     for _ in range(40):
-        taken = cases.acting.draw(game_id, token).outcome
+        taken = cases.acting.handle(Draw(game_id, token)).outcome
         shown[taken.game.version] = json.loads(taken.game.document)["state"]
 
     assert store.load_snapshots(game_id)  # 40 actions pass a snapshot
@@ -62,7 +62,7 @@ def test_a_finished_games_replay_verifies_offline_and_its_analysis_is_worked_out
     game_id, token = played(cases, 3)
     with pytest.raises(GameNotOver):
         cases.analyses.analysis(game_id)
-    cases.acting.resign(game_id, token)
+    cases.acting.handle(Resign(game_id, token))
 
     assert verify(cases.queries.replay(game_id)).valid
     analysis = cases.analyses.analysis(game_id)

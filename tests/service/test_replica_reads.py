@@ -7,9 +7,9 @@ from uuid import UUID, uuid4
 
 import pytest
 
+from server.game.commands import Draw, NewGame, NumberedDeal, Resign
 from server.rules import preset
 from server.runtime.composition import compose
-from server.service.creating import NewGame, NumberedDeal
 from server.service.errors import GameNotFound, StoreUnavailable
 from server.service.public_log import PublicLog
 from server.service.replicas import ReplicaReads
@@ -120,9 +120,9 @@ def reading(store, replica):
 
 
 def played(cases, draws: int):
-    made = cases.creating.create_game(NewGame(RULES, NumberedDeal(7))).outcome
+    made = cases.creating.handle(NewGame(RULES, NumberedDeal(7))).outcome
     for _ in range(draws):
-        cases.acting.draw(made.game.id, made.player_token)
+        cases.acting.handle(Draw(made.game.id, made.player_token))
     return made.game.id, made.player_token
 
 
@@ -138,7 +138,7 @@ def test_a_game_the_replica_has_not_replayed_is_read_from_the_primary_never_a_40
 def test_the_events_a_replica_lacks_at_the_end_are_read_from_the_primary(cases, reading, replica):
     game_id, token = played(cases, 2)
     replica.freeze()
-    cases.acting.draw(game_id, token)
+    cases.acting.handle(Draw(game_id, token))
 
     assert reading.queries.list_events(game_id, 0, 50) == cases.queries.list_events(game_id, 0, 50)
     assert reading.queries.replay(game_id) == cases.queries.replay(game_id)
@@ -149,7 +149,7 @@ def test_the_events_a_replica_lacks_at_the_end_are_read_from_the_primary(cases, 
 def test_what_the_replica_has_whole_is_read_there(cases, reading, replica):
     game_id, token = played(cases, 4)
     replica.freeze()
-    cases.acting.draw(game_id, token)
+    cases.acting.handle(Draw(game_id, token))
 
     assert reading.queries.list_events(game_id, 0, 2) == cases.queries.list_events(game_id, 0, 2)  # a full page
     assert reading.queries.state_at(game_id, 3) == cases.queries.state_at(game_id, 3)
@@ -167,7 +167,7 @@ def test_games_are_listed_from_the_replica_only_once_it_has_replayed_every_write
 
     listed, _ = reading.queries.list_games(10, None)
     assert listed[0]["id"] == str(newest) and listed[0]["status"] == "playing"
-    cases.acting.resign(newest, token)
+    cases.acting.handle(Resign(newest, token))
     assert reading.queries.list_games(10, None)[0][0]["status"] == "resigned"
     assert "list_games" not in replica.answered
 
@@ -236,7 +236,7 @@ def test_the_log_s_tiles_come_from_the_replica_when_it_has_them_whole(store, rep
     log = PublicLog(store, reads, generate_signer("replica.example/log"), spacing=0)
     cases = compose(store, reads, public_log=log)
     for _ in range(3):
-        cases.creating.create_game(NewGame(RULES))
+        cases.creating.handle(NewGame(RULES))
     log.sequence()
     tile, bundle = TileAddress(0, 0, 3), TileAddress(ENTRIES, 0, 3)
 

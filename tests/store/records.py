@@ -6,8 +6,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
-from server.log.events import Event
-from server.service.records import ApiTokenRecord, GameRecord, GameSecret, GameWrite, PlayerRecord, StoredResponse
+from server.game.callers import ApiTokenRecord, PlayerRecord
+from server.game.change import Change, Game, Reply
+from server.game.records import GameRecord, GameSecret
+from server.log.events import Event, events_json
+from server.rules import layout, opening, preset, shuffled_deck
+from server.service.records import StoredResponse
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -35,21 +39,22 @@ def a_game(
     return record, secret, [Event(1, "game_created", {"game_id": str(game_id), "nested": {"list": [1, "2"]}}, "1" * 64)]
 
 
-def an_action(record: GameRecord, snapshot: bool = False, response: StoredResponse | None = None) -> GameWrite:
-    """The game's next write, of one event: made up so that an event's seq is the version it made."""
+OPENING = opening(preset("osmosis"), layout(shuffled_deck(b"\x00" * 32), preset("osmosis")))
+"""A position for the changes made up here: the store keeps only its text, made up too."""
+
+
+def an_action(record: GameRecord, snapshot: bool = False) -> Change:
+    """The game's next change, of one event: made up so that an event's seq is the version it made."""
     version = record.version + 1
-    return GameWrite(
-        replace(
-            record,
-            version=version,
-            updated_at=record.updated_at + timedelta(seconds=1),
-            document=json.dumps({"id": str(record.id), "version": version}),
-        ),
-        [Event(version, "cards_dealt", {"cards": ["AS"], "at": version}, f"{version:064x}")],
-        f"position at {version}",
-        response,
-        snapshot,
+    events = (Event(version, "cards_dealt", {"cards": ["AS"], "at": version}, f"{version:064x}"),)
+    secret = GameSecret(b"", "", f"position at {version}", "")
+    moved = replace(
+        record,
+        version=version,
+        updated_at=record.updated_at + timedelta(seconds=1),
+        document=json.dumps({"id": str(record.id), "version": version}),
     )
+    return Change(Game(moved, secret, OPENING), events, events_json(events), Reply(200, "{}"), snapshot=snapshot)
 
 
 def a_response(scope: str = "games", body: str = '{"a" :1,  "b":[true]}', wrapped: str | None = None) -> StoredResponse:

@@ -7,8 +7,9 @@ from dataclasses import replace
 from datetime import date, timedelta
 from uuid import uuid4
 
+from server.game.records import Owner, PublicEntry
 from server.log import public_entries
-from server.service.records import DailyDeal, Owner, PublicEntry
+from server.service.records import DailyDeal
 from tests.store.records import EPOCH, a_game, a_player, an_action
 
 

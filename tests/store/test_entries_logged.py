@@ -6,9 +6,10 @@ from uuid import uuid4
 
 import pytest
 
+from server.game.errors import VersionConflict
+from server.game.records import PublicEntry
 from server.log import public_entries
-from server.service.errors import VersionConflict
-from server.service.records import PublicEntry, SealedDeal
+from server.service.records import SealedDeal
 from server.store import PostgresStore, migrate
 from tests.store.records import EPOCH, a_game, an_action
 from tests.store.test_public_log_port import created
@@ -57,9 +58,9 @@ def test_a_locked_write_tells_after_its_commit_and_a_refused_one_not_at_all(told
     record, secret, events = a_game()
     store.create_game(record, secret, events, None)
     with store.locked_game(record.id) as locked:
-        locked.write(replace(an_action(record), public_entries=(ended(record),)))
+        locked.write(replace(an_action(record), public_entries=(ended(record),)), None)
         assert calls == []
     assert calls == [True]
     with pytest.raises(VersionConflict), store.locked_game(record.id) as locked:
-        locked.write(replace(an_action(record), public_entries=(ended(record),)))
+        locked.write(replace(an_action(record), public_entries=(ended(record),)), None)
     assert calls == [True]

@@ -9,7 +9,8 @@ from uuid import uuid4
 
 import pytest
 
-from server.service.errors import GameNotFound, IdempotencyConflict, VersionConflict
+from server.game.errors import VersionConflict
+from server.service.errors import GameNotFound, IdempotencyConflict
 from tests.store.records import EPOCH, a_game, a_response, an_action
 
 
@@ -78,11 +79,11 @@ def test_a_write_of_a_game_that_does_not_exist_lands_nowhere(port_store):
 def test_a_write_whose_reply_key_is_taken_writes_nothing(port_store):
     record, _, _ = created(port_store)
     response = a_response(scope=f"game:{record.id}")
-    assert port_store.write(an_action(record, response=response), 1)
+    assert port_store.write(an_action(record), 1, response)
     moved = port_store.load_game(record.id)
 
     with pytest.raises(IdempotencyConflict):
-        port_store.write(an_action(moved, response=response), 2)
+        port_store.write(an_action(moved), 2, response)
 
     assert port_store.load_game(record.id) == moved
     assert len(port_store.load_events(record.id, 0, None)) == 2
@@ -98,7 +99,7 @@ def test_a_locked_game_holds_off_every_other_write_until_its_unit_of_work_ends(p
         elsewhere.start()
         time.sleep(0.3)
         assert landed == []
-        locked.write(an_action(locked.game))
+        locked.write(an_action(locked.game), None)
     elsewhere.join(timeout=10)
 
     assert landed == [False]
@@ -108,9 +109,9 @@ def test_a_locked_game_holds_off_every_other_write_until_its_unit_of_work_ends(p
 def test_a_locked_games_write_refuses_a_game_that_moved_since_it_was_read(port_store):
     record, _, _ = created(port_store)
     with port_store.locked_game(record.id) as locked:
-        locked.write(an_action(locked.game))
+        locked.write(an_action(locked.game), None)
         with pytest.raises(VersionConflict):
-            locked.write(an_action(locked.game))
+            locked.write(an_action(locked.game), None)
 
 
 def test_locking_a_game_that_does_not_exist_raises_game_not_found(port_store):

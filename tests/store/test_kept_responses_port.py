@@ -6,8 +6,8 @@ from uuid import uuid4
 
 import pytest
 
+from server.game.records import GameKeys
 from server.service.errors import GameNotFound, IdempotencyConflict
-from server.service.records import GameKeys
 from tests.store.records import a_game, a_response, an_action
 
 
@@ -45,7 +45,7 @@ def test_the_token_and_the_reply_of_an_action_are_read_together(port_store):
         GameKeys(secret.token_hash, None),
         None,
     )
-    assert port_store.write(an_action(record, response=response), 1)
+    assert port_store.write(an_action(record), 1, response)
     assert port_store.find_token_and_response(record.id, scope, response.key_hash) == (
         GameKeys(secret.token_hash, None),
         response,

@@ -8,9 +8,9 @@ from uuid import UUID
 import psycopg
 from alembic import command
 
+from server.game.commands import Draw, Hint, NewGame, NumberedDeal
 from server.rules import preset
 from server.runtime.composition import compose
-from server.service.creating import NewGame, NumberedDeal
 from server.service.sources import Sources
 from server.store import PostgresStore, open_pool
 from server.store.migrate import alembic_config, head_revision
@@ -33,8 +33,8 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
     try:
         cases = compose(PostgresStore(pool, head_revision()), sources=Sources(clock=lambda: next(times)))
         for number in (1, 2, 3):
-            game = body_of(cases.creating.create_game(NewGame(preset("osmosis-draw-one"), NumberedDeal(number))))
-            cases.acting.draw(UUID(game["id"]), game["player_token"])
+            game = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(number))))
+            cases.acting.handle(Draw(UUID(game["id"]), game["player_token"]))
     finally:
         pool.close()
     rendered = documents(url)
@@ -60,10 +60,10 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
     try:
         cases = compose(PostgresStore(pool, head_revision()))
-        plain = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(1))))
-        hinted = body_of(cases.creating.create_game(NewGame(preset("osmosis"), NumberedDeal(2))))
+        plain = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(1))))
+        hinted = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(2))))
         for _ in range(2):
-            cases.acting.hint(UUID(hinted["id"]), hinted["player_token"])
+            cases.acting.handle(Hint(UUID(hinted["id"]), hinted["player_token"]))
     finally:
         pool.close()
     rendered = documents(url)

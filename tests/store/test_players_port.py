@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
+from server.game.records import GameKeys, Owner
 from server.service.errors import IdempotencyConflict, NameTaken, PlayerNotFound, TooManyTokens
-from server.service.records import GameKeys, Owner
 from tests.store.records import EPOCH, a_game, a_player, a_response, a_token
 
 

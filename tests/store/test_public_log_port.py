@@ -5,9 +5,10 @@ import threading
 from dataclasses import replace
 from uuid import uuid4
 
+from server.game.records import PublicEntry
 from server.log import public_entries
 from server.service.public_log import PublicLog
-from server.service.records import PublicEntry, SealedDeal
+from server.service.records import SealedDeal
 from server.transparency.merkle import inclusion_proof, leaf_hash, tree_hash, verify_inclusion
 from server.transparency.notes import generate_signer, open_checkpoint
 from server.transparency.tiles import bundle_entries, tile_subtrees

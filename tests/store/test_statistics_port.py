@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 import pytest
 
+from server.game.records import Owner, PlayerResult
 from server.service.players.stats import wilson_interval
-from server.service.records import Owner, PlayerResult
 from tests.store.records import EPOCH, a_game, a_player, an_action
 
 

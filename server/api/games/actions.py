@@ -8,14 +8,16 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
+from ...game import commands
+from ...game.commands import Act
 from ...rules import action_from_dict
-from .. import examples, replies
+from .. import examples
 from ..callers import credential
-from ..common import request_idempotency, use_cases
+from ..common import use_cases
 from ..contract import ACTION_ERRORS, answers
 from ..schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
 from .blueprint import blp
-from .writes import ACTION_CODES, action_response, expected_versions, write_doc, written_action
+from .writes import ACTION_CODES, action_response, write_doc, written, written_action
 
 
 class Actions(MethodView):
@@ -39,17 +41,8 @@ class Actions(MethodView):
         If-Match) the action lands only on that version of the game. The answer is the game after the action
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
-        token, idempotency = credential(), request_idempotency()
         action = action_from_dict(args["action"])
-        result = use_cases().acting.act(
-            game_id,
-            token,
-            action,
-            versions=expected_versions(args),
-            idempotency=idempotency,
-            answer=replies.action_taken,
-        )
-        return action_response(result)
+        return action_response(use_cases().acting.handle(Act(game_id, credential(), action, **written(args))))
 
 
 class Moves(MethodView):
@@ -64,12 +57,8 @@ class Moves(MethodView):
         checked (a mismatch is a 409 naming the rule). `takeAction` does the same with a legal action as the
         game lists it.
         """
-        token, idempotency = credential(), request_idempotency()
         move = action_from_dict({**args, "kind": "move"})
-        result = use_cases().acting.act(
-            game_id, token, move, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
-        )
-        return action_response(result)
+        return action_response(use_cases().acting.handle(Act(game_id, credential(), move, **written(args))))
 
 
 class Draw(MethodView):
@@ -83,12 +72,7 @@ class Draw(MethodView):
         The action `deal` (or `redeal` when the stock is empty and a pass is left), whichever the position
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
-        token, idempotency = credential(), request_idempotency()
-        return action_response(
-            use_cases().acting.draw(
-                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
-            )
-        )
+        return action_response(use_cases().acting.handle(commands.Draw(game_id, credential(), **written(args))))
 
 
 class Resignation(MethodView):
@@ -101,9 +85,4 @@ class Resignation(MethodView):
 
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
-        token, idempotency = credential(), request_idempotency()
-        return action_response(
-            use_cases().acting.resign(
-                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
-            )
-        )
+        return action_response(use_cases().acting.handle(commands.Resign(game_id, credential(), **written(args))))

@@ -8,14 +8,15 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from .. import examples, replies
+from ...game import commands
+from .. import examples
 from ..callers import credential
-from ..common import request_idempotency, use_cases
+from ..common import use_cases
 from ..contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
 from ..schemas import ActionRequestSchema
 from .blueprint import blp
 from .solver_schemas import HintResultSchema
-from .writes import ACTION_CODES, action_response, expected_versions, write_doc
+from .writes import ACTION_CODES, action_response, write_doc, written
 
 
 class Hint(MethodView):
@@ -36,9 +37,4 @@ class Hint(MethodView):
         assisted), the game's `hints` counts them, and the version moves on, as after an action. A hint
         searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
-        token, idempotency = credential(), request_idempotency()
-        return action_response(
-            use_cases().acting.hint(
-                game_id, token, versions=expected_versions(args), idempotency=idempotency, answer=replies.action_taken
-            )
-        )
+        return action_response(use_cases().acting.handle(commands.Hint(game_id, credential(), **written(args))))

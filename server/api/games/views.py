@@ -10,8 +10,8 @@ from uuid import UUID
 from flask import Response, current_app, request
 from flask.views import MethodView
 
+from ...game.commands import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
 from ...rules import InvalidInput, Rules, preset
-from ...service.creating import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
 from ...service.errors import LogBehind, LogNotStarted
 from ...service.queries import MAX_SEQ
 from .. import examples, replies
@@ -106,9 +106,14 @@ class Games(MethodView):
         listed among your games, and your token acts on it too.
         """
         rules = Rules.from_mapping(args["rules"]) if "rules" in args else preset(args.get("variant", "osmosis"))
-        idempotency = request_idempotency(answer_holds_a_secret=True)
-        new = NewGame(rules, _deal_source(args), winnable=args.get("winnable", False), owner=optional_player())
-        result = use_cases().creating.create_game(new, idempotency, answer=replies.created_game)
+        new = NewGame(
+            rules,
+            _deal_source(args),
+            winnable=args.get("winnable", False),
+            owner=optional_player(),
+            idempotency=request_idempotency(answer_holds_a_secret=True),
+        )
+        result = use_cases().creating.handle(new)
         game_id, version = (
             (result.outcome.game.id, result.outcome.game.version)
             if result.outcome

@@ -4,15 +4,17 @@ documentation, and its answer with the game's ETag."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from flask import Response, request
 
+from ...game.change import Change
+from ...game.commands import Idempotency
+from ...game.errors import VersionConflict
 from ...rules import InvalidInput
-from ...service.errors import VersionConflict
-from ...service.outcomes import ActionTaken, Answered
+from ...service.outcomes import Answered
 from .. import replies
-from ..common import etag
+from ..common import etag, request_idempotency
 from ..contract import ETAG_HEADER, REPLAYED_HEADER, parameter
 from ..schemas import ActionResultSchema
 from .blueprint import blp
@@ -63,7 +65,19 @@ def _versions_named(if_match: str) -> frozenset[int]:
     return frozenset(versions)
 
 
-def action_response(answered: Answered[ActionTaken]) -> Response:
+class Written(TypedDict):
+    """What a command on a game takes from its request besides the game and the caller."""
+
+    versions: frozenset[int] | None
+    idempotency: Idempotency | None
+
+
+def written(args: dict[str, Any]) -> Written:
+    """The versions the request allows its command on, and its Idempotency-Key."""
+    return {"versions": expected_versions(args), "idempotency": request_idempotency()}
+
+
+def action_response(answered: Answered[Change]) -> Response:
     version = answered.outcome.game.version if answered.outcome else replies.replied_body(answered)["game"]["version"]
     return replies.sent(answered, {"ETag": etag(version)})
 

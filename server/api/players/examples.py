@@ -10,6 +10,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
 
+from ...game.callers import ApiTokenRecord, PlayerRecord
 from ...log.public_entries import daily_deal_id
 from ...rules import PRESETS, commitment
 from ...service.boards import board_view, daily_board_view
@@ -18,7 +19,7 @@ from ...service.documents import api_token_view, daily_view, player_view
 from ...service.players.accounts import PlayerMade, TokenMade
 from ...service.players.profiles import profile_view
 from ...service.players.stats import wilson_interval
-from ...service.records import AllTimeRow, ApiTokenRecord, DailyBoardRow, DailyDeal, PlayerRecord, PlayerStats
+from ...service.records import AllTimeRow, DailyBoardRow, DailyDeal, PlayerStats
 from ..examples import CREATED_AT, GAME_ID
 from ..replies import api_token_created, player_created
 

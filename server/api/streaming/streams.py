@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
+from ...game.document import to_json
 from ...live.following import FeedFollowing, GameFollowing
 from ...live.hub import Hub
-from ...service.documents import to_json
 from ...service.feed import FeedEntry, FeedPosition
 from ...service.queries import GameQueries
 

@@ -13,14 +13,16 @@ from datetime import datetime
 from typing import Protocol
 from uuid import UUID
 
+from ...game.callers import ApiTokenRecord, Caller, PlayerRecord
+from ...game.commands import Idempotency
+from ...game.records import PublicEntry
 from ...log import public_entries
 from ...log.shapes import PLAYER_KINDS
 from ...rules import InvalidInput
 from ..errors import IdempotencyConflict, Unauthorized
-from ..idempotency import Idempotency, answer_after_race, kept_answer, kept_reply
+from ..idempotency import answer_after_race, kept_answer, kept_reply
 from ..outcomes import Answer, Answered
 from ..ports import KeptResponses, Players
-from ..records import ApiTokenRecord, Caller, PlayerRecord, PublicEntry
 from . import names, tokens
 from .tokens import require, token_hash_of
 

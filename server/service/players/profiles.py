@@ -9,11 +9,13 @@ from datetime import date, datetime
 from typing import Any, Protocol
 from uuid import UUID
 
-from ..daily import day_of
+from ...game.callers import PlayerRecord
+from ...game.days import day_of
+from ...game.records import PlayerResult
 from ..documents import player_view
 from ..errors import SolverBusy, SolverSaturated
 from ..ports import GameReads, Players, Statistics, StatisticsReads
-from ..records import PlayerRecord, PlayerResult, PlayerStats
+from ..records import PlayerStats
 from ..verifying import Verifying
 from . import names
 from .stats import daily_streaks, result_from_log, wilson_interval

@@ -8,13 +8,13 @@ games' logs alone (`result_from_log`). The two must agree, and the tests hold th
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
+from ...game.records import GameRecord, PlayerResult
+from ...game.results import is_public_deal
 from ...log import events as ev
-from ..records import GameRecord, PlayerResult
 
 COUNTED_ACTION_EVENTS = frozenset((ev.CARD_PLAYED, ev.CARD_TO_CELL, ev.CARDS_DEALT, ev.WASTE_REDEALT))
 """The events a player's action appends that count as actions: moves, deals and redeals."""
@@ -23,38 +23,6 @@ ABANDONED_AFTER = timedelta(hours=72)
 ends it as resigned, and it counts as a loss (docs/players.md, "Abandoned games")."""
 Z_95 = 1.959964
 """The normal quantile of a two-sided 95% interval."""
-
-
-def result_at_reveal(game: GameRecord, abandoned: bool = False) -> PlayerResult | None:
-    """The result of a player's game under a preset, from its row as the write revealing its seeds leaves it;
-    None for a game with no player or with custom rules. `abandoned`: the upkeep ends it, its player gone.
-
-    Its log then holds game_created, its hints, its actions, the event that ended it (game_won, game_lost or
-    game_resigned) and seeds_revealed: so its actions are its version less its hints and those three.
-    """
-    if game.owner is None or game.variant is None:
-        return None
-    return PlayerResult(
-        game.id,
-        game.owner.id,
-        game.owner.kind,
-        game.variant,
-        game.daily,
-        game.status == "won",
-        game.score,
-        game.hints,
-        game.version - game.hints - 3,
-        game.created_at,
-        game.updated_at,
-        public_deal=is_public_deal(game.deal),
-        abandoned=abandoned,
-    )
-
-
-def is_public_deal(deal: Mapping[str, Any]) -> bool:
-    """Whether anyone could look the deal's solution up before playing it: a public deal number (its analysis, or
-    the solver, shows a winning line); not a random, sealed or daily deal, secret until its game is over."""
-    return deal.get("kind") == "number"
 
 
 def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResult | None:

@@ -13,8 +13,8 @@ import re
 import secrets
 import zlib
 
+from ...game.callers import Caller
 from ..errors import Forbidden
-from ..records import Caller
 
 PREFIX = "osm_"
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
