@@ -158,34 +158,35 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
             if pool_gauges is not None:
                 pool_gauges.refresh()
         if request_log.isEnabledFor(logging.INFO):
-            request_log.info(
-                "%s %s %s",
-                current.method,
-                current.path,
-                status,
-                extra={
-                    "fields": {
-                        "request_id": request_id,
-                        "method": current.method,
-                        "path": current.path,
-                        "route": route,
-                        "status": status,
-                        "duration_ms": round(elapsed * 1000, 2),
-                    }
-                },
-            )
+            _log_request(current.method, current.path, route, status, request_id, elapsed)
         return response
 
-    @app.get("/metrics", endpoint="metrics")
-    def metrics() -> Response:
-        registry = REGISTRY
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-            registry = CollectorRegistry()
-            prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+    app.add_url_rule("/metrics", "metrics", _metrics, methods=["GET"])
+    return _rate_limiter(app, settings) if settings.rate_limit else None
 
-    if not settings.rate_limit:
-        return None
+
+def _log_request(method: str, path: str, route: str, status: int, request_id: str, elapsed: float) -> None:
+    fields = {
+        "request_id": request_id,
+        "method": method,
+        "path": path,
+        "route": route,
+        "status": status,
+        "duration_ms": round(elapsed * 1000, 2),
+    }
+    request_log.info("%s %s %s", method, path, status, extra={"fields": fields})
+
+
+def _metrics() -> Response:
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+
+def _rate_limiter(app: Flask, settings: Settings) -> Limiter:
+    """Each address's limit, and each player's from any address; the sign-up's own, tighter."""
     exempt = _exempt_addresses(settings)
     per_player = Limit(
         settings.rate_limit,

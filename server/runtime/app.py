@@ -55,18 +55,9 @@ def create_app(
     owned = store is None
     solver_time: SolverTime = at_once
     if store is None:
-        if settings.database_url is None:
-            raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
-        pool = open_pool(
-            settings.database_url,
-            settings.pool_min_size,
-            settings.pool_max_size,
-            settings.pool_timeout,
-            settings.statement_timeout_ms,
-        )
-        pool_stats = pool.get_stats
-        app.extensions["osmosis.pool"] = pool
-        store = PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
+        store = _own_store(settings)
+        pool_stats = store.pool.get_stats
+        app.extensions["osmosis.pool"] = store.pool
         solver_time = SolverTurns(_solver_queue(settings))
         if read_store is None and settings.read_database_url is not None:
             read_store = _replica_reads(settings, store)
@@ -102,15 +93,27 @@ def create_app(
         store.entries_logged = _waking(sequencer, upkeep)
         sequencer.start()
         upkeep.start()
-    app.extensions["osmosis.use_cases"] = use_cases
-    app.extensions["osmosis.sequencer"] = sequencer
-    app.extensions["osmosis.upkeep"] = upkeep
-    app.extensions["osmosis.hub"] = hub
+    app.extensions.update(
+        {"osmosis.use_cases": use_cases, "osmosis.sequencer": sequencer, "osmosis.upkeep": upkeep, "osmosis.hub": hub}
+    )
     observability.install(app, settings, pool_stats)
     boundary.install(app, viewer, refused_authorization)
     security_headers.install(app)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app
+
+
+def _own_store(settings: Settings) -> PostgresStore:
+    if settings.database_url is None:
+        raise ConfigError("DATABASE_URL is not set: run `osmosis serve`, which starts an embedded PostgreSQL")
+    pool = open_pool(
+        settings.database_url,
+        settings.pool_min_size,
+        settings.pool_max_size,
+        settings.pool_timeout,
+        settings.statement_timeout_ms,
+    )
+    return PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
 
 
 REPLICA_CONNECTION_LIFETIME = 30.0

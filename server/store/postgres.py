@@ -57,7 +57,8 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     def __init__(self, pool: ConnectionPool, head_revision: str, hold_limit: float | None = None) -> None:
         """`hold_limit`: the longest one use of a connection may last, its commit's wait for a synchronous standby
         included, before its work is cancelled (None: as long as it takes)."""
-        self._pool = pool
+        self.pool = pool
+        """The store's connections (their figures are the pool's gauges)."""
         self._head_revision = head_revision
         self._commits = CommitWatcher(hold_limit) if hold_limit else None
         self._replicated_size = -1
@@ -78,7 +79,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         """A pooled connection in autocommit mode: a lone read is one round trip, with no BEGIN/COMMIT."""
         watch = None
         try:
-            conn = live_connection(self._pool)
+            conn = live_connection(self.pool)
             watch = None if self._commits is None else self._commits.watch(conn)
             try:
                 with conn:
@@ -92,7 +93,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             finally:
                 if watch is not None and self._commits is not None:
                     self._commits.forget(watch)
-                self._pool.putconn(conn)
+                self.pool.putconn(conn)
         except PoolTimeout as error:
             raise StoreUnavailable("no database connection became free in time") from error
         except psycopg.OperationalError as error:
@@ -344,7 +345,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     def _publish(self, payloads: Sequence[str]) -> None:
         try:
             if self._publisher is None or self._publisher.closed:
-                self._publisher = dedicated_connection(self._pool, "-c synchronous_commit=off")
+                self._publisher = dedicated_connection(self.pool, "-c synchronous_commit=off")
             self._publisher.execute(sql.PUBLISH_CHANGES, {"channel": sql.CHANGES_CHANNEL, "payloads": list(payloads)})
         except psycopg.OperationalError as error:
             if self._publisher is not None:
@@ -362,7 +363,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         """
         while not stopped.is_set():
             try:
-                with dedicated_connection(self._pool) as conn:
+                with dedicated_connection(self.pool) as conn:
                     conn.execute(f"LISTEN {sql.CHANGES_CHANNEL}")
                     on_listening()
                     while not stopped.is_set():

@@ -4,6 +4,7 @@ import json
 import secrets
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from uuid import uuid4
 
 from server.game.callers import ApiTokenRecord, PlayerRecord
@@ -43,8 +44,9 @@ OPENING = opening(preset("osmosis"), layout(shuffled_deck(b"\x00" * 32), preset(
 """A position for the changes made up here: the store keeps only its text, made up too."""
 
 
-def an_action(record: GameRecord, snapshot: bool = False) -> Change:
-    """The game's next change, of one event: made up so that an event's seq is the version it made."""
+def an_action(record: GameRecord, snapshot: bool = False, **moved: Any) -> Change:
+    """The game's next change, of one event: made up so that an event's seq is the version it made. `moved`: other
+    fields of the game's row it changes."""
     version = record.version + 1
     events = (Event(version, "cards_dealt", {"cards": ["AS"], "at": version}, f"{version:064x}"),)
     secret = GameSecret(b"", "", f"position at {version}", "")
@@ -53,6 +55,7 @@ def an_action(record: GameRecord, snapshot: bool = False) -> Change:
         version=version,
         updated_at=record.updated_at + timedelta(seconds=1),
         document=json.dumps({"id": str(record.id), "version": version}),
+        **moved,
     )
     return Change(Game(moved, secret, OPENING), events, events_json(events), Reply(200, "{}"), snapshot=snapshot)
 

@@ -69,8 +69,7 @@ def test_a_players_daily_games_and_the_unrevealed_ones_of_closed_days_are_found(
     assert port_store.load_audience(game.id) == (day, player.id)
     assert game.id not in port_store.unrevealed_daily_games(day, 1000)
     assert game.id in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
-    revealed = replace(game, version=2, deal={**game.deal, "server_seed": "00" * 32})
-    assert port_store.write(replace(an_action(game), game=revealed), 1)
+    assert port_store.write(an_action(game, deal={**game.deal, "server_seed": "00" * 32}), 1)
     assert game.id not in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
 
 
