@@ -56,7 +56,7 @@ from bench.load import (  # noqa: E402
     stop_servers,
     timed,
 )
-from server.service.public_log import PublicLog  # noqa: E402
+from server.service.public_log.log import PublicLog  # noqa: E402
 from server.store import embedded, migrate, open_pool  # noqa: E402
 from server.store.postgres import PostgresStore  # noqa: E402
 from server.transparency.merkle import inclusion_proof  # noqa: E402

@@ -33,10 +33,10 @@ from server.service.errors import (
     TooManyTokens,
 )
 from server.service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
-from server.service.log_recovery import RecoveryError
-from server.service.log_retirement import RetirementRefused
 from server.service.players.stats import wilson_interval
 from server.service.ports import Integrate
+from server.service.public_log.recovery import RecoveryError
+from server.service.public_log.retirement import RetirementRefused
 from server.service.records import (
     AllTimeRow,
     Audience,

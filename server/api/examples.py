@@ -33,10 +33,10 @@ from ..rules import (
     shuffled_deck,
 )
 from ..rules import opening as opening_of
-from ..service.analyses import steps_of
-from ..service.cursors import encode_cursor
-from ..service.documents import position_after, sealed_deal_view
 from ..service.feed import FeedEntry, FeedPosition
+from ..service.games.analyses import steps_of
+from ..service.games.cursors import encode_cursor
+from ..service.games.documents import position_after, sealed_deal_view
 from ..service.players.tokens import token_hash_of
 from ..service.records import SealedDeal
 from ..solver import hints

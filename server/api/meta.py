@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from ..service.queries import variants
+from ..service.games.queries import variants
 from .common import Blueprint, use_cases
 from .contract import answers
 from .errors import NOT_READY, problem

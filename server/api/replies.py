@@ -10,7 +10,7 @@ from flask import Response
 
 from ..game.change import Reply
 from ..game.document import to_json
-from ..service.documents import api_token_view, player_view, sealed_deal_view
+from ..service.games.documents import api_token_view, player_view, sealed_deal_view
 from ..service.outcomes import Answered, SealedDealMade
 from ..service.players.accounts import PlayerMade, TokenMade
 

@@ -1,6 +1,6 @@
 """`osmosis log recover`: the public log's entries a restore took from its database, brought back from its tiles
-(service/log_recovery.py); `osmosis log retire`: the log frozen and a new one started when they are gone for good
-(service/log_retirement.py). docs/operations.md, "Recovering the log" and "Retiring a log"."""
+(service/public_log/recovery.py); `osmosis log retire`: the log frozen and a new one started when they are gone for good
+(service/public_log/retirement.py). docs/operations.md, "Recovering the log" and "Retiring a log"."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from ..config import Settings
 from ..runtime.log_files import LogFileError, TileDirectory, TileUrl, record_of, record_place, write_whole
 from ..runtime.log_key import KEY_FILE, log_signer
 from ..runtime.witnessing import witnesses_of
-from ..service.log_guard import CheckpointRecord, ForkGuard
-from ..service.log_recovery import RecoveryError, TileSource, recover
-from ..service.log_retirement import RetirementRefused, retire
-from ..service.public_log import PublicLog
+from ..service.public_log.guard import CheckpointRecord, ForkGuard
+from ..service.public_log.log import PublicLog
+from ..service.public_log.recovery import RecoveryError, TileSource, recover
+from ..service.public_log.retirement import RetirementRefused, retire
 from ..service.records import SignedCheckpoint
 from ..service.sources import utc_now
 from ..transparency.notes import NoteError, Signer, generate_signer, open_checkpoint, parse_signer

@@ -7,10 +7,10 @@ import sys
 from typing import Any
 
 from ..config import Settings
+from ..service.games.verifying import Verifying
 from ..service.players.profiles import Profiles
 from ..service.ports import at_once
 from ..service.sources import utc_now
-from ..service.verifying import Verifying
 
 
 def add_commands(commands: Any) -> None:

@@ -23,7 +23,7 @@ class Game:
 @dataclass(frozen=True, slots=True)
 class Reply:
     """How the client is answered: the status and body text, kept for a retry with the same Idempotency-Key.
-    A created game's reply never holds its player token, which is kept apart, wrapped (service/idempotency.py)."""
+    A created game's reply never holds its player token, which is kept apart, wrapped (service/games/idempotency.py)."""
 
     status: int
     text: str

@@ -15,9 +15,9 @@ from ..api.callers import refused_authorization, viewer
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
-from ..service.log_guard import CheckpointRecord, ForkGuard
 from ..service.ports import ReadStore, SolverTime, Store, at_once
-from ..service.public_log import PublicLog
+from ..service.public_log.guard import CheckpointRecord, ForkGuard
+from ..service.public_log.log import PublicLog
 from ..service.replicas import ReplicaReads
 from ..service.sources import Sources
 from ..store import PostgresStore, migrate, open_pool

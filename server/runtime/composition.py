@@ -4,23 +4,23 @@ is built with what; runtime/app.py composes them for the server, the command lin
 
 from __future__ import annotations
 
-from ..service.acting import Acting, ChangeSink
-from ..service.analyses import Analyses
 from ..service.boards import Boards
 from ..service.chores import Chores
-from ..service.creating import Creating
 from ..service.daily import Days
+from ..service.games.acting import Acting, ChangeSink
+from ..service.games.analyses import Analyses
+from ..service.games.creating import Creating
+from ..service.games.queries import GameQueries
+from ..service.games.recent_games import RecentGames
+from ..service.games.sealing import Sealing
+from ..service.games.verifying import Verifying
 from ..service.health import Health
 from ..service.players.accounts import Accounts
 from ..service.players.profiles import Profiles
 from ..service.ports import ReadStore, SolverTime, Store, at_once
-from ..service.public_log import PublicLog
-from ..service.queries import GameQueries
-from ..service.recent_games import RecentGames
-from ..service.sealing import Sealing
+from ..service.public_log.log import PublicLog
 from ..service.sources import Sources
 from ..service.use_cases import UseCases
-from ..service.verifying import Verifying
 
 RECENT_GAMES = 1024
 

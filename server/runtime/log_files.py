@@ -7,7 +7,7 @@ layout C2SP tlog-tiles serves (`LOG_TILES_DIR`, which nginx can serve as static 
 from the database, as tessera's POSIX driver and Go's sumdb mirrors keep theirs), and the record of the checkpoints
 signed and published (`.published.json`) that every instance sharing the directory reads before it signs.
 `record_place`: the id of the place a deployment's record is kept, which the first sequencer claims in the
-database (service/log_guard.py).
+database (service/public_log/guard.py).
 
 Each file is written whole (a new file, flushed to disk, renamed over the old one), under a lock on a file beside
 it, and never made smaller: two processes recording at once leave the larger."""
@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..service.log_guard import RecordUnreadable, checkpoint_of, published_checkpoint_of
+from ..service.public_log.guard import RecordUnreadable, checkpoint_of, published_checkpoint_of
 from ..service.records import LogGrowth, SignedCheckpoint
 from ..transparency.notes import Verifier
 from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries

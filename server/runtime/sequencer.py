@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from ..service.log_guard import LogRefused
-from ..service.public_log import KeyMismatch, PublicLog
+from ..service.public_log.guard import LogRefused
+from ..service.public_log.log import KeyMismatch, PublicLog
 from ..service.records import SignedCheckpoint
 from .turns import Turns
 from .witnessing import Witnesses

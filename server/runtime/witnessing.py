@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from ..client.deadlines import deadline
 from ..config import ConfigError, Settings
 from ..service.ports import PublicLogStore
-from ..service.public_log import PublicLog
+from ..service.public_log.log import PublicLog
 from ..service.records import SignedCheckpoint
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, open_note, parse_signature_line, parse_verifier
 
@@ -171,7 +171,7 @@ class _Asking:
 
 class WitnessCheckpointReader:
     """What each witness cosigned last of this log (GET <prefix>/<origin hash>/checkpoint): the fork guard's second
-    opinion (service/log_guard.WitnessCheckpoints)."""
+    opinion (service/public_log/guard.WitnessCheckpoints)."""
 
     def __init__(self, origin: str, witnesses: Sequence[tuple[Verifier, str]], timeout: float | None = None) -> None:
         origin_hash = hashlib.sha256(origin.encode()).hexdigest()

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
-from .acting import Acting
 from .daily import Days
-from .idempotency import FORGOTTEN_A_TURN, KEPT_FOR
+from .games.acting import Acting
+from .games.idempotency import FORGOTTEN_A_TURN, KEPT_FOR
 from .players.profiles import Profiles
 from .players.stats import ABANDONED_AFTER
 from .ports import DailyDeals, KeptResponses, Statistics

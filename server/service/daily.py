@@ -19,8 +19,8 @@ from ..game.days import day_of
 from ..game.records import PublicEntry
 from ..log import public_entries
 from ..rules import PRESETS, commitment
-from .documents import daily_view
 from .errors import DayNotOpened
+from .games.documents import daily_view
 from .ports import DailyDeals
 from .records import DailyDeal
 

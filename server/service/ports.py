@@ -257,7 +257,7 @@ class PublicLogStore(TileReads, Protocol):
         ...
 
     def log_retirements(self) -> list[Retirement]:
-        """The logs retired in this database, oldest first (service/log_retirement.py)."""
+        """The logs retired in this database, oldest first (service/public_log/retirement.py)."""
         ...
 
 

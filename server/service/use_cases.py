@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .acting import Acting
-from .analyses import Analyses
 from .boards import Boards
 from .chores import Chores
-from .creating import Creating
 from .daily import Days
+from .games.acting import Acting
+from .games.analyses import Analyses
+from .games.creating import Creating
+from .games.queries import GameQueries
+from .games.sealing import Sealing
+from .games.verifying import Verifying
 from .health import Health
 from .players.accounts import Accounts
 from .players.profiles import Profiles
-from .public_log import PublicLog
-from .queries import GameQueries
-from .sealing import Sealing
-from .verifying import Verifying
+from .public_log.log import PublicLog
 
 
 @dataclass(frozen=True, slots=True)

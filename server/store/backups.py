@@ -7,7 +7,7 @@ WAL archive (OSMOSIS_WAL_ARCHIVE) to its end, or to a target time, then stops: `
 
 What a backup never holds is the log's record of the checkpoints it published (log-checkpoints-<key id>.json):
 restored, an old record would let the log sign over entries the backup lacks, a fork. The record stays where it is;
-the log compares the restored database with it before it signs again (service/log_guard.py).
+the log compares the restored database with it before it signs again (service/public_log/guard.py).
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..game.records import PublicEntry
-from ..service.log_recovery import RecoveryError
-from ..service.log_retirement import RetirementRefused
 from ..service.ports import Integrate
+from ..service.public_log.recovery import RecoveryError
+from ..service.public_log.retirement import RetirementRefused
 from ..service.records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
 from ..transparency.merkle import leaf_hash
 from ..transparency.tiles import bundle_entries, partial_tiles

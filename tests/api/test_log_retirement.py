@@ -12,8 +12,8 @@ from server.log.public_entries import LOG_RETIRED, parse_entry
 from server.log.replay import verify_in_log
 from server.monitor.audit import MonitorState, audit
 from server.runtime.app import create_app
-from server.service.log_retirement import RetirementRefused, final_checkpoint_of, retire
-from server.service.public_log import KeyMismatch, PublicLog
+from server.service.public_log.log import KeyMismatch, PublicLog
+from server.service.public_log.retirement import RetirementRefused, final_checkpoint_of, retire
 from server.transparency.notes import generate_signer, open_checkpoint
 from server.transparency.tiles import TILE_WIDTH, bundle_entries
 from tests.api.helpers import LOG_SIGNER, create

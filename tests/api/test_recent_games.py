@@ -10,10 +10,10 @@ from server.game.commands import Act, Draw, NewGame, NumberedDeal
 from server.game.errors import VersionConflict
 from server.rules import Card, Move, RulesError, from_text, preset
 from server.runtime.composition import compose
-from server.service.acting import Acting
 from server.service.errors import Forbidden
+from server.service.games.acting import Acting
+from server.service.games.recent_games import RecentGames
 from server.service.ports import at_once
-from server.service.recent_games import RecentGames
 from server.service.sources import utc_now
 from tests.api.helpers import body_of
 

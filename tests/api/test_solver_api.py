@@ -11,7 +11,7 @@ import pytest
 from server.log.events import Event, fold
 from server.log.replay import verify
 from server.rules import action_from_dict, apply, deal_number_seed, preset
-from server.service.analyses import Analyses
+from server.service.games.analyses import Analyses
 from server.service.ports import at_once
 from server.solver import SOLVER_VERSION, Verdict, solve
 from server.solver.analysis import ANALYSIS_BUDGET

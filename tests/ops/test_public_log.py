@@ -18,7 +18,7 @@ import psycopg
 
 from server.config import Settings
 from server.runtime.app import create_app
-from server.service.public_log import PublicLog
+from server.service.public_log.log import PublicLog
 from server.store import embedded, migrate
 from server.store.connections import open_pool
 from server.store.postgres import PostgresStore

@@ -14,8 +14,8 @@ from server.game.commands import NewGame
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, LogFileError, TileDirectory, TileUrl
-from server.service.log_guard import ForkGuard, checkpoint_of
-from server.service.public_log import PublicLog, published_note
+from server.service.public_log.guard import ForkGuard, checkpoint_of
+from server.service.public_log.log import PublicLog, published_note
 from server.transparency.notes import Checkpoint, generate_signer, sign_note
 from server.transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
 from tests.memory_store import MemoryStore

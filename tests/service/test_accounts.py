@@ -77,7 +77,7 @@ def test_a_reply_kept_for_retries_is_forgotten_by_the_upkeep_a_day_later(store):
 
     from server.game.change import Reply
     from server.game.commands import Idempotency
-    from server.service.idempotency import KEPT_FOR
+    from server.service.games.idempotency import KEPT_FOR
 
     class Clock:
         now = datetime.now(UTC)

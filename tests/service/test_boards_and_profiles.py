@@ -11,7 +11,7 @@ from server.game.commands import Act, NewGame, NumberedDeal, Resign, TodaysDeal
 from server.rules import action_from_dict, preset
 from server.runtime.composition import compose
 from server.service.errors import DayNotClosed, PlayerNotFound
-from server.service.public_log import PublicLog
+from server.service.public_log.log import PublicLog
 from server.service.sources import Sources
 from server.transparency.notes import generate_signer
 from tests.service.players import Clock, player

@@ -9,8 +9,8 @@ from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile
 from server.service.errors import LogBehind
-from server.service.log_guard import ForkGuard, LogRefused
-from server.service.public_log import PublicLog, published_note
+from server.service.public_log.guard import ForkGuard, LogRefused
+from server.service.public_log.log import PublicLog, published_note
 from server.transparency.notes import generate_signer
 from tests.memory_store import backup_of
 

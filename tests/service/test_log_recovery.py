@@ -11,9 +11,9 @@ from server.log.public_entries import GAME_CREATED
 from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, TileDirectory
-from server.service.log_guard import ForkGuard, LogRefused
-from server.service.log_recovery import RecoveryError, recover
-from server.service.public_log import PublicLog
+from server.service.public_log.guard import ForkGuard, LogRefused
+from server.service.public_log.log import PublicLog
+from server.service.public_log.recovery import RecoveryError, recover
 from server.transparency.merkle import verify_consistency
 from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, parse_note
 from server.transparency.tiles import TILE_WIDTH

@@ -7,8 +7,8 @@ from server.rules import preset
 from server.runtime.composition import compose
 from server.runtime.log_files import CheckpointFile, TileDirectory
 from server.service.errors import ReplicationUnconfirmed, TileNotFound
-from server.service.log_guard import ForkGuard
-from server.service.public_log import PublicLog
+from server.service.public_log.guard import ForkGuard
+from server.service.public_log.log import PublicLog
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries
 

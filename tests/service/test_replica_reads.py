@@ -11,7 +11,7 @@ from server.game.commands import Draw, NewGame, NumberedDeal, Resign
 from server.rules import preset
 from server.runtime.composition import compose
 from server.service.errors import GameNotFound, StoreUnavailable
-from server.service.public_log import PublicLog
+from server.service.public_log.log import PublicLog
 from server.service.replicas import ReplicaReads
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import ENTRIES, TileAddress

@@ -12,9 +12,9 @@ import pytest
 from psycopg import sql
 
 from server.runtime.log_files import CheckpointFile, TileDirectory
-from server.service.log_recovery import RecoveryError, recover
-from server.service.log_retirement import RetirementRefused, retire
-from server.service.public_log import KeyMismatch, PublicLog
+from server.service.public_log.log import KeyMismatch, PublicLog
+from server.service.public_log.recovery import RecoveryError, recover
+from server.service.public_log.retirement import RetirementRefused, retire
 from server.store import PostgresStore, migrate, open_pool
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import partial_tiles

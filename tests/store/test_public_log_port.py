@@ -7,7 +7,7 @@ from uuid import uuid4
 
 from server.game.records import PublicEntry
 from server.log import public_entries
-from server.service.public_log import PublicLog
+from server.service.public_log.log import PublicLog
 from server.service.records import SealedDeal
 from server.transparency.merkle import inclusion_proof, leaf_hash, tree_hash, verify_inclusion
 from server.transparency.notes import generate_signer, open_checkpoint

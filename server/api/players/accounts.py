@@ -9,8 +9,8 @@ from uuid import UUID
 from flask import Response
 from flask.views import MethodView
 
-from ...service.documents import api_token_view, player_view
 from ...service.errors import ApiTokenNotFound
+from ...service.games.documents import api_token_view, player_view
 from .. import examples, replies
 from ..callers import caller, reader
 from ..common import Blueprint, request_idempotency, use_cases

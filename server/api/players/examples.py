@@ -15,7 +15,7 @@ from ...log.public_entries import daily_deal_id
 from ...rules import PRESETS, commitment
 from ...service.boards import board_view, daily_board_view
 from ...service.daily import closes_at
-from ...service.documents import api_token_view, daily_view, player_view
+from ...service.games.documents import api_token_view, daily_view, player_view
 from ...service.players.accounts import PlayerMade, TokenMade
 from ...service.players.profiles import profile_view
 from ...service.players.stats import wilson_interval

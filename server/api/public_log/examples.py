@@ -10,7 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from ...log import public_entries
-from ...service.public_log import GameProofs, LeafProof
+from ...service.public_log.log import GameProofs, LeafProof
 from ...service.records import SignedCheckpoint
 from ...transparency.merkle import inclusion_proof, leaf_hash, subtrees_of, tree_hash
 from ...transparency.notes import ED25519, Checkpoint, Signer, sign_note

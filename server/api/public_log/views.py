@@ -11,7 +11,7 @@ from flask import Response
 from flask.views import MethodView
 
 from ...service.errors import LogBehind, TileNotFound
-from ...service.public_log import published_note
+from ...service.public_log.log import published_note
 from ...transparency.tiles import TilePathError, parse_tile_path
 from ..callers import readable
 from ..common import Blueprint, use_cases

@@ -30,7 +30,7 @@ import gevent
 
 from ...live.following import GameFollowing
 from ...live.hub import Change, Hub, Subscription
-from ...service.queries import GameQueries
+from ...service.games.queries import GameQueries
 from ..observability import LIVE_FOLLOWERS
 from . import streams
 

@@ -17,7 +17,7 @@ from ...game.document import to_json
 from ...live.following import FeedFollowing, GameFollowing
 from ...live.hub import Hub
 from ...service.feed import FeedEntry, FeedPosition
-from ...service.queries import GameQueries
+from ...service.games.queries import GameQueries
 
 RETRY = "retry: 2000\n\n"
 KEEP_ALIVE = ": keep-alive\n\n"

@@ -20,7 +20,7 @@ from ...log import public_entries
 from ...log.shapes import PLAYER_KINDS
 from ...rules import InvalidInput
 from ..errors import IdempotencyConflict, Unauthorized
-from ..idempotency import answer_after_race, kept_answer, kept_reply
+from ..games.idempotency import answer_after_race, kept_answer, kept_reply
 from ..outcomes import Answer, Answered
 from ..ports import KeptResponses, Players
 from . import names, tokens

@@ -4,8 +4,8 @@ missed a checkpoint writes to catch up)."""
 
 from __future__ import annotations
 
-from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries, bundle_prefix
-from .ports import TileReads
+from ...transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries, bundle_prefix
+from ..ports import TileReads
 
 
 def stored_tile(tiles: TileReads, address: TileAddress) -> tuple[bytes, int]:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 from uuid import UUID
 
-from ..game.records import PublicEntry
-from ..log.public_entries import parse_entry, subject_of
-from ..transparency.merkle import tree_hash
-from ..transparency.notes import NoteError, Verifier, open_checkpoint, parse_note, parse_signature_line
-from ..transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries, grown, partial_tiles, tile_subtrees
-from .ports import PublicLogStore
-from .records import LogGrowth, SignedCheckpoint
+from ...game.records import PublicEntry
+from ...log.public_entries import parse_entry, subject_of
+from ...transparency.merkle import tree_hash
+from ...transparency.notes import NoteError, Verifier, open_checkpoint, parse_note, parse_signature_line
+from ...transparency.tiles import ENTRIES, TILE_WIDTH, TileAddress, bundle_entries, grown, partial_tiles, tile_subtrees
+from ..ports import PublicLogStore
+from ..records import LogGrowth, SignedCheckpoint
 
 
 class RecoveryError(RuntimeError):

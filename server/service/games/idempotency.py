@@ -13,12 +13,12 @@ import hmac
 from datetime import timedelta
 from typing import Any
 
-from ..game.change import Reply
-from ..game.commands import Idempotency
-from .errors import IdempotencyKeyReused
-from .outcomes import Answered
-from .ports import KeptResponses
-from .records import StoredResponse
+from ...game.change import Reply
+from ...game.commands import Idempotency
+from ..errors import IdempotencyKeyReused
+from ..outcomes import Answered
+from ..ports import KeptResponses
+from ..records import StoredResponse
 
 KEPT_FOR = timedelta(hours=24)
 """How long a reply is kept for its retries at least (docs/api.md, "Idempotency"), as Stripe keeps its keys."""

@@ -14,23 +14,23 @@ from datetime import datetime
 from typing import Any, Protocol
 from uuid import UUID
 
-from ..game.callers import Caller
-from ..game.change import Change, Game
-from ..game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign
-from ..game.days import still_private
-from ..game.deciding import check_day_open, check_version, decide
-from ..game.errors import PositionMoved, VersionConflict
-from ..game.records import GameKeys, GameRecord, GameSecret
-from ..rules import RulesError, from_text
-from ..solver import hints
-from .errors import Forbidden, GameNotFound, IdempotencyConflict, IdenticalRequestFinished
+from ...game.callers import Caller
+from ...game.change import Change, Game
+from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign
+from ...game.days import still_private
+from ...game.deciding import check_day_open, check_version, decide
+from ...game.errors import PositionMoved, VersionConflict
+from ...game.records import GameKeys, GameRecord, GameSecret
+from ...rules import RulesError, from_text
+from ...solver import hints
+from ..errors import Forbidden, GameNotFound, IdempotencyConflict, IdenticalRequestFinished
+from ..outcomes import Answered
+from ..players.stats import ABANDONED_AFTER
+from ..players.tokens import PLAY, require, token_hash_of
+from ..ports import GameReads, GameWrites, KeptResponses, SolverTime
+from ..records import StoredResponse
 from .idempotency import answer_after_race, first_reply, kept_reply, key_hash, work_of
-from .outcomes import Answered
-from .players.stats import ABANDONED_AFTER
-from .players.tokens import PLAY, require, token_hash_of
-from .ports import GameReads, GameWrites, KeptResponses, SolverTime
 from .recent_games import RecentGames
-from .records import StoredResponse
 
 HINT_ATTEMPTS = 3
 """Hints worked out at most for one request, each after an action that landed while the last was."""

@@ -9,11 +9,11 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
-from ..game.callers import ApiTokenRecord, PlayerRecord
-from ..game.document import projection
-from ..game.records import GameRecord
-from ..rules import GameState
-from .records import DailyDeal, SealedDeal
+from ...game.callers import ApiTokenRecord, PlayerRecord
+from ...game.document import projection
+from ...game.records import GameRecord
+from ...rules import GameState
+from ..records import DailyDeal, SealedDeal
 
 
 def game_view(record: GameRecord) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..transparency.notes import Note, NoteError, Verifier, open_checkpoint, parse_checkpoint, parse_note
-from .records import SignedCheckpoint
+from ...transparency.notes import Note, NoteError, Verifier, open_checkpoint, parse_checkpoint, parse_note
+from ..records import SignedCheckpoint
 
 log = logging.getLogger(__name__)
 

@@ -11,17 +11,17 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from ..game.days import day_of, still_private
-from ..log import events as ev
-from ..log.deal_record import game_opening
-from ..log.replay import export
-from ..rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text
+from ...game.days import day_of, still_private
+from ...log import events as ev
+from ...log.deal_record import game_opening
+from ...log.replay import export
+from ...rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text
+from ..errors import EventNotFound, GameNotFound
+from ..feed import FeedEntry, FeedPosition, FeedStart
+from ..ports import Feed, GameReads
+from ..records import Audience
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_view, position_after
-from .errors import EventNotFound, GameNotFound
-from .feed import FeedEntry, FeedPosition, FeedStart
-from .ports import Feed, GameReads
-from .records import Audience
 
 MAX_SEQ = 2**31 - 1
 """The largest seq a log can hold."""

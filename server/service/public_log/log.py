@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
 
-from ..log.public_entries import DAILY_DEAL_OPENED, DEAL_SEALED, GAME_CREATED, GAME_ENDED, daily_deal_id
-from ..transparency.merkle import Subtree, consistency_proof, inclusion_proof, leaf_hash, tree_hash
-from ..transparency.notes import Checkpoint, Signer, Verifier, open_note, sign_note
-from ..transparency.tiles import (
+from ...log.public_entries import DAILY_DEAL_OPENED, DEAL_SEALED, GAME_CREATED, GAME_ENDED, daily_deal_id
+from ...transparency.merkle import Subtree, consistency_proof, inclusion_proof, leaf_hash, tree_hash
+from ...transparency.notes import Checkpoint, Signer, Verifier, open_note, sign_note
+from ...transparency.tiles import (
     ENTRIES,
     TILE_WIDTH,
     TileAddress,
@@ -25,11 +25,11 @@ from ..transparency.tiles import (
     partial_tiles,
     tile_subtrees,
 )
-from .errors import LogBehind, LogNotStarted, TileNotFound
-from .log_guard import CheckpointRecord, ForkGuard, RecordUnreadable
-from .log_retirement import predecessor_signed
-from .ports import GameReads, PublicLogStore, TileReads
-from .records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
+from ..errors import LogBehind, LogNotStarted, TileNotFound
+from ..ports import GameReads, PublicLogStore, TileReads
+from ..records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
+from .guard import CheckpointRecord, ForkGuard, RecordUnreadable
+from .retirement import predecessor_signed
 from .tile_reads import covered, stored_tile, tiles_between
 
 log = logging.getLogger(__name__)

@@ -6,17 +6,17 @@ from __future__ import annotations
 from typing import Any, Protocol
 from uuid import UUID
 
-from ..game.commands import Idempotency
-from ..game.records import PublicEntry
-from ..log import public_entries
-from ..rules import commitment
+from ...game.commands import Idempotency
+from ...game.records import PublicEntry
+from ...log import public_entries
+from ...rules import commitment
+from ..errors import IdempotencyConflict
+from ..outcomes import Answer, Answered, SealedDealMade
+from ..ports import KeptResponses, SealedDeals
+from ..records import SealedDeal
+from ..sources import Sources
 from .documents import sealed_deal_view
-from .errors import IdempotencyConflict
 from .idempotency import answer_after_race, kept_answer, kept_reply
-from .outcomes import Answer, Answered, SealedDealMade
-from .ports import KeptResponses, SealedDeals
-from .records import SealedDeal
-from .sources import Sources
 
 
 class SealingStore(SealedDeals, KeptResponses, Protocol):

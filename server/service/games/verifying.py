@@ -7,12 +7,12 @@ import json
 from typing import Any
 from uuid import UUID
 
-from ..game.document import game_document
-from ..log import events as ev
-from ..log.audit import Audit, verify_log
-from ..log.replay import verify
-from ..rules import Rules, to_text
-from .ports import GameReads, SolverTime
+from ...game.document import game_document
+from ...log import events as ev
+from ...log.audit import Audit, verify_log
+from ...log.replay import verify
+from ...rules import Rules, to_text
+from ..ports import GameReads, SolverTime
 
 VERIFICATION_BUDGET = 300_000
 """Solver positions one verification request may search (re-deriving a winnable deal, recomputing hints):

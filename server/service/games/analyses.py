@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from uuid import UUID
 
-from ..game.document import to_json
-from ..log import events as ev
-from ..log.deal_record import game_opening
-from ..rules import GameState, Rules, Status
-from ..solver import SOLVER_VERSION
-from ..solver.analysis import ANALYSIS_BUDGET, Step, analyse
-from .errors import DayNotClosed, GameNotOver
-from .ports import GameReads, KeptAnalyses, SolverTime
+from ...game.document import to_json
+from ...log import events as ev
+from ...log.deal_record import game_opening
+from ...rules import GameState, Rules, Status
+from ...solver import SOLVER_VERSION
+from ...solver.analysis import ANALYSIS_BUDGET, Step, analyse
+from ..errors import DayNotClosed, GameNotOver
+from ..ports import GameReads, KeptAnalyses, SolverTime
 
 
 class Analyses:

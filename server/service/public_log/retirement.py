@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..game.records import PublicEntry
-from ..log.public_entries import LOG_RETIRED, SUCCESSOR, log_id, log_retired, successor_named
-from ..transparency.notes import Checkpoint, NoteError, Signer, Verifier, open_checkpoint, parse_verifier, sign_note
-from .ports import PublicLogStore
-from .records import Retirement, SignedCheckpoint
+from ...game.records import PublicEntry
+from ...log.public_entries import LOG_RETIRED, SUCCESSOR, log_id, log_retired, successor_named
+from ...transparency.notes import Checkpoint, NoteError, Signer, Verifier, open_checkpoint, parse_verifier, sign_note
+from ..ports import PublicLogStore
+from ..records import Retirement, SignedCheckpoint
 
 
 class RetirementRefused(RuntimeError):

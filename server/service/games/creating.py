@@ -6,20 +6,20 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..game.change import Change
-from ..game.commands import FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
-from ..game.deciding import Dealt, created
-from ..rules import InvalidInput, deal_number_seed, layout, opening, shuffled_deck
-from ..solver.winnable import first_winnable
+from ...game.change import Change
+from ...game.commands import FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
+from ...game.deciding import Dealt, created
+from ...rules import InvalidInput, deal_number_seed, layout, opening, shuffled_deck
+from ...solver.winnable import first_winnable
+from ..daily import Days
+from ..errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed, Unauthorized
+from ..outcomes import Answered
+from ..players.tokens import PLAY, require, token_hash_of
+from ..ports import GameWrites, KeptResponses, SealedDeals, SolverTime
+from ..sources import Sources
 from .acting import ChangeSink, keep_recent, tell
-from .daily import Days
-from .errors import IdempotencyConflict, IdenticalRequestFinished, SealedDealUsed, Unauthorized
 from .idempotency import answer_after_race, kept_answer, kept_reply, work_of
-from .outcomes import Answered
-from .players.tokens import PLAY, require, token_hash_of
-from .ports import GameWrites, KeptResponses, SealedDeals, SolverTime
 from .recent_games import RecentGames
-from .sources import Sources
 
 
 class CreatingStore(GameWrites, SealedDeals, KeptResponses, Protocol):

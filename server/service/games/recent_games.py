@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 from uuid import UUID
 
-from ..game.change import Game
+from ...game.change import Game
 
 
 class RecentGames:

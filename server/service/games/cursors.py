@@ -7,8 +7,8 @@ import binascii
 from datetime import datetime
 from uuid import UUID
 
-from ..game.records import GameRecord
-from .errors import InvalidCursor
+from ...game.records import GameRecord
+from ..errors import InvalidCursor
 
 
 def encode_cursor(record: GameRecord) -> str:
