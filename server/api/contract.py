@@ -25,7 +25,8 @@ from ..solver import Verdict
 from . import errors
 from .event_schemas import EVENT_SCHEMAS
 from .examples import problem_example
-from .schemas import ACTION_SCHEMAS, CARD_PATTERN, IDEMPOTENCY_KEY_PATTERN, SEQ_PATTERN, SOURCES, TARGETS, ProblemSchema
+from .meta_schemas import ProblemSchema
+from .schemas import ACTION_SCHEMAS, CARD_PATTERN, IDEMPOTENCY_KEY_PATTERN, SEQ_PATTERN, SOURCES, TARGETS
 
 SCHEMAS = "#/components/schemas/"
 RESPONSES = "#/components/responses/"

@@ -11,7 +11,7 @@ from ..service.games.queries import variants
 from .common import Blueprint, use_cases
 from .contract import answers
 from .errors import NOT_READY, problem
-from .schemas import HealthSchema, VariantListSchema
+from .meta_schemas import HealthSchema, VariantListSchema
 
 variants_blp = Blueprint("variants", __name__, url_prefix="/", description="The preset variants")
 health_blp = Blueprint("health", __name__, url_prefix="/", description="Probes for orchestrators")

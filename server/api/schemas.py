@@ -9,8 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from .. import rules
-from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, RULES_THAT_REFUSE, StartRule, Status, WasteAccess
-from .errors import every_code
+from ..rules import MAX_DEAL_NUMBER, PRESETS, RANK_CODES, StartRule, Status, WasteAccess
 from .players.schemas import PlayerRefSchema
 
 
@@ -127,16 +126,6 @@ class RulesSchema(ma.Schema):
     waste_access = fields.String(required=True, validate=validate.OneOf([m.value for m in WasteAccess]))
     start_rule = fields.String(required=True, validate=validate.OneOf([m.value for m in StartRule]))
     free_cells = fields.Integer(required=True, validate=validate.OneOf([0, 1]))
-
-
-class VariantSchema(ma.Schema):
-    name = fields.String(required=True, metadata={"example": "osmosis"})
-    description = fields.String(required=True)
-    rules = fields.Nested(RulesSchema, required=True)
-
-
-class VariantListSchema(ma.Schema):
-    variants = fields.List(fields.Nested(VariantSchema), required=True)
 
 
 _NOT_DAILY = ("rules", "deal_number", "sealed_deal_id", "client_seed", "winnable")
@@ -437,53 +426,3 @@ class ActionSubmissionSchema(ma.Schema):
 class ActionResultSchema(ma.Schema):
     game = fields.Nested(GameSchema, required=True)
     events = fields.List(component("Event"), required=True, metadata={"description": "The events appended."})
-
-
-class HealthSchema(ma.Schema):
-    status = fields.String(required=True, metadata={"example": "ok"})
-    writes = fields.String(
-        metadata={
-            "description": "Readiness only: whether a write would be acknowledged now (`ok`, or why not: a primary "
-            "waiting for its synchronous standby answers writes 503 meanwhile, and serves reads).",
-            "example": "ok",
-        }
-    )
-    reads = fields.String(
-        metadata={
-            "description": "Readiness only, with READ_DATABASE_URL: where the reads that can wait a moment go now "
-            "(`replicas`, or `primary: ` and why).",
-            "example": "replicas",
-        }
-    )
-    log = fields.String(
-        metadata={
-            "description": "Readiness only, where this process signs the public log: `ok`, or why it signs nothing "
-            "(its database behind, or diverging from, a checkpoint it handed out: see docs/operations.md, "
-            '"Recovering the log"). Games are played meanwhile; their log entries wait.',
-            "example": "ok",
-        }
-    )
-
-
-class ProblemSchema(ma.Schema):
-    """RFC 9457 problem details, with a stable `code` to switch on."""
-
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    code = fields.String(
-        required=True,
-        validate=validate.OneOf(every_code()),
-        metadata={
-            "description": "What went wrong, to switch on; each operation's description lists the codes it can give."
-        },
-    )
-    rule = fields.String(
-        validate=validate.OneOf(RULES_THAT_REFUSE),
-        metadata={"description": "For illegal-action: the rule that forbids it (docs/rules.md)."},
-    )
-    errors = fields.Dict(metadata={"description": "For validation-failed: the offending fields."})
-    log_entry = fields.Integer(
-        metadata={"description": "For game-gone: the index of the public log's entry recording the game's creation."}
-    )
