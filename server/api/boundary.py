@@ -130,36 +130,34 @@ def install(
         refused = refused_authorization() if operation.authorizes else None
         if refused is not None:
             return problem(401, "unauthorized", refused, {"WWW-Authenticate": BEARER_CHALLENGE})
-        repeated = sorted(
-            {name for name, values in request.args.lists() if len(values) > 1 and name not in operation.lists}
-        )
-        unknown = sorted(set(request.args) - operation.query)
-        if repeated or unknown:
-            errors = {name: ["Unknown field."] for name in unknown}
-            errors.update({name: ["Given more than once."] for name in repeated})
-            return problem(
-                422,
-                "validation-failed",
-                "the query string has parameters this operation does not take: see errors",
-                errors=errors,
-            )
-        if request.method in ("GET", "HEAD") or not _body():
-            return None
-        if not request.is_json:
-            return problem(
-                415,
-                "unsupported-media-type",
-                "send the body as JSON, with Content-Type: application/json",
-                {"Accept-Post": "application/json"},
-            )
-        if not operation.takes_body and json_body() != {}:
-            return problem(
-                422,
-                "validation-failed",
-                f"{request.method} {request.path} takes no body",
-                errors={"body": ["This operation takes no body."]},
-            )
+        return _refused_query(operation) or _refused_body(operation)
+
+
+def _refused_query(operation: _Operation) -> Response | None:
+    """A parameter the operation does not take, or one given twice that is not a list."""
+    repeated = sorted(
+        {name for name, values in request.args.lists() if len(values) > 1 and name not in operation.lists}
+    )
+    unknown = sorted(set(request.args) - operation.query)
+    if not (repeated or unknown):
         return None
+    errors = {name: ["Unknown field."] for name in unknown}
+    errors.update({name: ["Given more than once."] for name in repeated})
+    detail = "the query string has parameters this operation does not take: see errors"
+    return problem(422, "validation-failed", detail, errors=errors)
+
+
+def _refused_body(operation: _Operation) -> Response | None:
+    """A body that is not JSON, or any body but {} for an operation that takes none."""
+    if request.method in ("GET", "HEAD") or not _body():
+        return None
+    if not request.is_json:
+        detail = "send the body as JSON, with Content-Type: application/json"
+        return problem(415, "unsupported-media-type", detail, {"Accept-Post": "application/json"})
+    if not operation.takes_body and json_body() != {}:
+        detail = f"{request.method} {request.path} takes no body"
+        return problem(422, "validation-failed", detail, errors={"body": ["This operation takes no body."]})
+    return None
 
 
 def _documented_operations(app: Flask) -> dict[tuple[str, str], _Operation]:

@@ -86,26 +86,7 @@ def _change(
         new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
         deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
     appended, events_json = ev.chained(record.head_hash, record.version + 1, new_events)
-    updated = rendered(
-        GameRecord(
-            id=record.id,
-            created_at=record.created_at,
-            updated_at=now,
-            rules=record.rules,
-            variant=record.variant,
-            deal=deal,
-            commitment=record.commitment,
-            version=appended[-1].seq,
-            status=after.status.value,
-            score=after.cards_on_foundations,
-            head_hash=appended[-1].hash,
-            hints=record.hints + (hint is not None),
-            document="",
-            owner=record.owner,
-            daily=record.daily,
-        ),
-        after,
-    )
+    updated = _moved(record, after, appended[-1], deal, now, hinted=hint is not None)
     entries: tuple[PublicEntry, ...] = ()
     if reveal:
         ended = _end_entry(updated, secret)
@@ -120,6 +101,30 @@ def _change(
         public_entries=entries,
         hint=hint,
     )
+
+
+def _moved(
+    record: GameRecord, after: GameState, head: ev.Event, deal: dict[str, Any], now: datetime, hinted: bool
+) -> GameRecord:
+    """The game's row after a command whose last event is `head`, its document rendered."""
+    moved = GameRecord(
+        id=record.id,
+        created_at=record.created_at,
+        updated_at=now,
+        rules=record.rules,
+        variant=record.variant,
+        deal=deal,
+        commitment=record.commitment,
+        version=head.seq,
+        status=after.status.value,
+        score=after.cards_on_foundations,
+        head_hash=head.hash,
+        hints=record.hints + hinted,
+        document="",
+        owner=record.owner,
+        daily=record.daily,
+    )
+    return rendered(moved, after)
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,26 +80,7 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
         raise ReplayError(None, f"the transparency section's checkpoint is not the log's: {error}") from None
     if (checkpoint.size, checkpoint.root) != (section["tree_size"], _hash(section["root_hash"], "root_hash")):
         raise ReplayError(None, "the transparency section's tree_size and root_hash are not its checkpoint's")
-    found: dict[str, tuple[int, dict[str, Any]]] = {}
-    for leaf in section["leaves"]:
-        entry = leaf["entry"].encode()
-        where = f"leaf {leaf['index']} ({leaf['kind']})"
-        if _hash(leaf["leaf_hash"], f"the leaf_hash of {where}") != leaf_hash(entry):
-            raise ReplayError(None, f"the leaf_hash of {where} is not the hash of its entry")
-        try:
-            verify_inclusion(
-                leaf["index"],
-                checkpoint.size,
-                leaf_hash(entry),
-                [_hash(h, f"a hash of the proof of {where}") for h in leaf["inclusion_proof"]],
-                checkpoint.root,
-            )
-            value = pe.parse_entry(entry)
-        except (ProofError, ValueError) as error:
-            raise ReplayError(None, f"{where}: {error}") from None
-        if value["kind"] != leaf["kind"] or leaf["kind"] in found:
-            raise ReplayError(None, f"{where}: its entry is a {value['kind']}, or a second of its kind")
-        found[leaf["kind"]] = (leaf["index"], value)
+    found = _proven_leaves(section["leaves"], checkpoint.size, checkpoint.root)
     _check_entries(document, events, found)
     unproven = (
         []
@@ -108,6 +89,54 @@ def check_proofs(document: Mapping[str, Any], events: Sequence[Event], key: Veri
     )
     created_at = found[pe.GAME_CREATED][0]
     return f"in the public log at index {created_at}, checkpoint of size {checkpoint.size}", unproven
+
+
+def _check_deal_entries(
+    document: Mapping[str, Any], deal: Mapping[str, Any], variant: Any, found: Mapping[str, tuple[int, dict[str, Any]]]
+) -> None:
+    """A sealed deal's sealing and a daily deal's opening, as the log entered them, are this game's."""
+    pending = document["transparency"]["pending"]
+    if pe.DEAL_SEALED in found:
+        sealed = found[pe.DEAL_SEALED][1]
+        if (deal.get("sealed_deal_id"), document["commitment"]) != (
+            sealed["sealed_deal_id"],
+            sealed["commitment"],
+        ):
+            raise ReplayError(1, "the logged deal_sealed entry is not this game's sealed deal")
+    elif deal.get("kind") == "sealed" and pe.DEAL_SEALED not in pending:
+        raise ReplayError(1, "the game is dealt from a sealed deal, but the section does not prove its sealing")
+    if pe.DAILY_DEAL_OPENED in found:
+        opened = found[pe.DAILY_DEAL_OPENED][1]
+        if (deal.get("day"), variant, document["commitment"]) != (
+            opened["day"],
+            opened["variant"],
+            opened["commitment"],
+        ):
+            raise ReplayError(1, "the logged daily_deal_opened entry is not this game's day, preset and commitment")
+    elif deal.get("kind") == "daily" and pe.DAILY_DEAL_OPENED not in pending:
+        raise ReplayError(1, "the game is a daily deal, but the section does not prove the day's deal was opened")
+
+
+def _proven_leaves(
+    leaves: Sequence[Mapping[str, Any]], size: int, root: bytes
+) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Each leaf's index and entry by kind, every one proven included in the tree of `size` and `root`."""
+    found: dict[str, tuple[int, dict[str, Any]]] = {}
+    for leaf in leaves:
+        entry = leaf["entry"].encode()
+        where = f"leaf {leaf['index']} ({leaf['kind']})"
+        if _hash(leaf["leaf_hash"], f"the leaf_hash of {where}") != leaf_hash(entry):
+            raise ReplayError(None, f"the leaf_hash of {where} is not the hash of its entry")
+        proof = [_hash(h, f"a hash of the proof of {where}") for h in leaf["inclusion_proof"]]
+        try:
+            verify_inclusion(leaf["index"], size, leaf_hash(entry), proof, root)
+            value = pe.parse_entry(entry)
+        except (ProofError, ValueError) as error:
+            raise ReplayError(None, f"{where}: {error}") from None
+        if value["kind"] != leaf["kind"] or leaf["kind"] in found:
+            raise ReplayError(None, f"{where}: its entry is a {value['kind']}, or a second of its kind")
+        found[leaf["kind"]] = (leaf["index"], value)
+    return found
 
 
 def _check_entries(
@@ -131,25 +160,7 @@ def _check_entries(
             1,
             "the logged game_created entry is not this game's creation (id, rules, deal, commitment or player differ)",
         )
-    if pe.DEAL_SEALED in found:
-        sealed = found[pe.DEAL_SEALED][1]
-        if (created["deal"].get("sealed_deal_id"), document["commitment"]) != (
-            sealed["sealed_deal_id"],
-            sealed["commitment"],
-        ):
-            raise ReplayError(1, "the logged deal_sealed entry is not this game's sealed deal")
-    elif created["deal"].get("kind") == "sealed" and pe.DEAL_SEALED not in document["transparency"]["pending"]:
-        raise ReplayError(1, "the game is dealt from a sealed deal, but the section does not prove its sealing")
-    if pe.DAILY_DEAL_OPENED in found:
-        opened = found[pe.DAILY_DEAL_OPENED][1]
-        if (created["deal"].get("day"), created["variant"], document["commitment"]) != (
-            opened["day"],
-            opened["variant"],
-            opened["commitment"],
-        ):
-            raise ReplayError(1, "the logged daily_deal_opened entry is not this game's day, preset and commitment")
-    elif created["deal"].get("kind") == "daily" and pe.DAILY_DEAL_OPENED not in document["transparency"]["pending"]:
-        raise ReplayError(1, "the game is a daily deal, but the section does not prove the day's deal was opened")
+    _check_deal_entries(document, created["deal"], created["variant"], found)
     if pe.GAME_ENDED in found:
         ended, last = found[pe.GAME_ENDED][1], events[-1]
         if document["status"] == "playing":
