@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..runtime.log_key import KEY_FILE
 from .databases import database_url
+
+if TYPE_CHECKING:
+    from ..store.backups import Restored
 
 
 def add_commands(commands: Any) -> None:
@@ -70,30 +73,10 @@ def _backup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _restore(args: argparse.Namespace) -> int:
-    from ..store import backups, embedded
-
-    settings = Settings.from_env()
-    if settings.database_url is not None:
-        print(
-            "osmosis: restore rebuilds the embedded PostgreSQL; a server of your own (DATABASE_URL) is restored "
-            "with its own tools: see docs/operations.md, pgBackRest",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        restored = backups.restore(
-            settings.data_dir,
-            args.directory,
-            settings.wal_archive,
-            args.target_time,
-            with_log_key=args.with_log_key,
-        )
-    except (backups.BackupError, embedded.InUse) as error:
-        print(f"osmosis: {error}", file=sys.stderr)
-        return 2
+def _say_restored(settings: Settings, directory: Path, restored: Restored) -> None:
+    """What was restored: from which backup, to which moment, and whether the log's key came back."""
     backup = restored.backup
-    print(f"osmosis: restored into {settings.data_dir.resolve() / 'postgres'} from {args.directory.resolve()}")
+    print(f"osmosis: restored into {settings.data_dir.resolve() / 'postgres'} from {directory.resolve()}")
     print(
         f"osmosis: the backup (taken {backup.get('started_at')} to {backup.get('finished_at')}) held "
         f"{backup.get('games', 'an unrecorded number of')} games and the public log at "
@@ -119,6 +102,31 @@ def _restore(args: argparse.Namespace) -> int:
             "osmosis: the public log's signing key was NOT restored: a server here signs nothing as the restored "
             "log (a drill cannot sign as production); restoring production itself, add --with-log-key"
         )
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from ..store import backups, embedded
+
+    settings = Settings.from_env()
+    if settings.database_url is not None:
+        print(
+            "osmosis: restore rebuilds the embedded PostgreSQL; a server of your own (DATABASE_URL) is restored "
+            "with its own tools: see docs/operations.md, pgBackRest",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        restored = backups.restore(
+            settings.data_dir,
+            args.directory,
+            settings.wal_archive,
+            args.target_time,
+            with_log_key=args.with_log_key,
+        )
+    except (backups.BackupError, embedded.InUse) as error:
+        print(f"osmosis: {error}", file=sys.stderr)
+        return 2
+    _say_restored(settings, args.directory, restored)
     print(
         "osmosis: `osmosis serve` goes on from here; its public log signs again once its tree reaches what it "
         "published (osmosis log recover)"

@@ -67,6 +67,15 @@ def read_key(given: str) -> str:
     return path.read_text().strip() if "+" not in given and path.is_file() else given
 
 
+def _progress(done: int, total: int) -> None:
+    """A bar of the entries checked, on a terminal."""
+    if sys.stderr.isatty() and total and (done == total or done % 256 == 0):
+        filled = 40 * done // total
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{total} entries")
+        sys.stderr.write("\n" if done == total else "")
+        sys.stderr.flush()
+
+
 def _audit(args: argparse.Namespace) -> int:
     try:
         key = parse_verifier(read_key(args.log_key))
@@ -88,14 +97,7 @@ def _audit(args: argparse.Namespace) -> int:
         except urllib.error.HTTPError as error:
             raise OSError(f"{path} answered {error.code}") from None
 
-    def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty() and total and (done == total or done % 256 == 0):
-            filled = 40 * done // total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{total} entries")
-            sys.stderr.write("\n" if done == total else "")
-            sys.stderr.flush()
-
-    report = audit(fetch, key, witnesses, state, progress, args.board)
+    report = audit(fetch, key, witnesses, state, _progress, args.board)
     if report.ok:
         draft = args.state.with_name(args.state.name + ".new")
         draft.write_text(state.to_json())

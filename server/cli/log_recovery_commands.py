@@ -114,25 +114,31 @@ def _progress(done: int, total: int) -> None:
         sys.stderr.flush()
 
 
+def _successor(args: argparse.Namespace, settings: Settings, retired: Signer) -> Signer | None:
+    """The key of the log that goes on: given (--new-key), or made here; None, said why, when neither can be."""
+    if args.new_key is not None:
+        try:
+            return parse_signer(args.new_key.read_text())
+        except (OSError, NoteError) as error:
+            print(f"osmosis: --new-key is not a signing key: {error}", file=sys.stderr)
+            return None
+    if settings.log_signing_key is not None:
+        print(
+            "osmosis: LOG_SIGNING_KEY is set: make the successor's key (osmosis keygen) and give it as --new-key",
+            file=sys.stderr,
+        )
+        return None
+    return generate_signer(args.new_origin or f"{retired.name}/{utc_now():%Y-%m-%d}")
+
+
 def _retire(args: argparse.Namespace) -> int:
     from ..store import PostgresStore, embedded, migrate, open_pool
 
     settings = Settings.from_env()
     retired = log_signer(settings)
-    if args.new_key is not None:
-        try:
-            successor = parse_signer(args.new_key.read_text())
-        except (OSError, NoteError) as error:
-            print(f"osmosis: --new-key is not a signing key: {error}", file=sys.stderr)
-            return 2
-    elif settings.log_signing_key is not None:
-        print(
-            "osmosis: LOG_SIGNING_KEY is set: make the successor's key (osmosis keygen) and give it as --new-key",
-            file=sys.stderr,
-        )
+    successor = _successor(args, settings, retired)
+    if successor is None:
         return 2
-    else:
-        successor = generate_signer(args.new_origin or f"{retired.name}/{utc_now():%Y-%m-%d}")
     tiles = settings.log_tiles_dir
     try:
         with (

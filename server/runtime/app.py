@@ -20,6 +20,7 @@ from ..service.public_log.guard import CheckpointRecord, ForkGuard
 from ..service.public_log.log import PublicLog
 from ..service.replicas import ReplicaReads
 from ..service.sources import Sources
+from ..service.use_cases import UseCases
 from ..store import PostgresStore, migrate, open_pool
 from ..transparency.notes import Signer, Verifier
 from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// storage with the limits package
@@ -62,16 +63,7 @@ def create_app(
         if read_store is None and settings.read_database_url is not None:
             read_store = _replica_reads(settings, store)
     witnesses = witnesses_of(settings)
-    signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
-    reads = store if read_store is None else read_store
-    public_log = PublicLog(
-        store,
-        reads,
-        signer,
-        [w for w, _ in witnesses],
-        spacing=settings.log_interval_seconds,
-        **_kept_outside(settings, signer, witnesses, owned),
-    )
+    public_log = _public_log(settings, store, store if read_store is None else read_store, witnesses, owned)
     hub = Hub(store, poll_seconds=settings.live_poll_seconds)
     use_cases = compose(
         store,
@@ -82,17 +74,7 @@ def create_app(
         recent_games=settings.recent_games,
         public_log=public_log,
     )
-    sequencer = Sequencer(
-        public_log,
-        settings.log_interval_seconds,
-        Witnesses(public_log, store, witnesses) if witnesses else None,
-        refusing=observability.log_signing_refused,
-    )
-    upkeep = Upkeep(use_cases.chores)
-    if isinstance(store, PostgresStore) and owned:
-        store.entries_logged = _waking(sequencer, upkeep)
-        sequencer.start()
-        upkeep.start()
+    sequencer, upkeep = _turns(settings, store, public_log, witnesses, use_cases, run=owned)
     app.extensions.update(
         {"osmosis.use_cases": use_cases, "osmosis.sequencer": sequencer, "osmosis.upkeep": upkeep, "osmosis.hub": hub}
     )
@@ -114,6 +96,43 @@ def _own_store(settings: Settings) -> PostgresStore:
         settings.statement_timeout_ms,
     )
     return PostgresStore(pool, migrate.head_revision(), hold_limit=settings.connection_hold_limit)
+
+
+def _public_log(
+    settings: Settings, store: Store, reads: ReadStore, witnesses: list[tuple[Verifier, str]], owned: bool
+) -> PublicLog:
+    signer = log_signer(settings) if owned or settings.log_signing_key is not None else None
+    return PublicLog(
+        store,
+        reads,
+        signer,
+        [w for w, _ in witnesses],
+        spacing=settings.log_interval_seconds,
+        **_kept_outside(settings, signer, witnesses, owned),
+    )
+
+
+def _turns(
+    settings: Settings,
+    store: Store,
+    public_log: PublicLog,
+    witnesses: list[tuple[Verifier, str]],
+    use_cases: UseCases,
+    run: bool,
+) -> tuple[Sequencer, Upkeep]:
+    """The public log's sequencer and the upkeep; started, each in its thread, when `run` (the app owns its store)."""
+    sequencer = Sequencer(
+        public_log,
+        settings.log_interval_seconds,
+        Witnesses(public_log, store, witnesses) if witnesses else None,
+        refusing=observability.log_signing_refused,
+    )
+    upkeep = Upkeep(use_cases.chores)
+    if isinstance(store, PostgresStore) and run:
+        store.entries_logged = _waking(sequencer, upkeep)
+        sequencer.start()
+        upkeep.start()
+    return sequencer, upkeep
 
 
 REPLICA_CONNECTION_LIFETIME = 30.0
