@@ -278,6 +278,11 @@ def parameter(name: str) -> str:
     return name
 
 
+def path_parameter(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """A parameter of an operation's path, documented where the operation is."""
+    return {"in": "path", "name": name, "required": True, "schema": schema, "description": description}
+
+
 def header(name: str) -> dict[str, str]:
     return {"$ref": HEADERS + name}
 

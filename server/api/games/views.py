@@ -27,6 +27,7 @@ from ..contract import (
     answers,
     header,
     parameter,
+    path_parameter,
     ref,
 )
 from ..deals.schemas import ReplaySchema, VerdictSchema
@@ -192,13 +193,7 @@ class StateAt(MethodView):
         operationId="getGameStateAt",
         security=[],
         parameters=[
-            {
-                "in": "path",
-                "name": "seq",
-                "required": True,
-                "schema": {"type": "integer", "minimum": 1},
-                "description": "An event's seq, from 1 to the game's version.",
-            }
+            path_parameter("seq", {"type": "integer", "minimum": 1}, "An event's seq, from 1 to the game's version.")
         ],
     )
     @blp.response(200, StateAtSchema, example=examples.state_at())

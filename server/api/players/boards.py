@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ...rules import PRESETS
 from ..common import Blueprint, day_named, use_cases
-from ..contract import READ_ERRORS, answers
+from ..contract import READ_ERRORS, answers, path_parameter
 from . import examples as player_examples
 from .schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
 
@@ -25,13 +25,7 @@ class DailyBoard(MethodView):
         operationId="getDailyBoard",
         security=[],
         parameters=[
-            {
-                "in": "path",
-                "name": "day",
-                "required": True,
-                "schema": {"type": "string", "format": "date"},
-                "description": "A UTC day that has closed, as 2026-11-24.",
-            }
+            path_parameter("day", {"type": "string", "format": "date"}, "A UTC day that has closed, as 2026-11-24.")
         ],
     )
     @blp.arguments(DailyBoardQuerySchema(), location="query")
@@ -54,13 +48,7 @@ class PresetBoard(MethodView):
         operationId="getBoard",
         security=[],
         parameters=[
-            {
-                "in": "path",
-                "name": "variant",
-                "required": True,
-                "schema": {"type": "string", "pattern": "^(" + "|".join(PRESETS) + ")$"},
-                "description": "A preset.",
-            }
+            path_parameter("variant", {"type": "string", "pattern": "^(" + "|".join(PRESETS) + ")$"}, "A preset.")
         ],
     )
     @blp.arguments(BoardQuerySchema(), location="query")

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ..callers import optional_caller
 from ..common import Blueprint, day_named, use_cases
-from ..contract import READ_ERRORS, answers
+from ..contract import READ_ERRORS, answers, path_parameter
 from . import examples as player_examples
 from .schemas import DailySchema
 
@@ -40,13 +40,11 @@ class Day(MethodView):
         operationId="getDailyOfDay",
         security=[],
         parameters=[
-            {
-                "in": "path",
-                "name": "day",
-                "required": True,
-                "schema": {"type": "string", "format": "date", "example": "2026-11-24"},
-                "description": "A UTC day, as 2026-11-24: today or before.",
-            }
+            path_parameter(
+                "day",
+                {"type": "string", "format": "date", "example": "2026-11-24"},
+                "A UTC day, as 2026-11-24: today or before.",
+            )
         ],
     )
     @blp.response(200, DailySchema, example=player_examples.daily(closed=True))

@@ -15,7 +15,7 @@ from ...service.public_log.log import published_note
 from ...transparency.tiles import TilePathError, parse_tile_path
 from ..callers import readable
 from ..common import Blueprint, use_cases
-from ..contract import READ_ERRORS, answers
+from ..contract import READ_ERRORS, answers, path_parameter
 from . import examples as log_examples
 from .schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema, RetirementsSchema
 
@@ -96,13 +96,11 @@ class LogTile(MethodView):
         operationId="getLogTile",
         security=[],
         parameters=[
-            {
-                "in": "path",
-                "name": "tile_path",
-                "required": True,
-                "schema": {"type": "string"},
-                "description": "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, as C2SP tlog-tiles writes them.",
-            }
+            path_parameter(
+                "tile_path",
+                {"type": "string"},
+                "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, as C2SP tlog-tiles writes them.",
+            )
         ],
         responses={
             "200": {
