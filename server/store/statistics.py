@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import tuple_row
+from psycopg.rows import class_row, tuple_row
 
 from ..game.records import PlayerResult
 from ..service.records import AllTimeRow, DailyBoardRow, PlayerStats
@@ -79,20 +79,9 @@ class StatisticsTables:
             "limit": limit,
         }
         with self._connection() as conn:
-            rows = conn.execute(player_sql.DAILY_BOARD, parameters).fetchall()
-        return [
-            DailyBoardRow(
-                row["game_id"],
-                row["name"],
-                row["kind"],
-                row["won"],
-                row["score"],
-                row["hints"],
-                row["actions"],
-                row["seconds"],
+            return (
+                conn.cursor(row_factory=class_row(DailyBoardRow)).execute(player_sql.DAILY_BOARD, parameters).fetchall()
             )
-            for row in rows
-        ]
 
     def all_time_board(
         self: _Connections, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
@@ -105,11 +94,9 @@ class StatisticsTables:
             "limit": limit,
         }
         with self._connection() as conn:
-            rows = conn.execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
-        return [
-            AllTimeRow(row["player_id"], row["name"], row["kind"], row["games"], row["wins"], row["lower_bound"])
-            for row in rows
-        ]
+            return (
+                conn.cursor(row_factory=class_row(AllTimeRow)).execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
+            )
 
     def daily_board_rank(
         self: _Connections, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]

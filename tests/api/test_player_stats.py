@@ -9,8 +9,9 @@ import pytest
 
 from server.cli.main import main
 from server.config import Settings
+from server.game.results import COUNTED_ACTION_EVENTS
 from server.runtime.app import create_app
-from server.service.players.stats import COUNTED_ACTION_EVENTS, wilson_interval
+from server.service.players.stats import wilson_interval
 from server.service.sources import Sources
 from tests.api.helpers import create, play_first_legal
 

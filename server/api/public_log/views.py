@@ -35,6 +35,10 @@ def _text(body: str, cache: str) -> Response:
     return Response(body, 200, {"Content-Type": TEXT, "Cache-Control": cache})
 
 
+LOG_READ_CODES = ("validation-failed", "rate-limited", "service-unavailable")
+"""What any read of the public log may answer: a bad query, too many requests, a database away."""
+
+
 class LogCheckpoint(MethodView):
     @blp.doc(
         operationId="getLogCheckpoint",
@@ -49,7 +53,7 @@ class LogCheckpoint(MethodView):
     @answers(
         *READ_ERRORS,
         404,
-        only=("validation-failed", "rate-limited", "service-unavailable", "log-not-started", "log-behind"),
+        only=(*LOG_READ_CODES, "log-not-started", "log-behind"),
     )
     def get(self) -> Response:
         """Read the log's latest published checkpoint
@@ -114,9 +118,7 @@ class LogTile(MethodView):
             }
         },
     )
-    @answers(
-        *READ_ERRORS, 404, only=("validation-failed", "rate-limited", "service-unavailable", "not-in-log", "log-behind")
-    )
+    @answers(*READ_ERRORS, 404, only=(*LOG_READ_CODES, "not-in-log", "log-behind"))
     def get(self, tile_path: str) -> Response:
         """Read a tile of the tree or an entry bundle
 
@@ -146,14 +148,7 @@ class LogConsistency(MethodView):
     @answers(
         *READ_ERRORS,
         404,
-        only=(
-            "validation-failed",
-            "rate-limited",
-            "service-unavailable",
-            "not-in-log",
-            "log-not-started",
-            "log-behind",
-        ),
+        only=(*LOG_READ_CODES, "not-in-log", "log-not-started", "log-behind"),
     )
     def get(self, args: dict[str, int]) -> dict[str, Any]:
         """Prove that the tree of one size extends the tree of a smaller one
@@ -172,7 +167,7 @@ class LogConsistency(MethodView):
 class LogRetirements(MethodView):
     @blp.doc(operationId="getLogRetirements", security=[])
     @blp.response(200, RetirementsSchema, example=log_examples.retirements())
-    @answers(*READ_ERRORS, only=("validation-failed", "rate-limited", "service-unavailable"))
+    @answers(*READ_ERRORS, only=LOG_READ_CODES)
     def get(self) -> dict[str, Any]:
         """Read the logs this server retired
 
@@ -189,9 +184,7 @@ class GameTransparency(MethodView):
         *READ_ERRORS,
         404,
         only=(
-            "validation-failed",
-            "rate-limited",
-            "service-unavailable",
+            *LOG_READ_CODES,
             "game-not-found",
             "log-not-started",
             "log-behind",

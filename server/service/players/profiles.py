@@ -12,13 +12,14 @@ from uuid import UUID
 from ...game.callers import PlayerRecord
 from ...game.days import day_of
 from ...game.records import PlayerResult
+from ...game.results import result_from_log
 from ..errors import SolverBusy, SolverSaturated
 from ..games.documents import player_view
 from ..games.verifying import Verifying
 from ..ports import GameReads, Players, Statistics, StatisticsReads
 from ..records import PlayerStats
 from . import names
-from .stats import daily_streaks, result_from_log, wilson_interval
+from .stats import daily_streaks, wilson_interval
 
 REBUILD_PAGE = 500
 

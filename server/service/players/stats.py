@@ -1,50 +1,23 @@
 """Players' statistics: what a finished game counts for, the win rate's interval, the daily streaks.
 
-The counts are a projection of the games: the write that reveals a player's game records its result and adds
-it to the player's sums (store, in the same statement), and `osmosis rebuild-stats` rebuilds both from the
-games' logs alone (`result_from_log`). The two must agree, and the tests hold them to it.
+The counts are a projection of the games: the write that reveals a player's game records its result and adds it
+to the player's sums (store, in the same statement), and `osmosis rebuild-stats` rebuilds both from the games' logs
+alone (game/results.py). The two must agree, and the tests hold them to it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ...game.records import GameRecord, PlayerResult
-from ...game.results import is_public_deal
-from ...log import events as ev
-
-COUNTED_ACTION_EVENTS = frozenset((ev.CARD_PLAYED, ev.CARD_TO_CELL, ev.CARDS_DEALT, ev.WASTE_REDEALT))
 """The events a player's action appends that count as actions: moves, deals and redeals."""
 ABANDONED_AFTER = timedelta(hours=72)
 """A player's game (not a daily one, which its day's close ends) with no action for this long is left: the upkeep
 ends it as resigned, and it counts as a loss (docs/players.md, "Abandoned games")."""
 Z_95 = 1.959964
 """The normal quantile of a two-sided 95% interval."""
-
-
-def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResult | None:
-    """The same result, counted from the game's log event by event (what `osmosis rebuild-stats` does)."""
-    if game.owner is None or game.variant is None or not events or events[-1].kind != ev.SEEDS_REVEALED:
-        return None
-    ended = next(event for event in reversed(events) if event.kind in (ev.GAME_WON, ev.GAME_LOST, ev.GAME_RESIGNED))
-    score = int(ended.data.get("score", game.score)) if ended.kind != ev.GAME_RESIGNED else game.score
-    return PlayerResult(
-        game.id,
-        game.owner.id,
-        game.owner.kind,
-        game.variant,
-        game.daily,
-        ended.kind == ev.GAME_WON,
-        score,
-        sum(event.kind == ev.HINT_GIVEN for event in events),
-        sum(event.kind in COUNTED_ACTION_EVENTS for event in events),
-        game.created_at,
-        game.updated_at,
-        public_deal=is_public_deal(game.deal),
-    )
 
 
 def wilson_interval(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
