@@ -50,9 +50,13 @@ def _body() -> bytes:
     Werkzeug refuses a longer Content-Length, but a chunked body it cuts at the limit and hands on the
     first part as if it were all: whether more follows is asked of the connection itself.
     """
-    cached: bytes | None = request.environ.get(_BYTES)
+    environ = request.environ
+    cached: bytes | None = environ.get(_BYTES)
     if cached is not None:  # read and checked once a request (the check before the view, then the view's parser)
         return cached
+    if environ.get("CONTENT_LENGTH") in (None, "", "0") and "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", ""):
+        environ[_BYTES] = b""  # no body announced, none streamed: werkzeug reads nothing of such a request either
+        return b""
     with _deadline(current_app.config["BODY_SECONDS"]):
         data = request.get_data(cache=True)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
@@ -135,6 +139,8 @@ def install(
 
 def _refused_query(operation: _Operation) -> Response | None:
     """A parameter the operation does not take, or one given twice that is not a list."""
+    if not request.environ.get("QUERY_STRING"):
+        return None  # nothing to parse: an action's usual request
     repeated = sorted(
         {name for name, values in request.args.lists() if len(values) > 1 and name not in operation.lists}
     )
