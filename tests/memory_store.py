@@ -39,9 +39,9 @@ from server.service.public_log.recovery import RecoveryError
 from server.service.public_log.retirement import RetirementRefused
 from server.service.records import (
     AllTimeRow,
-    Audience,
     DailyBoardRow,
     DailyDeal,
+    GamesPage,
     LockedGame,
     LogGrowth,
     PendingEntry,
@@ -192,15 +192,9 @@ class MemoryStore:
         stored = self._games.get(game_id)
         return {} if stored is None else dict(stored.snapshots)
 
-    def list_games(
-        self,
-        limit: int,
-        before: tuple[datetime, UUID] | None,
-        status: str | None = None,
-        variant: str | None = None,
-        audience: Audience | None = None,
-        player_id: UUID | None = None,
-    ) -> list[GameRecord]:
+    def list_games(self, page: GamesPage) -> list[GameRecord]:
+        limit, before, status, variant = page.limit, page.before, page.status, page.variant
+        audience, player_id = page.audience, page.player_id
         with self._lock:
             records = [stored.record for stored in self._games.values()]
         chosen = [

@@ -23,9 +23,9 @@ from ..log.events import Event
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
     AllTimeRow,
-    Audience,
     DailyBoardRow,
     DailyDeal,
+    GamesPage,
     LockedGame,
     LogGrowth,
     PendingEntry,
@@ -70,17 +70,8 @@ class GameReads(Protocol):
         """The full positions kept for time travel, by seq."""
         ...
 
-    def list_games(
-        self,
-        limit: int,
-        before: tuple[datetime, UUID] | None,
-        status: str | None = None,
-        variant: str | None = None,
-        audience: Audience | None = None,
-        player_id: UUID | None = None,
-    ) -> list[GameRecord]:
-        """Newest first, created before `before` (created_at, id) and of this status, variant and player if
-        given; only those `audience` may read, if given."""
+    def list_games(self, page: GamesPage) -> list[GameRecord]:
+        """The games of `page`, newest first."""
         ...
 
     def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:

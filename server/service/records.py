@@ -25,6 +25,19 @@ class Audience:
 
 
 @dataclass(frozen=True, slots=True)
+class GamesPage:
+    """A page of games, newest first: at most `limit`, created before `before` (created_at, id), of this status,
+    variant and player if given; only those `audience` may read, if given."""
+
+    limit: int
+    before: tuple[datetime, UUID] | None = None
+    status: str | None = None
+    variant: str | None = None
+    audience: Audience | None = None
+    player_id: UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SealedDeal:
     id: UUID
     created_at: datetime

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
-from datetime import date, datetime
+from datetime import date
 from typing import Protocol, TypeVar
 from uuid import UUID
 
@@ -29,7 +29,7 @@ from ..game.records import GameRecord, GameSecret
 from ..log.events import Event
 from .errors import GameNotFound, StoreUnavailable
 from .ports import BoardReads, GameReads, StatisticsReads, TileReads
-from .records import AllTimeRow, Audience, DailyBoardRow, PlayerStats, TimeTravel
+from .records import AllTimeRow, DailyBoardRow, GamesPage, PlayerStats, TimeTravel
 
 T = TypeVar("T")
 
@@ -107,18 +107,8 @@ class ReplicaReads:
             lambda travel: any(event.seq == seq for event in travel.events),
         )
 
-    def list_games(
-        self,
-        limit: int,
-        before: tuple[datetime, UUID] | None,
-        status: str | None = None,
-        variant: str | None = None,
-        audience: Audience | None = None,
-        player_id: UUID | None = None,
-    ) -> list[GameRecord]:
-        return self._with_every_write(
-            "list_games", lambda store: store.list_games(limit, before, status, variant, audience, player_id)
-        )
+    def list_games(self, page: GamesPage) -> list[GameRecord]:
+        return self._with_every_write("list_games", lambda store: store.list_games(page))
 
     def daily_board(
         self, day: date, variant: str, kind: str, after: tuple[bool, int, int, int, int, UUID] | None, limit: int

@@ -26,7 +26,7 @@ from ..game.records import GameKeys, GameRecord, GameSecret, PublicEntry
 from ..log.events import Event
 from ..service.errors import GameNotFound, ReplicationUnconfirmed, SealedDealNotFound, SealedDealUsed, StoreUnavailable
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
-from ..service.records import Audience, LockedGame, SealedDeal, StoredResponse, TimeTravel
+from ..service.records import GamesPage, LockedGame, SealedDeal, StoredResponse, TimeTravel
 from . import sql
 from .commits import CommitWatcher
 from .connections import dedicated_connection, live_connection
@@ -267,26 +267,23 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             rows = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_SNAPSHOTS, {"game_id": game_id}).fetchall()
         return dict(rows)
 
-    def list_games(
-        self,
-        limit: int,
-        before: tuple[datetime, UUID] | None,
-        status: str | None = None,
-        variant: str | None = None,
-        audience: Audience | None = None,
-        player_id: UUID | None = None,
-    ) -> list[GameRecord]:
-        parameters: dict[str, Any] = {"limit": limit, "status": status, "variant": variant, "player_id": player_id}
-        if before is not None:
-            parameters["created_at"], parameters["id"] = before
-        if audience is not None:
-            parameters["closed_before"], parameters["viewer"] = audience.closed_before, audience.viewer
+    def list_games(self, page: GamesPage) -> list[GameRecord]:
+        parameters: dict[str, Any] = {
+            "limit": page.limit,
+            "status": page.status,
+            "variant": page.variant,
+            "player_id": page.player_id,
+        }
+        if page.before is not None:
+            parameters["created_at"], parameters["id"] = page.before
+        if page.audience is not None:
+            parameters["closed_before"], parameters["viewer"] = page.audience.closed_before, page.audience.viewer
         given = (
-            ("visible", audience),
-            ("before", before),
-            ("status", status),
-            ("variant", variant),
-            ("player", player_id),
+            ("visible", page.audience),
+            ("before", page.before),
+            ("status", page.status),
+            ("variant", page.variant),
+            ("player", page.player_id),
         )
         conditions = tuple(name for name, value in given if value is not None)
         with self._connection() as conn:

@@ -10,6 +10,7 @@ from server.log.replay import verify
 from server.rules import commitment, deal_number_seed, preset
 from server.runtime.composition import compose
 from server.service.errors import IdempotencyKeyReused, SealedDealNotFound, SealedDealUsed
+from server.service.records import GamesPage
 
 RULES = preset("osmosis-draw-one")
 
@@ -45,7 +46,7 @@ def test_a_retried_creation_gets_the_first_reply_and_its_token_and_makes_no_seco
 
     assert retry.outcome is None and retry.reply == first.reply
     assert retry.player_token == first.player_token == first.outcome.player_token
-    assert len(store.list_games(10, None)) == 1
+    assert len(store.list_games(GamesPage(10))) == 1
 
 
 def test_a_key_used_for_another_request_is_refused(cases):

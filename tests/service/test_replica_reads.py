@@ -2,6 +2,7 @@
 whatever the replica has replayed; the replica serves what it can tell is whole."""
 
 import time
+from dataclasses import replace
 from datetime import date
 from uuid import UUID, uuid4
 
@@ -12,6 +13,7 @@ from server.rules import preset
 from server.runtime.composition import compose
 from server.service.errors import GameNotFound, StoreUnavailable
 from server.service.public_log.log import PublicLog
+from server.service.records import GamesPage
 from server.service.replicas import ReplicaReads
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import ENTRIES, TileAddress
@@ -33,7 +35,7 @@ class LaggingCopy:
         self.has_tiles = True
 
     def freeze(self) -> None:
-        self._versions = {game.id: game.version for game in self._primary.list_games(10_000, None)}
+        self._versions = {game.id: game.version for game in self._primary.list_games(GamesPage(10_000))}
         self._frozen_at = time.monotonic_ns()
 
     def catch_up(self) -> None:
@@ -60,12 +62,12 @@ class LaggingCopy:
         travel.events[:] = [event for event in travel.events if event.seq <= version]
         return travel
 
-    def list_games(self, limit, before, status=None, variant=None, audience=None, player_id=None):
+    def list_games(self, page):
         if self.down:
             raise StoreUnavailable("the replica is unreachable")
         self.answered.append("list_games")
-        listed = self._primary.list_games(10_000, before, status, variant, audience, player_id)
-        return [game for game in listed if game.id in self._versions][:limit]
+        listed = self._primary.list_games(replace(page, limit=10_000))
+        return [game for game in listed if game.id in self._versions][: page.limit]
 
     def daily_board(self, *args):
         return self._answer("daily_board", *args)

@@ -10,6 +10,7 @@ import pytest
 
 from server.game.errors import VersionConflict
 from server.service.errors import GameNotFound, IdempotencyConflict
+from server.service.records import GamesPage
 from tests.store.records import EPOCH, a_game, a_response, an_action
 
 
@@ -156,14 +157,14 @@ def test_games_are_listed_newest_first_a_page_at_a_time_by_status_and_variant(po
     before = (last.created_at + timedelta(microseconds=1), last.id)
 
     def listed(**kwargs):
-        games = port_store.list_games(100, before, **kwargs)
+        games = port_store.list_games(GamesPage(100, before, **kwargs))
         return [game.id for game in games if game in ours]
 
     newest_first = [game.id for game in reversed(ours)]
     assert listed() == newest_first
     assert listed(status="won") == [game.id for game in reversed(ours) if game.status == "won"]
     assert listed(status="won", variant="peek") == [ours[3].id, ours[0].id]
-    page = port_store.list_games(2, (ours[4].created_at, ours[4].id))
+    page = port_store.list_games(GamesPage(2, (ours[4].created_at, ours[4].id)))
     assert [game.id for game in page] == [ours[3].id, ours[2].id]
 
 
@@ -171,7 +172,7 @@ def test_games_made_at_the_same_moment_are_told_apart_by_id(port_store):
     at = EPOCH - timedelta(days=9000)
     ours = sorted((created(port_store, created_at=at)[0] for _ in range(3)), key=lambda game: game.id)
 
-    page = port_store.list_games(3, (at, ours[2].id))
+    page = port_store.list_games(GamesPage(3, (at, ours[2].id)))
 
     assert [game.id for game in page][:2] == [ours[1].id, ours[0].id]
 

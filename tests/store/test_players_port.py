@@ -10,6 +10,7 @@ import pytest
 
 from server.game.records import GameKeys, Owner
 from server.service.errors import IdempotencyConflict, NameTaken, PlayerNotFound, TooManyTokens
+from server.service.records import GamesPage
 from tests.store.records import EPOCH, a_game, a_player, a_response, a_token
 
 
@@ -141,6 +142,6 @@ def test_a_players_game_reads_back_with_its_owner_who_opens_it(port_store):
 
     assert port_store.load_game(owned.id) == owned
     assert port_store.load_for_action(owned.id)[0].owner == owned.owner
-    assert port_store.list_games(1, None)[0].owner == owned.owner
+    assert port_store.list_games(GamesPage(1))[0].owner == owned.owner
     keys, _ = port_store.find_token_and_response(owned.id, f"game:{owned.id}", "0" * 64)
     assert keys == GameKeys(secret.token_hash, player.id)

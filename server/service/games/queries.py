@@ -19,7 +19,7 @@ from ...rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text
 from ..errors import EventNotFound, GameNotFound
 from ..feed import FeedEntry, FeedPosition, FeedStart
 from ..ports import Feed, GameReads
-from ..records import Audience
+from ..records import Audience, GamesPage
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_view, position_after
 
@@ -94,7 +94,7 @@ class GameQueries:
         the second value is the cursor of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
         audience = Audience(day_of(self._clock()), viewer)
-        records = self._games.list_games(limit + 1, before, status, variant, audience, player_id)
+        records = self._games.list_games(GamesPage(limit + 1, before, status, variant, audience, player_id))
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
