@@ -143,3 +143,25 @@ def test_without_the_token_an_action_is_401_whatever_its_body(client):
     response = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}})
 
     assert response.status_code == 401 and response.get_json()["code"] == "unauthorized"
+
+
+ROUTES = {
+    "actions": {"action": {"kind": "move", "card": "10S", "from": "R3", "to": "F4"}},
+    "moves": {"card": "10S"},
+    "draw": {},
+    "resign": {},
+    "hint": {},
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_an_unreadable_idempotency_key_is_named_before_an_unreadable_if_match(client, route):
+    """The contract's order of a request's faults: who calls, then its Idempotency-Key, then what it asks, then the
+    versions it may land on (schemathesis found the key's 422 answered as If-Match's 412)."""
+    game, token = create(client, deal_number=5)
+    headers = {**token, "Idempotency-Key": " not a key ", "If-Match": 'W/""'}
+
+    response = client.post(f"/games/{game['id']}/{route}", json=ROUTES[route], headers=headers)
+
+    assert response.status_code == 422, response.get_data(as_text=True)
+    assert client.get(f"/games/{game['id']}").get_json()["version"] == 1

@@ -41,8 +41,10 @@ class Actions(MethodView):
         If-Match) the action lands only on that version of the game. The answer is the game after the action
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
-        action = action_from_dict(args["action"])
-        return action_response(use_cases().acting.handle(Act(game_id, credential(), action, **written(args))))
+        caller, request = credential(), written(args)
+        return action_response(
+            use_cases().acting.handle(Act(game_id, caller, action_from_dict(args["action"]), **request))
+        )
 
 
 class Moves(MethodView):
@@ -57,8 +59,9 @@ class Moves(MethodView):
         checked (a mismatch is a 409 naming the rule). `takeAction` does the same with a legal action as the
         game lists it.
         """
+        caller, request = credential(), written(args)
         move = action_from_dict({**args, "kind": "move"})
-        return action_response(use_cases().acting.handle(Act(game_id, credential(), move, **written(args))))
+        return action_response(use_cases().acting.handle(Act(game_id, caller, move, **request)))
 
 
 class Draw(MethodView):

@@ -73,8 +73,10 @@ class Written(TypedDict):
 
 
 def written(args: dict[str, Any]) -> Written:
-    """The versions the request allows its command on, and its Idempotency-Key."""
-    return {"versions": expected_versions(args), "idempotency": request_idempotency()}
+    """The versions the request allows its command on, and its Idempotency-Key: the key read first (an unreadable
+    key is 422 whatever the versions say, as the contract orders a request's faults), after who calls."""
+    idempotency = request_idempotency()
+    return {"versions": expected_versions(args), "idempotency": idempotency}
 
 
 def action_response(answered: Answered[Change]) -> Response:
