@@ -29,8 +29,8 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
     if isinstance(command, End):
         return _ended(game, command, now)
     asked = command.asked if isinstance(command, GiveHint) else command
-    check_version(game.record, asked.versions)
     check_day_open(game.record, now)
+    check_version(game.record, asked.versions)
     state = game.state
     if isinstance(command, GiveHint):
         if command.on != state:

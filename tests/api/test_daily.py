@@ -243,6 +243,9 @@ def test_at_the_close_every_game_of_the_day_ends_reveals_its_seeds_and_becomes_p
 
     late = client.post(f"/games/{on['id']}/draw", headers=alice)
     assert late.status_code == 409 and late.get_json()["code"] == "day-closed"
+    # The closed day is the refusal, whatever version the action states: the game ended with its day.
+    stale = client.post(f"/games/{on['id']}/draw", json={"expected_version": 1}, headers=alice)
+    assert stale.status_code == 409 and stale.get_json()["code"] == "day-closed"
     close_the_day(daily_app, clock)
 
     past = client.get(f"/daily/{day.isoformat()}").get_json()
