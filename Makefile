@@ -43,7 +43,7 @@ play: $(VENV)/.play
 system-packages:
 	scripts/install-system-packages
 
-LINTED := server tests bench examples migrations deploy
+LINTED := .
 
 test: $(VENV)/.test-tools $(VENV)/.solver-accelerator system-packages
 	$(BIN)/ruff check $(LINTED)
