@@ -28,12 +28,11 @@ sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(PROJECT / "bench"))
 
 from load import postgres_server, prepare_database  # noqa: E402
+from statements import made_up_change  # noqa: E402
 
 from server.game.commands import NewGame  # noqa: E402
-from server.log.events import Event  # noqa: E402
 from server.rules import preset  # noqa: E402
 from server.runtime.composition import compose  # noqa: E402
-from server.service.records import GameWrite  # noqa: E402
 from server.store import PostgresStore, migrate, open_pool, sql  # noqa: E402
 from server.store.rows import write_game  # noqa: E402
 
@@ -59,8 +58,7 @@ def _client(url: str, game_ids: list[str], seconds: float, start: float, done: m
             assert row is not None
             version = row["version"]
             record = replace(records[game_id], version=version + 1)
-            event = Event(version + 1, "cards_dealt", {"cards": ["AS"]}, "0" * 64)
-            assert write_game(conn, GameWrite(record, [event], row["state"], None), version)
+            assert write_game(conn, made_up_change(record, row["state"]), version, None)
             actions += 1
     pool.close()
     (first, first_cpu), (last, last_cpu) = counted[window[0]], counted[window[1]]
