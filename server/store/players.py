@@ -16,7 +16,7 @@ from ..service.errors import NameTaken, PlayerNotFound, TooManyTokens
 from ..service.records import StoredResponse
 from . import player_sql
 from .public_log import insert_pending
-from .rows import keep_first, raise_translated
+from .rows import keep_first, raise_translated, record_params
 
 
 class _Connections(Protocol):
@@ -41,13 +41,7 @@ class PlayerTables:
                 keep_first(conn, response)
                 conn.execute(
                     player_sql.INSERT_PLAYER,
-                    {
-                        "id": player.id,
-                        "name": player.name,
-                        "name_key": name_key,
-                        "kind": player.kind,
-                        "created_at": player.created_at,
-                    },
+                    {**record_params(player), "name_key": name_key},
                 )
                 conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
                 insert_pending(conn, public_entry)

@@ -40,6 +40,7 @@ from .rows import (
     keep_first,
     lock_key,
     raise_translated,
+    record_params,
     secret_of,
     write_game,
 )
@@ -159,15 +160,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
-                conn.execute(
-                    sql.INSERT_SEALED_DEAL,
-                    {
-                        "id": deal.id,
-                        "created_at": deal.created_at,
-                        "server_seed": deal.server_seed,
-                        "commitment": deal.commitment,
-                    },
-                )
+                conn.execute(sql.INSERT_SEALED_DEAL, record_params(deal))
                 insert_pending(conn, public_entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)

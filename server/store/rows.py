@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any, NoReturn
 from uuid import UUID
 
@@ -130,17 +131,17 @@ def game_params(game: GameRecord) -> dict[str, Any]:
     }
 
 
+_MOVING = ("updated_at", "version", "status", "score", "head_hash", "hints", "document")
+"""What an action changes of a game's row (besides its deal, at the reveal)."""
+
+
 def _moving_params(game: GameRecord) -> dict[str, Any]:
-    """What an action changes of a game's row (besides its deal, at the reveal)."""
-    return {
-        "updated_at": game.updated_at,
-        "version": game.version,
-        "status": game.status,
-        "score": game.score,
-        "head_hash": game.head_hash,
-        "hints": game.hints,
-        "document": game.document,
-    }
+    return {name: getattr(game, name) for name in _MOVING}
+
+
+def record_params(record: Any) -> dict[str, Any]:
+    """A record's fields as a statement's parameters, named as the record names them."""
+    return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
 def keep_first(conn: psycopg.Connection[Any], response: StoredResponse | None) -> None:
@@ -152,14 +153,7 @@ def keep_first(conn: psycopg.Connection[Any], response: StoredResponse | None) -
 
 
 def response_params(response: StoredResponse) -> dict[str, Any]:
-    return {
-        "scope": response.scope,
-        "key_hash": response.key_hash,
-        "fingerprint": response.fingerprint,
-        "status": response.status,
-        "body": response.body,
-        "player_token_wrapped": response.player_token_wrapped,
-    }
+    return record_params(response)
 
 
 def secret_of(row: dict[str, Any]) -> GameSecret:

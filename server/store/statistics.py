@@ -15,6 +15,7 @@ from psycopg.rows import class_row, tuple_row
 from ..game.records import PlayerResult
 from ..service.records import AllTimeRow, DailyBoardRow, PlayerStats
 from . import player_sql, sql
+from .rows import record_params
 
 
 class _Connections(Protocol):
@@ -128,7 +129,7 @@ class StatisticsTables:
     def replace_statistics(self: _Connections, results: Sequence[PlayerResult]) -> None:
         with self._transaction() as conn:
             conn.execute(player_sql.CLEAR_STATISTICS)
-            conn.cursor().executemany(player_sql.INSERT_RESULT, [_result_params(result) for result in results])
+            conn.cursor().executemany(player_sql.INSERT_RESULT, [record_params(result) for result in results])
             conn.execute(player_sql.TIME_RESULTS)
             conn.execute(player_sql.MARK_ABANDONED_RESULTS)
             conn.execute(player_sql.SUM_RESULTS)
@@ -149,22 +150,3 @@ def _daily_key(key: tuple[bool, int, int, int, int, UUID]) -> dict[str, Any]:
 def _all_time_key(key: tuple[float, int, UUID]) -> dict[str, Any]:
     minus_bound, minus_games, player_id = key
     return {"minus_bound": minus_bound, "minus_games": minus_games, "player_id": player_id}
-
-
-def _result_params(result: PlayerResult) -> dict[str, Any]:
-    return {
-        "game_id": result.game_id,
-        "player_id": result.player_id,
-        "kind": result.kind,
-        "variant": result.variant,
-        "daily": result.daily,
-        "won": result.won,
-        "score": result.score,
-        "hints": result.hints,
-        "actions": result.actions,
-        "started_at": result.started_at,
-        "ended_at": result.ended_at,
-        "verified": result.verified,
-        "public_deal": result.public_deal,
-        "abandoned": result.abandoned,
-    }
