@@ -171,7 +171,7 @@ def test_two_instances_keeping_their_records_apart_never_both_sign(embedded_serv
 
 STALLING_SEQUENCER = """
 import sys, time
-from server.service.public_log import PublicLog
+from server.service.public_log.log import PublicLog
 from server.store import migrate
 from server.store.connections import open_pool
 from server.store.postgres import PostgresStore
