@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..log.events import Event
-from ..rules import GameState
+from ..rules import GameState, from_text
 from .records import GameRecord, GameSecret, PlayerResult, PublicEntry
 
 
@@ -18,6 +18,11 @@ class Game:
     record: GameRecord
     secret: GameSecret
     state: GameState
+
+
+def stored_game(record: GameRecord, secret: GameSecret) -> Game:
+    """A game as the store gives it back: its position parsed from the text it keeps."""
+    return Game(record, secret, from_text(secret.state_text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ...game.callers import Caller
-from ...game.change import Change, Game
+from ...game.change import Change, Game, stored_game
 from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign
 from ...game.days import still_private
 from ...game.deciding import check_day_open, check_version, decide
@@ -146,14 +146,14 @@ class Acting:
                 if self._store.write(change, kept.record.version, kept_for_retries(change)):
                     return change
         record, secret = self._store.load_for_action(request.game_id)
-        change = decided(Game(record, secret, from_text(secret.state_text)))
+        change = decided(stored_game(record, secret))
         if self._store.write(change, record.version, kept_for_retries(change)):
             return change
         # Another action landed between the read and the write: decide again on the game as it left it,
         # under the game's lock, so that a burst of actions without a stated version all land, one after
         # another, instead of failing on each other (one that stated its version is refused by `decide`).
         with self._store.locked_game(request.game_id) as locked:
-            change = decided(Game(locked.game, locked.secret, from_text(locked.secret.state_text)))
+            change = decided(stored_game(locked.game, locked.secret))
             locked.write(change, kept_for_retries(change))
         return change
 
@@ -190,9 +190,7 @@ class Acting:
         with self._store.locked_game(command.game_id) as locked:
             if not due(locked.game):
                 return False
-            change = decide(
-                Game(locked.game, locked.secret, from_text(locked.secret.state_text)), command, self._clock()
-            )
+            change = decide(stored_game(locked.game, locked.secret), command, self._clock())
             locked.write(change, None)
         self._recent.take(command.game_id)
         tell(self._changes, change)
