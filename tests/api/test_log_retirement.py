@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from server.cli.main import main as cli_main
 from server.config import Settings
 from server.log.public_entries import LOG_RETIRED, parse_entry
 from server.log.replay import verify_in_log
@@ -118,3 +119,26 @@ def test_a_replay_exported_before_still_verifies_against_the_retired_key(retired
     _, _, _, _, export, _ = retired
     where, unproven = verify_in_log(export, LOG_SIGNER.verifier)
     assert where and not unproven
+
+
+def test_log_retire_refuses_a_new_key_that_is_not_a_signing_key_before_touching_any_database(
+    monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setenv("OSMOSIS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")  # never reached
+    monkeypatch.delenv("LOG_SIGNING_KEY", raising=False)
+    foreign = tmp_path / "not-a-key"  # a verifier key, the public half: what a careless operator may hand it
+    foreign.write_text("localhost/osmosis-log+2e744a01+AWvEA7rT3Qm17RUwcwoJgOGquOTiycfCP2PKU5WdO095\n")
+
+    assert cli_main(["log", "retire", "--new-key", str(foreign)]) == 2
+    assert "--new-key is not a signing key" in capsys.readouterr().err
+
+
+def test_log_retire_with_log_signing_key_set_asks_for_the_successors_key(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("OSMOSIS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")  # never reached
+    monkeypatch.setenv("LOG_SIGNING_KEY", generate_signer("localhost/osmosis-log").skey)
+
+    assert cli_main(["log", "retire"]) == 2
+    assert "give it as --new-key" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no key made for a successor nobody asked for
