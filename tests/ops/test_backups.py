@@ -31,6 +31,7 @@ from server.transparency.notes import parse_checkpoint
 from tests.apps import free_port
 from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies, text_of
 from tests.processes import call
+from tests.waiting import until
 
 OSMOSIS = Path(sys.executable).with_name("osmosis")
 
@@ -202,8 +203,9 @@ def test_a_log_restored_behind_what_it_published_is_recovered_from_its_tiles_and
             assert "is behind the last checkpoint recorded beside its key" in readiness["log"], readiness
             assert f"of size {size_of(published)[0]}" in readiness["log"]
             assert "signs nothing" in server.log() and "behind" in server.log()
-            metrics = text_of(f"{server.base}/metrics")[1]
-            assert "osmosis_log_signing_refused 1.0" in metrics
+            # The gauge is set by the sequencer's turn (runtime/sequencer.py), which may come after /readyz is first
+            # asked: it must say 1 by that turn.
+            until(lambda: "osmosis_log_signing_refused 1.0" in text_of(f"{server.base}/metrics")[1], seconds=10)
             assert text_of(f"{server.base}/log/checkpoint")[1] == published, "the checkpoint served went back"
             played = call("POST", f"{server.base}/games", {"variant": "peek"})
             assert played[0] == 201, "games go on while the log waits"
