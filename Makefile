@@ -9,31 +9,33 @@ BIN := $(VENV)/bin
 
 # Serving needs the project alone; the test tools (pytest, linters, browser drivers, SDK generators) come
 # with the first `make test`.
-$(BIN)/osmosis: pyproject.toml
+# A stamp rather than bin/osmosis itself: every later `pip install -e` of an extra writes that script again, which
+# would make each extra's stamp out of date for the others.
+$(VENV)/.project: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.test-tools: $(BIN)/osmosis
+$(VENV)/.test-tools: $(VENV)/.project
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
 # The solver's search compiled with mypyc (server/solver/native.py), rebuilt when its sources change; without a
 # C compiler the script says so and the solver runs as pure Python.
 SEARCH_SOURCES := server/solver/plans.py server/solver/reach.py server/solver/search.py server/solver/depth_first.py
-$(VENV)/.solver-accelerator: $(BIN)/osmosis $(SEARCH_SOURCES)
+$(VENV)/.solver-accelerator: $(VENV)/.project $(SEARCH_SOURCES)
 	$(BIN)/pip install --quiet -e '.[accelerator]'
 	$(BIN)/python scripts/build-solver-accelerator
 	touch $@
 
 PORT ?= 8000
 
-serve: $(BIN)/osmosis $(VENV)/.solver-accelerator
+serve: $(VENV)/.project $(VENV)/.solver-accelerator
 	$(BIN)/osmosis serve --port $(PORT)
 
 # The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game.
-$(VENV)/.play: $(BIN)/osmosis
+$(VENV)/.play: $(VENV)/.project
 	$(BIN)/pip install --quiet -e '.[play]'
 	touch $@
 
@@ -64,7 +66,7 @@ check: $(VENV)/.test-tools $(VENV)/.solver-accelerator
 	for module in server/api/web/*.js; do node --experimental-default-type=module --check $$module || exit 1; done
 	OSMOSIS_FAST_TIER=1 $(BIN)/pytest -q -m "not slow" tests $(addprefix --ignore=,$(NEEDS_SERVERS))
 
-bench: $(BIN)/osmosis
+bench: $(VENV)/.project
 	$(BIN)/python bench/engine.py
 
 clean:

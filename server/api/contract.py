@@ -127,7 +127,7 @@ def tagged_union(members: dict[str, str], description: str) -> dict[str, Any]:
 
 
 LEGAL_ACTIONS = {"move": "MoveAction", "deal": "DealAction", "redeal": "RedealAction"}
-ACTIONS = {**LEGAL_ACTIONS, "resign": "ResignAction"}
+ACTIONS = {**LEGAL_ACTIONS, "resign": "ResignAction", "undo": "UndoAction"}
 EVENTS = {
     "game_created": "GameCreatedEvent",
     "card_played": "CardPlayedEvent",
@@ -139,6 +139,7 @@ EVENTS = {
     "game_resigned": "GameResignedEvent",
     "seeds_revealed": "SeedsRevealedEvent",
     "hint_given": "HintGivenEvent",
+    "action_undone": "ActionUndoneEvent",
 }
 
 
@@ -188,7 +189,9 @@ UNIONS: dict[str, dict[str, Any]] = {
         "as it is to `POST /games/{game_id}/actions`.",
     ),
     "Action": tagged_union(
-        ACTIONS, "An action to take: a legal action, or resigning (always allowed while the game is on)."
+        ACTIONS,
+        "An action to take: a legal action, resigning (always allowed while the game is on), or taking back the "
+        "latest action not taken back yet (when the game's `can_undo` says so).",
     ),
     "Event": tagged_union(EVENTS, "An event of the move log. `data` is typed by `kind`."),
 }

@@ -8,7 +8,18 @@ from marshmallow import fields
 from ..log import events as ev
 from .games.solver_schemas import HintSchema
 from .players.schemas import PlayerRefSchema
-from .schemas import SOURCES, TARGETS, DealInfoSchema, PublicStateSchema, RulesSchema, card, cards, kind, one_of
+from .schemas import (
+    SOURCES,
+    TARGETS,
+    DealInfoSchema,
+    PublicStateSchema,
+    RulesSchema,
+    card,
+    cards,
+    component,
+    kind,
+    one_of,
+)
 
 
 class GameCreatedDataSchema(ma.Schema):
@@ -60,6 +71,15 @@ class GameResignedDataSchema(ma.Schema):
     reason = fields.String(required=True)
 
 
+class ActionUndoneDataSchema(ma.Schema):
+    undone_seq = fields.Integer(
+        required=True, metadata={"description": "The seq of the taken-back action's own event (not itself taken back)."}
+    )
+    action = component(
+        "LegalAction", required=True, metadata={"description": "The action taken back, as it was legal then."}
+    )
+
+
 class SeedsRevealedDataSchema(ma.Schema):
     server_seed = fields.String(required=True, metadata={"description": "hex; hashes to the commitment."})
     client_seed = fields.String(required=True, metadata={"description": "The client's seed; empty if none."})
@@ -96,4 +116,10 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     ev.GAME_RESIGNED: _event(ev.GAME_RESIGNED, GameResignedDataSchema, "The player gave up."),
     ev.SEEDS_REVEALED: _event(ev.SEEDS_REVEALED, SeedsRevealedDataSchema, "The seeds, once the game is over."),
     ev.HINT_GIVEN: _event(ev.HINT_GIVEN, HintSchema, "A hint the player asked for (it changes no card)."),
+    ev.ACTION_UNDONE: _event(
+        ev.ACTION_UNDONE,
+        ActionUndoneDataSchema,
+        "The latest action not taken back yet, taken back (the action `undo`): the position is again the one "
+        "before it.",
+    ),
 }

@@ -283,11 +283,19 @@ class ResignActionSchema(ma.Schema):
     kind = kind("resign")
 
 
+class UndoActionSchema(ma.Schema):
+    """Take back the latest action not taken back yet: the game returns to the position before it, and the log
+    gains an action_undone event. Refused at the deal, once the game is over, and in a daily deal."""
+
+    kind = kind("undo")
+
+
 ACTION_SCHEMAS: dict[str, ma.Schema] = {
     "move": MoveActionSchema(),
     "deal": DealActionSchema(),
     "redeal": RedealActionSchema(),
     "resign": ResignActionSchema(),
+    "undo": UndoActionSchema(),
 }
 
 
@@ -372,6 +380,20 @@ class GameSchema(ma.Schema):
         PlayerRefSchema,
         metadata={
             "description": "The player whose game it is: present only for a game created with a player's API token."
+        },
+    )
+    undos = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Actions the player took back (the action `undo`); each is an action_undone event of the "
+            "log. A game with any ranks on no board."
+        },
+    )
+    can_undo = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether the action `undo` would take an action back now: the game is on, it is not a "
+            "daily deal, and an action is left that was not taken back."
         },
     )
 

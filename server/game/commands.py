@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from ..log.events import Event
 from ..rules import Action, GameState, Rules
 from .callers import Caller
 
@@ -59,6 +60,20 @@ class Hint(OnGame):
 
 
 @dataclass(frozen=True, slots=True)
+class Undo(OnGame):
+    """Take back the game's latest action not taken back yet: appended to the log as action_undone."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """An undo asked as `asked`, decided with the game's log as it was read (`log`): taken only if the game is
+    still at the log's last event."""
+
+    asked: Undo
+    log: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GiveHint:
     """A hint worked out for `asked` on the position `on`: given only if the game is still there."""
 
@@ -77,7 +92,7 @@ class End:
     abandoned: bool = False
 
 
-Command = Act | Draw | Resign | GiveHint | End
+Command = Act | Draw | Resign | GiveHint | TakeBack | End
 """What `decide` takes."""
 
 

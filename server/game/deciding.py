@@ -3,6 +3,7 @@ and, for a creation, the seeds, the id and the token it drew; the change holds a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -11,9 +12,10 @@ from uuid import UUID
 from .. import rules
 from ..log import events as ev
 from ..log import public_entries
+from ..log.deal_record import game_opening
 from ..rules import GameState, can_redeal, commitment, to_text
 from .change import Change, Game, Reply
-from .commands import Act, Command, Draw, End, GiveHint, Resign, Versions
+from .commands import Act, Command, Draw, End, GiveHint, Resign, TakeBack, Versions
 from .days import still_private
 from .document import action_reply, rendered
 from .errors import DayClosed, PositionMoved, VersionConflict
@@ -28,7 +30,7 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
     """What `command` makes of `game` at `now`; raises the game's refusal (errors.py, or the rules') instead."""
     if isinstance(command, End):
         return _ended(game, command, now)
-    asked = command.asked if isinstance(command, GiveHint) else command
+    asked = command.asked if isinstance(command, GiveHint | TakeBack) else command
     check_day_open(game.record, now)
     check_version(game.record, asked.versions)
     state = game.state
@@ -36,6 +38,9 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
         if command.on != state:
             raise PositionMoved("the game moved on while its hint was worked out: ask again")
         return _change(game, state, [ev.hint_given(command.hint)], now, hint=command.hint)
+    if isinstance(command, TakeBack):
+        undone, before = taken_back(game, command.log)
+        return _change(game, before, [ev.action_undone(undone)], now, undoable=-1)
     action: rules.Action
     if isinstance(command, Act):
         action = command.action
@@ -45,7 +50,26 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
         assert isinstance(command, Resign)
         action = rules.Resign()
     after = rules.apply(state, action)
-    return _change(game, after, ev.events_for(state, action, after), now)
+    # A resignation ends the game: no undo takes it back, nor anything before it.
+    undoable = 0 if isinstance(action, rules.Resign) else 1
+    return _change(game, after, ev.events_for(state, action, after), now, undoable=undoable)
+
+
+def taken_back(game: Game, log: Sequence[ev.Event]) -> tuple[ev.Event, GameState]:
+    """The action an undo takes back (its own event), the latest not taken back yet, and the position before it,
+    folded from the game's opening along `log`, the game's whole log as it was read."""
+    record, secret = game.record, game.secret
+    if game.state.is_over:
+        raise rules.GameOver("the game is over: an ended game stays ended, and no action of it is taken back")
+    if record.daily is not None:
+        raise rules.IllegalAction("undo-in-daily", "a daily deal is a competition: its actions are not taken back")
+    if not log or log[-1].seq != record.version:
+        raise PositionMoved("the game moved on while its log was read for the undo: ask again")
+    opening = game_opening(rules.Rules.from_mapping(record.rules), secret.server_seed, secret.client_seed, record.deal)
+    latest = ev.latest_action(opening, log)
+    if latest is None:
+        raise rules.IllegalAction("nothing-to-undo", "there is no action to take back: the game is at its deal")
+    return latest
 
 
 def check_version(game: GameRecord, versions: Versions) -> None:
@@ -75,9 +99,12 @@ def _change(
     now: datetime,
     *,
     hint: dict[str, Any] | None = None,
+    undoable: int = 0,
     closing_day: bool = False,
     abandoned: bool = False,
 ) -> Change:
+    """The change of `new_events` taking the game to `after`; `undoable`: how the count of actions an undo could
+    take back moves (one more after an action, one fewer after an undo)."""
     record, secret = game.record, game.secret
     # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
     reveal = after.is_over and (record.daily is None or closing_day)
@@ -86,7 +113,7 @@ def _change(
         new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
         deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
     appended, events_json = ev.chained(record.head_hash, record.version + 1, new_events)
-    updated = _moved(record, after, appended[-1], deal, now, hinted=hint is not None)
+    updated = _moved(record, after, appended[-1], deal, now, hinted=hint is not None, undoable=undoable)
     entries: tuple[PublicEntry, ...] = ()
     if reveal:
         ended = _end_entry(updated, secret)
@@ -104,7 +131,13 @@ def _change(
 
 
 def _moved(
-    record: GameRecord, after: GameState, head: ev.Event, deal: dict[str, Any], now: datetime, hinted: bool
+    record: GameRecord,
+    after: GameState,
+    head: ev.Event,
+    deal: dict[str, Any],
+    now: datetime,
+    hinted: bool,
+    undoable: int,
 ) -> GameRecord:
     """The game's row after a command whose last event is `head`, its document rendered."""
     moved = GameRecord(
@@ -123,6 +156,8 @@ def _moved(
         document="",
         owner=record.owner,
         daily=record.daily,
+        undos=record.undos + (undoable < 0),
+        undoable=record.undoable + undoable,
     )
     return rendered(moved, after)
 

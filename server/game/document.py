@@ -31,6 +31,9 @@ def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
         "hints": record.hints,
         # Only a player's game names its player: the documents of every other game stay as they were.
         **({} if record.owner is None else {"player": record.owner.named()}),
+        # Last, where migration 0022 appended them to the documents it found.
+        "undos": record.undos,
+        "can_undo": record.undoable > 0 and record.daily is None and not state.is_over,
     }
 
 

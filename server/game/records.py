@@ -46,6 +46,10 @@ class GameRecord:
     """The player who created the game with their API token; None for a game made with no player's token."""
     daily: date | None = None
     """The UTC day of a daily game: private to its player until the day closes (service/daily.py)."""
+    undos: int = 0
+    """How many actions the player took back (action_undone events)."""
+    undoable: int = 0
+    """How many actions an undo could still take back, one after another: those not taken back yet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,7 @@ class PlayerResult:
     score: int
     hints: int
     actions: int
-    """Moves, deals and redeals (not hints, not a resignation)."""
+    """Moves, deals and redeals (not hints, not a resignation), those taken back too."""
     started_at: datetime
     ended_at: datetime
     verified: bool | None = None
@@ -101,3 +105,5 @@ class PlayerResult:
     all-time boards."""
     abandoned: bool = False
     """Ended by the upkeep, left without an action for ABANDONED_AFTER: a loss."""
+    undos: int = 0
+    """Actions taken back: a game with any ranks on no board, and the player's statistics count it apart."""

@@ -17,10 +17,12 @@ def result_at_reveal(game: GameRecord, abandoned: bool = False) -> PlayerResult 
     """The result of a player's game under a preset, from its row as the write revealing its seeds leaves it;
     None for a game with no player or with custom rules. `abandoned`: the upkeep ends it, its player gone.
 
-    Its log then holds game_created, its hints, its actions, the event that ended it (game_won, game_lost or
-    game_resigned) and seeds_revealed: so its actions are its version less its hints and those three.
+    Its log then holds game_created, its hints, its actions, its undos, the event that ended it (game_won,
+    game_lost or game_resigned) and seeds_revealed: so its actions are its version less its hints, its undos and
+    those three.
     """
-    return _result(game, game.status == "won", game.score, game.hints, game.version - game.hints - 3, abandoned)
+    actions = game.version - game.hints - game.undos - 3
+    return _result(game, game.status == "won", game.score, game.hints, actions, game.undos, abandoned)
 
 
 def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResult | None:
@@ -31,11 +33,12 @@ def result_from_log(game: GameRecord, events: Sequence[ev.Event]) -> PlayerResul
     score = int(ended.data.get("score", game.score)) if ended.kind != ev.GAME_RESIGNED else game.score
     hints = sum(event.kind == ev.HINT_GIVEN for event in events)
     actions = sum(event.kind in COUNTED_ACTION_EVENTS for event in events)
-    return _result(game, ended.kind == ev.GAME_WON, score, hints, actions)
+    undos = sum(event.kind == ev.ACTION_UNDONE for event in events)
+    return _result(game, ended.kind == ev.GAME_WON, score, hints, actions, undos)
 
 
 def _result(
-    game: GameRecord, won: bool, score: int, hints: int, actions: int, abandoned: bool = False
+    game: GameRecord, won: bool, score: int, hints: int, actions: int, undos: int, abandoned: bool = False
 ) -> PlayerResult | None:
     """A player's game under a preset counts; one with no player or with custom rules does not (None)."""
     if game.owner is None or game.variant is None:
@@ -54,6 +57,7 @@ def _result(
         game.updated_at,
         public_deal=is_public_deal(game.deal),
         abandoned=abandoned,
+        undos=undos,
     )
 
 

@@ -294,6 +294,8 @@ def _fold_checking_snapshots(
         final = state
         if event.kind == ev.HINT_GIVEN:
             hinted.append((event, state))
+        if event.kind == ev.ACTION_UNDONE and daily:
+            raise ReplayError(event.seq, "an action of a daily deal is taken back: a competition's actions are final")
         snapshot = snapshots.get(event.seq)
         if snapshot is not None and (not ends(events, index) or snapshot != to_text(state)):
             raise ReplayError(

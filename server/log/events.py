@@ -46,6 +46,7 @@ GAME_LOST = "game_lost"
 GAME_RESIGNED = "game_resigned"
 SEEDS_REVEALED = "seeds_revealed"
 HINT_GIVEN = "hint_given"
+ACTION_UNDONE = "action_undone"
 
 EVENT_KINDS = (
     GAME_CREATED,
@@ -58,6 +59,7 @@ EVENT_KINDS = (
     GAME_RESIGNED,
     SEEDS_REVEALED,
     HINT_GIVEN,
+    ACTION_UNDONE,
 )
 
 
@@ -170,6 +172,14 @@ def hint_given(hint: dict[str, Any]) -> NewEvent:
     return NewEvent(HINT_GIVEN, hint)
 
 
+def action_undone(undone: Event) -> NewEvent:
+    """An undo: it takes back the action whose own event is `undone`, naming it by seq and as an action. It
+    reveals nothing: the position it returns to was shown before."""
+    action = action_of(undone)
+    assert action is not None, "only an action is taken back"
+    return NewEvent(ACTION_UNDONE, {"undone_seq": undone.seq, "action": action_to_dict(action)})
+
+
 def events_for(before: GameState, action: Action, after: GameState) -> list[NewEvent]:
     """What became public through `action`: the action's own event, then the end of the game if it came."""
     events: list[NewEvent]
@@ -229,7 +239,9 @@ _ENDING = frozenset((GAME_WON, GAME_LOST, SEEDS_REVEALED))
 """The events the game appends after an action of the player's, in the same step."""
 
 
-def positions(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Event, GameState]]:
+def positions(
+    opening: GameState, events: Sequence[Event], taken: list[tuple[Event, GameState]] | None = None
+) -> Iterator[tuple[Event, GameState]]:
     """Each event with the position after it, re-run under the rules from `opening`: the game's opening
     when the events begin with game_created, else a snapshot taken at the end of an action.
 
@@ -237,7 +249,10 @@ def positions(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Eve
     of the game, and the position after each of them is the position after the whole action: the game
     never showed a position between them. So an action's events are checked together before the first
     of them is given, and a caller that stops at an event inside a step must have passed the rest of it.
-    A hint_given is a step of its own that leaves the position as it was.
+    A hint_given is a step of its own that leaves the position as it was. An action_undone is a step of its own
+    that returns to the position before the latest action not taken back yet, which it names (several undos walk
+    further back); an undo reaching before a snapshot the fold started at raises HistoryBeforeStart. `taken`, if
+    given, is kept as the actions not taken back so far, each with the position before it, the latest last.
 
     Every recorded action is applied by the engine and what it makes public must equal what the log
     says, so a log that does not follow the rules raises ReplayError at its first wrong event. The
@@ -245,11 +260,17 @@ def positions(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Eve
     """
     state = opening
     position = 0
+    taken = [] if taken is None else taken
     if events and events[0].kind == GAME_CREATED:
         yield events[0], state
         position = 1
     while position < len(events):
         event = events[position]
+        if event.kind == ACTION_UNDONE:
+            state = _taken_back(event, state, taken, from_opening=events[0].kind == GAME_CREATED)
+            yield event, state
+            position += 1
+            continue
         if event.kind == SEEDS_REVEALED:
             if not state.is_over:
                 raise ReplayError(event.seq, "the seeds are revealed while the game is still on")
@@ -275,10 +296,30 @@ def positions(opening: GameState, events: Sequence[Event]) -> Iterator[tuple[Eve
                 raise ReplayError(got.seq, f"{got.kind} is not what the rules make of {action} here")
         if len(recorded) < len(expected):
             raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
+        taken.append((event, state))
         state = after
         for got in recorded:
             yield got, state
         position += len(expected)
+
+
+class HistoryBeforeStart(ReplayError):
+    """An undo takes back an action from before the position a fold started at (a snapshot): fold from the
+    opening instead."""
+
+
+def _taken_back(event: Event, state: GameState, taken: list[tuple[Event, GameState]], from_opening: bool) -> GameState:
+    """The position an undo returns to: the one before the latest action not taken back, which it must name."""
+    if state.is_over:
+        raise ReplayError(event.seq, "an action is taken back after the game is over")
+    if not taken:
+        if from_opening:
+            raise ReplayError(event.seq, "an undo with no action left to take back")
+        raise HistoryBeforeStart(event.seq, "the undo takes back an action from before this fold's start")
+    undone, before = taken.pop()
+    if event.data != action_undone(undone).data:
+        raise ReplayError(event.seq, f"{event.kind} must take back the action of event {undone.seq}, its latest")
+    return before
 
 
 def _check_hint(event: Event, state: GameState) -> None:
@@ -288,6 +329,15 @@ def _check_hint(event: Event, state: GameState) -> None:
     recommended = event.data.get("action") if isinstance(event.data, dict) else None
     if recommended is not None and recommended not in [action_to_dict(action) for action in legal_actions(state)]:
         raise ReplayError(event.seq, "the hint recommends an action that is not legal here")
+
+
+def latest_action(opening: GameState, events: Sequence[Event]) -> tuple[Event, GameState] | None:
+    """The latest action of the log not taken back (its own event) and the position before it; None if none is
+    left. The log must begin with game_created: an undo may reach back to the first action."""
+    taken: list[tuple[Event, GameState]] = []
+    for _ in positions(opening, events, taken):
+        pass
+    return taken[-1] if taken else None
 
 
 def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:

@@ -231,6 +231,9 @@ ACTION = tagged(
     },
 )
 
+TAKEN_BACK = tagged("kind", {"move": {"card": CARD, "from": SOURCE, "to": TARGET}, "deal": {}, "redeal": {}})
+"""An action as an undo names it: as it was taken, every field given."""
+
 _HINT = record(
     {
         "action": nullable(ACTION),
@@ -271,6 +274,7 @@ EVENT_DATA: dict[str, Shape] = {
     "game_resigned": record({"reason": one_of(RESIGNED.reason)}),
     "seeds_revealed": record({"server_seed": HEX64, "client_seed": text(CLIENT_SEED_LENGTH)}),
     "hint_given": _HINT,
+    "action_undone": record({"undone_seq": whole(2, MAX_SAFE_INTEGER), "action": TAKEN_BACK}),
 }
 """Each event kind's data, exactly."""
 

@@ -33,8 +33,11 @@ RULES_THAT_REFUSE = (
     "waste-empty",
     "no-passes-left",
     "game-over",
+    "nothing-to-undo",
+    "undo-in-daily",
 )
-"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused")."""
+"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused"); the last two refuse an undo,
+which the game decides (server/game), not the rules."""
 
 
 class IllegalAction(RulesError):

@@ -111,13 +111,15 @@ class PlayerStats:
     wins: int
     best_actions: int | None
     best_game: UUID | None
-    """The won game of fewest actions with no hint (the first by id of those)."""
+    """The won game of fewest actions with no hint and no undo (the first by id of those)."""
     daily_days: tuple[date, ...] = ()
     ranked_games: int = 0
     """The games and wins the all-time boards count: of deals nobody could look up (not public deal numbers)."""
     ranked_wins: int = 0
     abandoned: int = 0
     """Games left without an action for ABANDONED_AFTER, ended by the upkeep: counted as losses."""
+    undone: int = 0
+    """Games in which the player took an action back: counted among the games, never ranked."""
 
 
 @dataclass(frozen=True, slots=True)

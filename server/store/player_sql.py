@@ -87,7 +87,7 @@ SELECT_UNREVEALED_DAILY_GAMES = """
 """
 
 SELECT_PLAYER_STATS = """
-    SELECT variant, games, wins, best_actions, best_game, ranked_games, ranked_wins, abandoned FROM player_stats
+    SELECT variant, games, wins, best_actions, best_game, ranked_games, ranked_wins, abandoned, undone FROM player_stats
     WHERE player_id = %(player_id)s
 """
 
@@ -109,9 +109,9 @@ CLEAR_STATISTICS = "TRUNCATE player_stats, player_results"
 
 INSERT_RESULT = """
     INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
-                                ended_at, verified, public_deal, abandoned)
+                                ended_at, verified, public_deal, abandoned, undos)
     VALUES (%(game_id)s, %(player_id)s, %(kind)s, %(variant)s, %(daily)s, %(won)s, %(score)s, %(hints)s, %(actions)s,
-            %(started_at)s, %(ended_at)s, %(verified)s, %(public_deal)s, %(abandoned)s)
+            %(started_at)s, %(ended_at)s, %(verified)s, %(public_deal)s, %(abandoned)s, %(undos)s)
 """
 
 # Which games the upkeep ended as abandoned: a fact of their own (games_abandoned), which the logs do not hold.
@@ -131,12 +131,13 @@ TIME_RESULTS = """
 # The sums from the results, all at once: the same as the write of each game adds them one by one.
 SUM_RESULTS = """
     INSERT INTO player_stats (player_id, kind, variant, games, wins, best_actions, best_game, ranked_games, ranked_wins,
-                              abandoned)
+                              abandoned, undone)
     SELECT player_id, kind, variant, count(*), count(*) FILTER (WHERE won),
-           min(actions) FILTER (WHERE won AND hints = 0),
-           (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0))[1],
-           count(*) FILTER (WHERE NOT public_deal), count(*) FILTER (WHERE won AND NOT public_deal),
-           count(*) FILTER (WHERE abandoned)
+           min(actions) FILTER (WHERE won AND hints = 0 AND undos = 0),
+           (array_agg(game_id ORDER BY actions, game_id) FILTER (WHERE won AND hints = 0 AND undos = 0))[1],
+           count(*) FILTER (WHERE NOT public_deal AND undos = 0),
+           count(*) FILTER (WHERE won AND NOT public_deal AND undos = 0),
+           count(*) FILTER (WHERE abandoned), count(*) FILTER (WHERE undos > 0)
     FROM player_results
     WHERE verified
     GROUP BY player_id, kind, variant
@@ -199,19 +200,20 @@ ALL_TIME_BOARD_RANK = f"""
 SELECT_UNVERIFIED_RESULTS = "SELECT game_id FROM player_results WHERE verified IS NULL ORDER BY game_id LIMIT %(limit)s"
 
 # A result verified: marked, and if its game is valid, added to the player's sums under the preset (the best win
-# is the one of fewest actions with no hint, the first game id of those, so that the order games are counted
-# in does not matter). Marked once: a result verified meanwhile by another process is left as it is.
+# is the one of fewest actions with no hint and no undo, the first game id of those, so that the order games are
+# counted in does not matter; a game with an undo is counted apart, never ranked). Marked once: a result verified
+# meanwhile by another process is left as it is.
 MARK_VERIFIED = """
     WITH marked AS (
         UPDATE player_results SET verified = %(valid)s
         WHERE game_id = %(game_id)s AND verified IS NULL
-        RETURNING player_id, kind, variant, won, hints, actions, game_id, verified, public_deal, abandoned
+        RETURNING player_id, kind, variant, won, hints, actions, game_id, verified, public_deal, abandoned, undos
     )
     INSERT INTO player_stats AS s (player_id, kind, variant, games, wins, best_actions, best_game, ranked_games,
-                                   ranked_wins, abandoned)
-    SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 THEN actions END,
-           CASE WHEN won AND hints = 0 THEN game_id END, (NOT public_deal)::integer,
-           (won AND NOT public_deal)::integer, abandoned::integer
+                                   ranked_wins, abandoned, undone)
+    SELECT player_id, kind, variant, 1, won::integer, CASE WHEN won AND hints = 0 AND undos = 0 THEN actions END,
+           CASE WHEN won AND hints = 0 AND undos = 0 THEN game_id END, (NOT public_deal AND undos = 0)::integer,
+           (won AND NOT public_deal AND undos = 0)::integer, abandoned::integer, (undos > 0)::integer
     FROM marked WHERE verified
     ON CONFLICT (player_id, variant) DO UPDATE SET
         games = s.games + 1,
@@ -219,6 +221,7 @@ MARK_VERIFIED = """
         ranked_games = s.ranked_games + EXCLUDED.ranked_games,
         ranked_wins = s.ranked_wins + EXCLUDED.ranked_wins,
         abandoned = s.abandoned + EXCLUDED.abandoned,
+        undone = s.undone + EXCLUDED.undone,
         best_actions = CASE WHEN EXCLUDED.best_game IS NOT NULL AND (s.best_game IS NULL OR
             (EXCLUDED.best_actions, EXCLUDED.best_game) < (s.best_actions, s.best_game))
             THEN EXCLUDED.best_actions ELSE s.best_actions END,

@@ -87,6 +87,7 @@ def _result_params(result: PlayerResult | None) -> dict[str, Any]:
         "ended": "ended_at",
         "public_deal": "public_deal",
         "abandoned": "abandoned",
+        "undos": "undos",
     }
     return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
 
@@ -131,7 +132,7 @@ def game_params(game: GameRecord) -> dict[str, Any]:
     }
 
 
-_MOVING = ("updated_at", "version", "status", "score", "head_hash", "hints", "document")
+_MOVING = ("updated_at", "version", "status", "score", "head_hash", "hints", "document", "undos", "undoable")
 """What an action changes of a game's row (besides its deal, at the reveal)."""
 
 
@@ -177,4 +178,6 @@ def game_of(row: dict[str, Any]) -> GameRecord:
         document=row["document"],
         owner=None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"]),
         daily=row["daily"],
+        undos=row["undos"],
+        undoable=row["undoable"],
     )

@@ -6,16 +6,17 @@ import itertools
 _GAME_COLUMNS = """
     g.id, g.created_at, g.updated_at, g.rules, g.variant, g.deal, g.commitment, g.version, g.status, g.score,
     g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind,
-    g.daily
+    g.daily, g.undos, g.undoable
 """
 _GAMES = "games g LEFT JOIN players p ON p.id = g.player_id"
 """A game's row with its owner's name and kind (a name never changes: players/names.py)."""
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, hints, document, player_id, daily)
+                       head_hash, hints, document, player_id, daily, undos, undoable)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s)
+            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s,
+            %(undos)s, %(undoable)s)
 """
 
 INSERT_SECRET = """
@@ -43,7 +44,7 @@ WRITE_CHANGE = """
         UPDATE games
         SET updated_at = %(updated_at)s, deal = coalesce(%(revealed_deal)s::jsonb, deal), version = %(version)s,
             status = %(status)s, score = %(score)s, head_hash = %(head_hash)s, hints = %(hints)s,
-            document = %(document)s
+            document = %(document)s, undos = %(undos)s, undoable = %(undoable)s
         WHERE id = %(id)s AND version = %(expected_version)s AND EXISTS (SELECT FROM game_lock)
         RETURNING id
     ), position AS (
@@ -71,11 +72,12 @@ WRITE_CHANGE = """
           AND e.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')
     ), result AS (
         INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
-                                    ended_at, first_action_at, last_action_at, public_deal, abandoned)
+                                    ended_at, first_action_at, last_action_at, public_deal, abandoned, undos)
         SELECT moved.id, %(result_player)s, %(result_kind)s, %(result_variant)s, %(result_daily)s, %(result_won)s,
                %(result_score)s, %(result_hints)s, %(result_actions)s, %(result_started)s, %(result_ended)s,
                coalesce(acted.first_at, CASE WHEN acted.now THEN now() END),
-               CASE WHEN acted.now THEN now() ELSE acted.last_at END, %(result_public_deal)s, %(result_abandoned)s
+               CASE WHEN acted.now THEN now() ELSE acted.last_at END, %(result_public_deal)s, %(result_abandoned)s,
+               %(result_undos)s
         FROM moved, acted WHERE %(result_player)s::uuid IS NOT NULL
     ), abandoned AS (
         INSERT INTO games_abandoned (game_id) SELECT id FROM moved WHERE %(result_abandoned)s

@@ -51,6 +51,7 @@ class StatisticsTables:
                 row["ranked_games"],
                 row["ranked_wins"],
                 row["abandoned"],
+                row["undone"],
             )
             for row in rows
         ]

@@ -116,10 +116,14 @@ def test_a_days_board_opens_at_the_close_in_its_order_humans_and_bots_apart(boar
     assert seen == humans["rows"]
 
 
-def won_secret_game(client, db, token, variant):
+def won_secret_game(client, db, token, variant, undo_first=False):
     """A game of a secret winnable deal, won: the test reads the deal from the database (no player could) and plays
-    the solver's winning line through the API."""
+    the solver's winning line through the API; `undo_first`: after a deal taken back."""
     game, _ = create(client, token, variant=variant, winnable=True)
+    if undo_first:
+        client.post(f"/games/{game['id']}/draw", headers=token)
+        undone = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "undo"}}, headers=token)
+        assert undone.status_code == 200, undone.get_json()
     (state,) = db.execute("SELECT state FROM game_secrets WHERE game_id = %s", (game["id"],)).fetchone()
     for action in solve(from_text(state)).witness:
         response = client.post(f"/games/{game['id']}/actions", json={"action": action_to_dict(action)}, headers=token)
@@ -246,3 +250,18 @@ def test_a_board_of_any_day_or_none_is_answered_without_a_5xx(client, path, stat
     response = client.get(path)
     assert response.status_code == status
     assert response.mimetype == ("application/json" if status == 200 else "application/problem+json")
+
+
+def test_games_with_an_undo_count_on_the_player_s_page_but_never_on_the_boards(app, client, db):
+    variant = "osmosis-draw-one"
+    name, token = sign_up(client)
+    for _ in range(MIN_GAMES):
+        won_secret_game(client, db, token, variant, undo_first=True)
+    while app.extensions["osmosis.upkeep"].run_once():
+        pass
+
+    rows = client.get(f"/boards/{variant}?limit=100").get_json()["rows"]
+    assert name not in [row["player"]["name"] for row in rows]
+    (stats,) = client.get(f"/players/{name}").get_json()["stats"]
+    assert (stats["games"], stats["wins"], stats["undone"]) == (MIN_GAMES, MIN_GAMES, MIN_GAMES)
+    assert stats["ranked"] == {"games": 0, "wins": 0} and stats["best_win"] is None

@@ -300,3 +300,13 @@ def test_a_closed_daily_game_verifies_offline_against_the_logged_opening_of_its_
 def test_a_day_to_come_or_not_a_day_is_refused(client, path, status, code):
     response = client.get(path)
     assert (response.status_code, response.get_json()["code"]) == (status, code)
+
+
+def test_a_daily_game_takes_no_undo_its_actions_are_final(client):
+    owner = player(client)
+    game, token = daily_game(client, owner)
+    game = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+    assert not game["can_undo"]
+    refused = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "undo"}}, headers=token)
+    assert refused.status_code == 409 and refused.get_json()["rule"] == "undo-in-daily"
+    assert client.get(f"/games/{game['id']}", headers=owner).get_json()["version"] == game["version"]

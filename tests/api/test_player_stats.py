@@ -83,6 +83,30 @@ def test_a_players_page_counts_their_finished_games_as_the_rebuild_from_the_logs
     assert client.get(f"/players/{name}").get_json() == page
 
 
+def test_a_game_won_with_an_undo_counts_apart_is_no_best_win_and_the_rebuild_agrees(
+    app, client, db, database_url, monkeypatch, capsys
+):
+    name, token = sign_up(client)
+    clean, _ = create(client, token, variant="osmosis-draw-one", deal_number=WON_BY_FIRST_LEGAL[1])
+    clean = play_first_legal(client, clean, token)
+    taken_back, _ = create(client, token, variant="osmosis-draw-one", deal_number=WON_BY_FIRST_LEGAL[0])
+    drawn = client.post(f"/games/{taken_back['id']}/draw", headers=token).get_json()["game"]
+    back = client.post(f"/games/{drawn['id']}/actions", json={"action": {"kind": "undo"}}, headers=token)
+    assert back.status_code == 200, back.get_json()
+    won = play_first_legal(client, back.get_json()["game"], token)
+    assert (won["status"], won["undos"], clean["status"]) == ("won", 1, "won")
+    assert actions_in_log(client, won["id"]) < actions_in_log(client, clean["id"])  # fewer, and still not the best
+
+    verify_results(app)
+    (stats,) = client.get(f"/players/{name}").get_json()["stats"]
+    assert (stats["games"], stats["wins"], stats["undone"]) == (2, 2, 1)
+    assert stats["best_win"]["game_id"] == clean["id"]
+
+    before = projection(db)
+    rebuild(monkeypatch, database_url, capsys)
+    assert projection(db) == before
+
+
 class Clock:
     def __init__(self, now):
         self.now = now

@@ -28,6 +28,7 @@ class Actions(MethodView):
             "move": {"value": {"action": examples.move_request(), "expected_version": 3}},
             "deal": {"value": {"action": {"kind": "deal"}}},
             "resign": {"value": {"action": {"kind": "resign"}}},
+            "undo": {"value": {"action": {"kind": "undo"}, "expected_version": 4}},
         },
     )
     @written_action(examples.moved())
@@ -36,12 +37,16 @@ class Actions(MethodView):
         """Take an action: one of the game's legal_actions, as it lists it, or resign
 
         The body's `action` is exactly one of the objects in the game's `legal_actions` (a move names its
-        card, where it is and where it goes; a deal or a redeal only its kind), or `{"kind": "resign"}`.
+        card, where it is and where it goes; a deal or a redeal only its kind), `{"kind": "resign"}`, or
+        `{"kind": "undo"}`, which takes back the latest action not taken back yet (appending `action_undone`;
+        refused at the deal, once the game is over, and in a daily deal, whose actions are final).
         A bot reads the game, picks a legal action and posts it unchanged. With `expected_version` (or
         If-Match) the action lands only on that version of the game. The answer is the game after the action
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
         caller, request = credential(), written(args)
+        if args["action"]["kind"] == "undo":
+            return action_response(use_cases().acting.handle(commands.Undo(game_id, caller, **request)))
         return action_response(
             use_cases().acting.handle(Act(game_id, caller, action_from_dict(args["action"]), **request))
         )

@@ -77,7 +77,7 @@ def profile() -> dict[str, Any]:
     day = CREATED_AT.date()
     streaks = [day - timedelta(days=n) for n in range(1, 4)] + [day - timedelta(days=n) for n in range(20, 32)]
     sums = PlayerStats(
-        "osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)), ranked_games=36, ranked_wins=7, abandoned=2
+        "osmosis", 41, 9, 87, GAME_ID, tuple(sorted(streaks)), ranked_games=35, ranked_wins=7, abandoned=2, undone=1
     )
     return profile_view(PLAYER, [sums], day)
 

@@ -192,14 +192,15 @@ class PresetStatsSchema(ma.Schema):
         BestWinSchema,
         required=True,
         allow_none=True,
-        metadata={"description": "The won game of fewest actions with no hint; null if none."},
+        metadata={"description": "The won game of fewest actions with no hint and no undo; null if none."},
     )
     ranked = fields.Nested(
         RankedSchema,
         required=True,
         metadata={
             "description": "The games and wins the all-time boards count: those of deals nobody could look up (random, "
-            "sealed and daily deals; not public deal numbers, whose solutions anyone can find)."
+            "sealed and daily deals; not public deal numbers, whose solutions anyone can find), played without an "
+            "undo."
         },
     )
     abandoned = fields.Integer(
@@ -207,6 +208,13 @@ class PresetStatsSchema(ma.Schema):
         metadata={
             "description": "Games left without an action for 72 hours, which the server ended as resigned: counted "
             "among the games, as losses."
+        },
+    )
+    undone = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Games in which the player took an action back (an undo): counted among the games and "
+            "wins, never among the ranked ones nor as the best win."
         },
     )
 

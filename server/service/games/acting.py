@@ -16,7 +16,7 @@ from uuid import UUID
 
 from ...game.callers import Caller
 from ...game.change import Change, Game, stored_game
-from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign
+from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign, TakeBack, Undo
 from ...game.days import still_private
 from ...game.deciding import check_day_open, check_version, decide
 from ...game.errors import PositionMoved, VersionConflict
@@ -33,7 +33,8 @@ from .idempotency import answer_after_race, first_reply, kept_reply, key_hash, w
 from .recent_games import RecentGames
 
 HINT_ATTEMPTS = 3
-"""Hints worked out at most for one request, each after an action that landed while the last was."""
+"""Hints worked out (or an undo's log read) at most for one request, each after an action that landed while the
+last was."""
 
 
 class ActingStore(GameReads, GameWrites, KeptResponses, Protocol):
@@ -66,11 +67,29 @@ class Acting:
         self._solver_time = solver_time
         self._clock = clock
 
-    def handle(self, command: Act | Draw | Resign | Hint) -> Answered[Change]:
+    def handle(self, command: Act | Draw | Resign | Hint | Undo) -> Answered[Change]:
         """The command's change, landed; or, for a retry of a request with the same Idempotency-Key, its reply."""
         if isinstance(command, Hint):
             return self._hint(command)
+        if isinstance(command, Undo):
+            return self._undo(command)
         return self._land(command, command)
+
+    def _undo(self, asked: Undo) -> Answered[Change]:
+        """The latest action not taken back yet, taken back: decided on the game's whole log, read again should
+        an action land between the read and the write."""
+        for attempt in range(1, HINT_ATTEMPTS + 1):
+            if (first := self._first_answer(asked)) is not None:
+                return first
+            game, secret = self._store.load_for_action(asked.game_id)
+            self._check_access(asked.caller, _keys(game, secret), asked.game_id)
+            log = self._store.load_events(asked.game_id, 0, None, upto=game.version)
+            try:
+                return self._land(asked, TakeBack(asked, tuple(log)))
+            except PositionMoved:
+                if attempt == HINT_ATTEMPTS:
+                    raise
+        raise AssertionError("the last attempt answers or raises")
 
     def _hint(self, asked: Hint) -> Answered[Change]:
         """The best action by what the player has seen (solver.hints), worked out, then appended as hint_given."""

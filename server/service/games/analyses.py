@@ -52,9 +52,13 @@ class Analyses:
 
 
 def steps_of(start: GameState, events: list[ev.Event]) -> Iterator[Step]:
-    """The opening, then the position after each action, by the seq of the action's own event."""
+    """The opening, then the position after each action that stands (not taken back by an undo), by the seq of the
+    action's own event: the line that led from the deal to the game's end."""
+    standing: list[tuple[ev.Event, GameState]] = []
+    final = start
+    for _, after in ev.positions(start, events, standing):
+        final = after
     yield Step(1, None, start)
-    for event, state in ev.positions(start, events):
-        action = ev.action_of(event)
-        if action is not None:
-            yield Step(event.seq, action, state)
+    for index, (event, _) in enumerate(standing):
+        after = standing[index + 1][1] if index + 1 < len(standing) else final
+        yield Step(event.seq, ev.action_of(event), after)

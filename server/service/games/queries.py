@@ -15,7 +15,7 @@ from ...game.days import day_of, still_private
 from ...log import events as ev
 from ...log.deal_record import game_opening
 from ...log.replay import export
-from ...rules import PRESET_DESCRIPTIONS, PRESETS, Rules, from_text
+from ...rules import PRESET_DESCRIPTIONS, PRESETS, GameState, Rules, from_text
 from ..errors import EventNotFound, GameNotFound
 from ..feed import FeedEntry, FeedPosition, FeedStart
 from ..ports import Feed, GameReads
@@ -124,16 +124,20 @@ class GameQueries:
         event = next((event for event in travel.events if event.seq == seq), None) if travel else None
         if travel is None or event is None:
             raise EventNotFound(f"game {game_id} has no event {seq}")
-        if travel.snapshot is not None:
-            snapshot_seq, snapshot_text = travel.snapshot
-            start = from_text(snapshot_text)
-            events = [event for event in travel.events if event.seq > snapshot_seq]
-        else:
+        secret = travel.secret
+
+        def from_opening(events: list[ev.Event]) -> GameState:
             rules = Rules.from_mapping(travel.rules)
-            secret = travel.secret
-            start = game_opening(rules, secret.server_seed, secret.client_seed, travel.deal)
-            events = travel.events
-        state = ev.fold(start, events, upto=seq)
+            return ev.fold(game_opening(rules, secret.server_seed, secret.client_seed, travel.deal), events, upto=seq)
+
+        if travel.snapshot is None:
+            return position_after(game_id, seq, event.hash, from_opening(travel.events))
+        snapshot_seq, snapshot_text = travel.snapshot
+        try:
+            state = ev.fold(from_text(snapshot_text), [e for e in travel.events if e.seq > snapshot_seq], upto=seq)
+        except ev.HistoryBeforeStart:
+            # An undo since the snapshot takes back an action from before it: the whole log, from the opening.
+            state = from_opening(self._games.load_events(game_id, 0, None, upto=seq + 2))
         return position_after(game_id, seq, event.hash, state)
 
     def replay(self, game_id: UUID) -> dict[str, Any]:

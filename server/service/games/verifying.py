@@ -8,6 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from ...game.document import game_document
+from ...game.results import COUNTED_ACTION_EVENTS
 from ...log import events as ev
 from ...log.audit import Audit, verify_log
 from ...log.replay import verify
@@ -52,6 +53,7 @@ class Verifying:
                 or game.score != final.cards_on_foundations
                 or secret.state_text != to_text(final)
                 or game.hints != sum(event.kind == ev.HINT_GIVEN for event in events)
+                or (game.undos, game.undoable) != undo_counts(events)
                 or json.loads(game.document) != game_document(game, final)
             )
         ):
@@ -72,3 +74,10 @@ class Verifying:
         """Whether the game verifies, completely: what lets a player's result count (players/profiles.py)."""
         verdict = self.verification(game_id)
         return bool(verdict["valid"] and verdict["complete"])
+
+
+def undo_counts(events: list[ev.Event]) -> tuple[int, int]:
+    """A game's undos, and the actions an undo could still take back, as its log has them: every action not taken
+    back (those that ended the game too; a resignation never)."""
+    undos = sum(event.kind == ev.ACTION_UNDONE for event in events)
+    return undos, sum(event.kind in COUNTED_ACTION_EVENTS for event in events) - undos

@@ -102,4 +102,5 @@ def _preset_view(sums: PlayerStats, today: date) -> dict[str, Any]:
         "best_win": None if sums.best_game is None else {"game_id": str(sums.best_game), "actions": sums.best_actions},
         "ranked": {"games": sums.ranked_games, "wins": sums.ranked_wins},
         "abandoned": sums.abandoned,
+        "undone": sums.undone,
     }
