@@ -1,5 +1,5 @@
 """Playing a game: the lit cards numbered, `d` to deal, `m` to name any card (the engine says why it may not
-go), `h` for a hint, `r` to resign; each action sent with the version it was chosen on, so that a move made
+go), `h` for a hint, `u` to take the latest action back, `r` to resign; each action sent with the version it was chosen on, so that a move made
 meanwhile elsewhere (another window) is never played over. At the end, a panel with the solver's verdict."""
 
 from __future__ import annotations
@@ -21,15 +21,13 @@ from .seat import Seat
 from .table import Lit, lit_cards, stock_action
 from .words import COUNTED_ACTIONS, action_text, ending, figures, hint_text, verdict
 
-NO_UNDO = (
-    "There is no undo: every action is final, a signed entry in the game's public log. "
-    "Press h for a hint before you move."
-)
+NOTHING_TO_UNDO = "Nothing to take back: the game is at its deal."
+DAILY_IS_FINAL = "A daily deal is a competition: its actions are final, there is no undo. Press h for a hint."
 CARD = re.compile(r"^\s*(?P<card>(10|[2-9TJQKA])[SHDC])\s*(?:(?:to\s+)?(?P<to>F[1-4]|cell))?\s*$", re.IGNORECASE)
 
 
 class PlayScreen(BoardScreen):
-    KEYS = "1-9 play a lit card  d deal  m name a card  h hint  r resign  q quit"
+    KEYS = "1-9 play a lit card  d deal  m name a card  h hint  u undo  r resign  q quit"
 
     def __init__(self, seat: Seat, game_id: str | None = None, new_game: Mapping[str, Any] | None = None) -> None:
         super().__init__(seat)
@@ -148,7 +146,10 @@ class PlayScreen(BoardScreen):
         elif key == "h":
             self._hint()
         elif key == "u":
-            self.say(NO_UNDO)
+            if self.game["can_undo"]:
+                self._send({"kind": "undo"})
+            else:
+                self.say(DAILY_IS_FINAL if self.game["deal"]["kind"] == "daily" else NOTHING_TO_UNDO, refused=True)
         elif key == "r":
             self.resigning = True
             self.ask("Resign this game? It ends it for good (y: resign, any other key: go on).")
@@ -209,24 +210,33 @@ class PlayScreen(BoardScreen):
         try:
             answer = await self.call(self._post_or_reload, path, body)
             if answer is not None:
-                game, note = answer
-                self.say(note or "", refused=bool(note))
+                game, note, appended = answer
                 self._show(game)
+                taken_back = next((e["data"]["action"] for e in appended if e["kind"] == "action_undone"), None)
+                if taken_back is not None:
+                    more = " u again goes further back." if game["can_undo"] else ""
+                    self.say(f"Took back: {action_text(taken_back)}.{more}")
+                else:
+                    self.say(note or "", refused=bool(note))
         finally:
             self.busy = False
 
-    def _post_or_reload(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-        """The game after the action; or, if the game moved on since it was shown, the game as it is now and
-        a word that nothing was done."""
+    def _post_or_reload(
+        self, path: str, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], str | None, list[dict[str, Any]]]:
+        """The game after the action and the events it appended; or, if the game moved on since it was shown,
+        the game as it is now and a word that nothing was done."""
         assert self.game is not None
         try:
-            return self.api.post(path, body, self.token)["game"], None
+            reply = self.api.post(path, body, self.token)
+            return reply["game"], None, reply["events"]
         except ApiError as error:
             if error.code != "version-conflict":
                 raise
         return (
             self.api.get(f"/games/{self.game['id']}"),
             "The game moved on elsewhere (another window?): nothing was done; here it is now.",
+            [],
         )
 
     def _hint(self) -> None:

@@ -50,6 +50,8 @@ def event_text(event: Mapping[str, Any]) -> str:
             return "the waste turned over for the next pass"
         case "hint_given":
             return f"a hint: {action_text(data['action'])}"
+        case "action_undone":
+            return f"took back {action_text(data['action'])}"
         case "game_won":
             return "won"
         case "game_lost":

@@ -3,7 +3,14 @@ opening table whole on a phone, and nothing wider than the window even with ever
 
 import pytest
 
-from tests.browser.table import a_deal_won_by_clicking, a_table, screenshot, up_to_the_finish
+from tests.browser.table import (
+    a_deal_won_by_clicking,
+    a_table,
+    screenshot,
+    up_to_the_finish,
+    version_of,
+    wait_for_next_version,
+)
 
 DESKTOPS = [{"width": 1920, "height": 1080}, {"width": 1280, "height": 800}]
 PHONE = {"width": 390, "height": 844}
@@ -78,3 +85,46 @@ def test_full_foundations_and_a_full_waste_fit_the_width(browser, live_server, v
     assert longest >= 10
     assert sizes["sideways"] == 0, sizes
     assert not errors
+
+
+PILES = """() => Object.fromEntries([...document.querySelectorAll('#board .row')].map((row) => {
+    const box = row.getBoundingClientRect();
+    return [row.getAttribute('aria-label').split(',')[0], [box.left, box.top, box.width, box.height]];
+}))"""
+
+
+@pytest.mark.parametrize("viewport", DESKTOPS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_no_pile_moves_over_a_whole_game_and_the_table_fills_the_middle_of_the_window(browser, live_server, viewport):
+    number = a_deal_won_by_clicking("osmosis")
+    context, page, errors = a_table(browser, live_server, viewport, "osmosis", number)
+    at_the_deal = page.evaluate(PILES)
+    slots = list(at_the_deal.values())
+    covered = sum(width * height for _, _, width, height in slots)
+    left = min(x for x, _, _, _ in slots)
+    right = max(x + width for x, _, width, _ in slots)
+    overlapping = [
+        (a, b)
+        for i, a in enumerate(slots)
+        for b in slots[i + 1 :]
+        if a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+    ]
+
+    moved, steps = {}, 0
+    while True:
+        version = version_of(page)
+        lit = page.locator("#board .playable")
+        (lit.first if lit.count() else page.locator("#draw")).click()
+        wait_for_next_version(page, version)
+        if page.locator("#game-over").is_visible():
+            break  # the end's panel comes above the table: the game is no longer played
+        steps += 1
+        for pile, box in page.evaluate(PILES).items():
+            if any(abs(a - b) > 0.5 for a, b in zip(box, at_the_deal[pile], strict=True)):
+                moved.setdefault(pile, (steps, at_the_deal[pile], box))
+    context.close()
+
+    assert steps > 50 and not errors
+    assert moved == {}, moved
+    assert overlapping == []
+    assert covered >= 0.35 * viewport["width"] * viewport["height"], covered / (viewport["width"] * viewport["height"])
+    assert abs((left + right) / 2 - viewport["width"] / 2) <= 12, (left, right)

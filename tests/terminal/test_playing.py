@@ -13,7 +13,7 @@ from server.rules import (
     numbered_opening,
     preset,
 )
-from server.terminal.playing import NO_UNDO, EndPanel, PlayScreen
+from server.terminal.playing import NOTHING_TO_UNDO, EndPanel, PlayScreen
 from server.terminal.resuming import ResumeScreen
 from server.terminal.saved import SavedGames
 from server.terminal.seat import Opening
@@ -108,18 +108,24 @@ def saved_token(tmp_path, server, game):
     return SavedGames(tmp_path / "games.json").token_of(server, game["id"])
 
 
-def test_u_says_there_is_no_undo_and_sends_nothing(live_server, tmp_path):
-    """The key bar offers only keys that do something: no `u`, which only says there is no undo."""
+def test_u_takes_the_latest_action_back_says_which_and_at_the_deal_sends_nothing(live_server, tmp_path):
     app = table(live_server, tmp_path, Opening(new_game={"variant": "osmosis", "deal_number": 11}))
 
     async def scenario(pilot):
         game = game_of(app)
         keys = str(app.screen.query_one("#keys", Static).render())
-        assert "r resign" in keys and "u " not in keys and "undo" not in keys
-        await press(pilot, "2", "u")
-        assert NO_UNDO in words(app)
+        assert "u undo" in keys and "r resign" in keys
+        await press(pilot, "2")
+        assert game_of(app)["state"]["foundations"][1]["cards"] == ["2S"]
+        await press(pilot, "u")
+        assert "Took back: 2S from" in words(app)
         _, after = call(live_server, "GET", f"/games/{game['id']}")
-        assert after["version"] == game["version"] + 1 and after["state"]["foundations"][1]["cards"] == ["2S"]
+        assert (after["state"], after["undos"]) == (game["state"], 1)
+        assert (game_of(app)["version"], game_of(app)["state"]) == (after["version"], after["state"])
+        await press(pilot, "u")
+        assert NOTHING_TO_UNDO in words(app)
+        _, unchanged = call(live_server, "GET", f"/games/{game['id']}")
+        assert unchanged["version"] == after["version"]
 
     run(app, scenario)
 

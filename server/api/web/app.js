@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { describe, hintText, movesByCard, renderBoard } from "./board.js";
 import { wireDragging } from "./dragging.js";
+import { wireTapping } from "./tapping.js";
 import { showGameOver } from "./ending.js";
 import { markHint, sayBeside, unsay } from "./feedback.js";
 import { canFinish } from "./finishing.js";
@@ -31,6 +32,9 @@ let finishing = false; // the finish is playing the cards home
 let settings = loadSettings();
 let autoMoveTimer = null;
 let freshDeal = null; // the id of the game this page has just dealt: its first drawing deals from the stock
+let afterUndo = false; // the player's last action was an undo: auto-move and auto-finish wait for their next one
+let inFlightTap = null; // what the action on its way was asked by: {card} or {stock}
+let nextTap = null;     // a tap on another card or the stock while it was on its way: played once it lands
 
 // --- playing -----------------------------------------------------------------------------------------
 
@@ -67,7 +71,7 @@ function renderGame(dropped = null) {
   $("table").dataset.version = game.version;
   const drawAction = stockAction();
   const play = game.status === "playing"
-    ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: () => act(drawAction), drawAction }
+    ? { chosen: chosenMove, onPlay: playCard, onRefused: explainRefusal, onDraw: draw, drawAction }
     : null;
   // The end panel, above the table, is in place before the cards travel: they travel to where they end up.
   if (game.status !== "playing") $("confirm-resign").hidden = true;
@@ -87,18 +91,23 @@ function renderGame(dropped = null) {
   unsay();
   $("auto-move").checked = settings.autoMove;
   $("auto-finish").checked = settings.autoFinish;
+  $("four-colour").checked = settings.fourColour;
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
   $("draw").firstChild.textContent = drawAction?.kind === "redeal" ? "Redeal " : "Draw ";
   $("cell-mode").hidden = !game.rules.free_cells;
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
+  $("undo").disabled = !game.can_undo;
+  $("undo").title = game.deal.kind === "daily" ? "A daily deal's actions are final: no undo" : "Take back your last action";
   $("finish").hidden = !canFinish(game);
   $("finish").disabled = finishing;
   $("draw").classList.remove("hinted");
   if (game.status === "won") say("You won! All 52 cards are on the foundations.", "won");
   else if (game.status === "lost") say(`Game over: ${game.state.end_reason}.`, "lost");
   else if (game.status === "resigned") say("You resigned.", "lost");
+  // After an undo nothing plays by itself until the player acts: auto-move would put the card taken back straight back.
+  if (afterUndo) return;
   if (settings.autoFinish && !$("finish").hidden && !finishing) finish();
   else scheduleAutoMove();
 }
@@ -145,7 +154,13 @@ async function finish() {
 function changeSettings(changes) {
   settings = { ...loadSettings(), ...changes }; // the menu keeps its own setting there too
   saveSettings(settings);
+  showDeck();
   renderGame();
+}
+
+// The deck's colours, on the whole page: the table, the replay and the end panel alike.
+function showDeck() {
+  document.documentElement.classList.toggle("four-colour", settings.fourColour);
 }
 
 // The same rules again, a winnable deal again if this one was.
@@ -161,6 +176,7 @@ async function deal(body, onError) {
     game = await api("/games", { method: "POST", body });
     token = game.player_token;
     freshDeal = game.id;
+    afterUndo = false;
     remember(game);
     location.hash = `game=${game.id}`; // the route then shows the table
     return true;
@@ -170,13 +186,15 @@ async function deal(body, onError) {
   }
 }
 
-// Every action is one of the game's legal actions (or a resignation), posted as the game listed it, for
+// Every action is one of the game's legal actions (or a resignation, or an undo), posted as the game listed it, for
 // the version it was listed at: a stale tab is refused (412) instead of acting on a position it never showed.
 // Whatever the server refuses, the table then shows the game as the server has it, with the reason.
 // True when the action was taken.
-async function act(action, { auto = false, dropped = null, finishStep = false } = {}) {
+async function act(action, { auto = false, dropped = null, finishStep = false, undoing = false } = {}) {
   if (!action || inFlight || (finishing && !finishStep)) return false;
   inFlight = true;
+  inFlightTap = action.kind === "move" ? { card: action.card } : action.kind === "deal" || action.kind === "redeal"
+    ? { stock: true } : null;
   try {
     const body = { action, expected_version: game.version };
     const result = await api(`/games/${game.id}/actions`, { method: "POST", body, token });
@@ -184,6 +202,7 @@ async function act(action, { auto = false, dropped = null, finishStep = false } 
     game = result.game;
     cellMode = false;
     if (game.status === "playing") say(`${auto ? "Auto-move: " : finishStep ? "Finishing: " : ""}${describe(result.events[0])}`);
+    if (!auto && !finishStep) afterUndo = undoing;
     renderGame(dropped);
     if (wasPlaying && game.status === "won") celebrate($("board"));
     const first = document.querySelector("#board .playable");
@@ -203,6 +222,8 @@ async function act(action, { auto = false, dropped = null, finishStep = false } 
     return false;
   } finally {
     inFlight = false;
+    inFlightTap = null;
+    if (nextTap) setTimeout(playNextTap, 0);
   }
 }
 
@@ -252,9 +273,38 @@ async function askForHint() {
   }
 }
 
+// Takes back the latest action not taken back yet: an event of its own in the log, and the cards travel back.
+function undo() {
+  if ($("undo").disabled || finishing) return;
+  clearTimeout(autoMoveTimer);
+  return act({ kind: "undo" }, { undoing: true });
+}
+
 function playCard(code) {
+  if (inFlight) return tapWhileInFlight({ card: code });
   const move = chosenMove(movesByCard(game.legal_actions).get(code));
   if (move) act(move);
+}
+
+function draw() {
+  if (inFlight) return tapWhileInFlight({ stock: true });
+  act(stockAction());
+}
+
+// A finger is quicker than the server: a tap on another card, or on the stock, while an action is on its way (a card
+// just dropped) is played once that action lands, on the game as it then is. A second tap on the same card or on the
+// stock is the same wish twice (a double click), and is dropped.
+function tapWhileInFlight(tap) {
+  const same = (tap.card && tap.card === inFlightTap?.card) || (tap.stock && inFlightTap?.stock);
+  if (!same) nextTap = tap;
+}
+
+function playNextTap() {
+  const tap = nextTap;
+  nextTap = null;
+  if (!tap || game.status !== "playing" || $("table").hidden) return;
+  if (tap.stock && stockAction()) act(stockAction());
+  else if (tap.card) playCard(tap.card);
 }
 
 function stockAction() {
@@ -270,6 +320,7 @@ async function showTable(id) {
     } catch (error) {
       return showStart(`Game ${id}: ${error.message}`);
     }
+    afterUndo = false;
     say(game.status === "playing" ? "Welcome back: your move." : "");
   }
   closeReplay();
@@ -339,16 +390,19 @@ async function route() {
 // --- wiring --------------------------------------------------------------------------------------------
 
 function wireTable() {
-  $("draw").addEventListener("click", () => act(stockAction()));
+  $("draw").addEventListener("click", draw);
   $("resign").addEventListener("click", () => { $("confirm-resign").hidden = false; $("resign-no").focus(); });
   $("resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; $("resign").focus(); });
   $("resign-yes").addEventListener("click", () => { $("confirm-resign").hidden = true; act({ kind: "resign" }); });
   $("ask-hint").addEventListener("click", askForHint);
+  $("undo").addEventListener("click", undo);
   $("finish").addEventListener("click", finish);
   $("auto-move").addEventListener("change", () => changeSettings({ autoMove: $("auto-move").checked }));
   $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
+  $("four-colour").addEventListener("change", () => changeSettings({ fourColour: $("four-colour").checked }));
   $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
   wireDragging($("board"), dropCard);
+  wireTapping(document);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
   $("over-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });
@@ -368,6 +422,10 @@ function wireTable() {
     if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
     if (event.key === "h" && !$("ask-hint").disabled) askForHint();
+    if ((event.key === "u" && !event.ctrlKey && !event.metaKey) || (event.key === "z" && (event.ctrlKey || event.metaKey))) {
+      event.preventDefault();
+      undo();
+    }
     if (event.key === "f" && !$("finish").hidden) finish();
     if (event.key === "r") location.hash = `replay=${game.id}`;
   });
@@ -375,6 +433,7 @@ function wireTable() {
 
 // Every form is wired before the first request goes out: a quick hand never submits one to the page itself.
 async function start() {
+  showDeck();
   wireTable();
   $("open-replay").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -59,7 +59,7 @@ function rankGlyphs() {
 function cardElement(code, action, play) {
   const red = code[1] === "D" || code[1] === "H";
   const element = document.createElement(action ? "button" : "span");
-  element.className = `card${red ? " red" : ""}`;
+  element.className = `card suit-${code[1]}${red ? " red" : ""}`;
   element.append(cardFace(code));
   element.dataset.card = code;
   if (action) {
@@ -237,8 +237,14 @@ function eventText(event) {
     case "game_resigned": return "Resigned.";
     case "seeds_revealed": return `Seeds revealed: server ${d.server_seed.slice(0, 16)}…, client "${d.client_seed}".`;
     case "hint_given": return `Hint asked: ${hintText(d)}.`;
+    case "action_undone": return `Took back: ${undoneText(d.action)}.`;
     default: return event.kind;
   }
+}
+
+function undoneText(action) {
+  return action.kind === "move" ? `${cardName(action.card)} from ${placeName(action.to)} back to ${placeName(action.from)}`
+    : action.kind === "deal" ? "the draw, its cards back to the stock" : "the redeal, the waste back in its place";
 }
 
 function actionText(action) {

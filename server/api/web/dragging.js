@@ -4,7 +4,7 @@
 const TRAVEL = 6; // pixels a press must move before it is a drag and not a click
 
 let drag = null;        // {card, code, pointer, x, y, ghost}
-let justDropped = false; // the click that follows a drop is not a click on a card
+let justDropped = null;  // the pointer of a drop just made: the click it makes (a mouse's) is not a click on a card
 
 function lift(current) {
   const rect = current.card.getBoundingClientRect();
@@ -56,15 +56,16 @@ export function wireDragging(board, dropped) {
     if (!current.ghost) return; // a click: the card's own click handler plays it
     const rect = current.ghost.getBoundingClientRect();
     putDown(current);
-    justDropped = true;
-    setTimeout(() => { justDropped = false; }, 0);
+    justDropped = current.pointer;
+    setTimeout(() => { justDropped = null; }, 0);
     dropped(current.code, placeUnder(event)?.dataset.target ?? null, rect);
   });
   document.addEventListener("pointercancel", () => {
     if (drag) putDown(drag);
     drag = null;
   });
+  // Only the dropping pointer's own click: a finger's next tap is another pointer, however soon it comes.
   document.addEventListener("click", (event) => {
-    if (justDropped) event.stopPropagation();
+    if (justDropped !== null && event.pointerId === justDropped) event.stopPropagation();
   }, true);
 }

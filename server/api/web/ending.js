@@ -28,6 +28,9 @@ export async function showGameOver(over, stillShown) {
   $("same-deal").hidden = over.deal.kind !== "number";
   $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
   $("game-over-title").focus({ preventScroll: true });
+  // However far the page was scrolled (a phone's player at the foot of the table), the end is in view.
+  const calm = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  $("game-over").scrollIntoView({ block: "nearest", behavior: calm ? "auto" : "smooth" });
   $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
   $("share-result").hidden = true;
   $("copy-status").textContent = "";
@@ -41,8 +44,9 @@ export async function showGameOver(over, stillShown) {
       $("share-result").hidden = false;
     }
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
-    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}, ` +
-      `${duration(over.created_at, over.updated_at)}.`;
+    const undos = over.undos ? `, ${counted(over.undos, "undo")} (so on no board)` : "";
+    $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}` +
+      `${undos}, ${duration(over.created_at, over.updated_at)}.`;
     if (over.deal.kind === "daily" && !over.deal.server_seed) {
       $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +
         "midnight UTC: until then it would show the deal to players still at it.";

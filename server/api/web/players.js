@@ -127,8 +127,9 @@ export async function showProfile(name) {
     const interval = `${percent(stats.win_rate_interval.low)} to ${percent(stats.win_rate_interval.high)}`;
     const best = element("td");
     if (stats.best_win) best.append(link(`${stats.best_win.actions} actions`, `#replay=${stats.best_win.game_id}`));
-    else best.textContent = stats.wins ? "none yet: every win had hints" : "none yet";
-    row.append(element("th", stats.variant, { scope: "row" }), element("td", String(stats.games)),
+    else best.textContent = stats.wins ? "none yet: every win had hints or undos" : "none yet";
+    const games = stats.undone ? `${stats.games} (${stats.undone} with undos, not ranked)` : String(stats.games);
+    row.append(element("th", stats.variant, { scope: "row" }), element("td", games),
       element("td", String(stats.wins)), element("td", `${percent(stats.win_rate)} (${interval})`),
       element("td", `${stats.daily_streak.current} (longest ${stats.daily_streak.longest})`), best);
     return row;
@@ -180,11 +181,12 @@ function tableRow(cells) {
   return row;
 }
 
-// A daily result to share, as text: the deal, how it went, hints and actions, and no card named.
+// A result to share, as text: the deal, how it went, hints, undos and actions, and no card named.
 export function shareText(game, actions) {
   const result = game.status === "won" ? "won, 52 of 52 cards home"
     : `${game.status === "resigned" ? "resigned" : "lost"}, ${game.score} of 52 cards home`;
-  return `Osmosis daily ${game.deal.day}, ${game.variant}: ${result}, ${counted(game.hints, "hint")}, ` +
+  const undos = game.undos ? `, ${counted(game.undos, "undo")} (not ranked)` : "";
+  return `Osmosis daily ${game.deal.day}, ${game.variant}: ${result}, ${counted(game.hints, "hint")}${undos}, ` +
     `${counted(actions, "action")}.`;
 }
 

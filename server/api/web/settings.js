@@ -1,6 +1,8 @@
 // The player's settings, remembered by this browser.
 
-const DEFAULTS = { autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false, variant: null };
+const DEFAULTS = {
+  autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false, variant: null, fourColour: false,
+};
 const KEY = "osmosis-settings";
 
 export function loadSettings() {

@@ -1,0 +1,95 @@
+"""Undo at the table: a button beside Draw and Hint, and Ctrl+Z or U; the cards go back, the live region says what
+was taken back, and auto-move does not play the card straight back."""
+
+from playwright.sync_api import expect
+
+from tests.browser.table import get, screenshot, start_game, version_of, wait_for_next_version
+
+
+def table_cards(page):
+    """Every card on the table, pile by pile, as the page draws them (face-down cards by their backs)."""
+    return page.locator("#board .card").evaluate_all(
+        "cards => cards.map(c => [c.parentElement.dataset.target ?? '', c.dataset.card ?? 'back'])"
+    )
+
+
+def game_of(page, live_server):
+    return get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
+
+
+def test_the_undo_button_takes_back_a_draw_and_a_move_and_says_so(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    undo = page.locator("#undo")
+    expect(undo).to_be_disabled()  # nothing to take back at the deal
+    dealt, version = table_cards(page), version_of(page)
+
+    page.click("#draw")
+    wait_for_next_version(page, version)
+    drawn, drawn_version = table_cards(page), version_of(page)
+    expect(undo).to_be_enabled()
+    page.locator("#board .playable").first.click()
+    wait_for_next_version(page, drawn_version)
+    moved_version = version_of(page)
+    screenshot(page, "undo-1-before")
+
+    undo.click()
+    wait_for_next_version(page, moved_version)
+    expect(page.locator("#status")).to_contain_text("Took back: ")
+    assert table_cards(page) == drawn
+    undo.click()
+    expect(page.locator("#status")).to_contain_text("Took back: the draw, its cards back to the stock")
+    expect(undo).to_be_disabled()
+    assert table_cards(page) == dealt
+    game = game_of(page, live_server)
+    assert (game["undos"], game["can_undo"], game["version"]) == (2, False, int(version) + 4)
+    screenshot(page, "undo-2-after")
+
+
+def test_ctrl_z_and_u_take_back_the_latest_action(page, live_server):
+    start_game(page, "osmosis-draw-one", 3)
+    dealt = table_cards(page)
+    for _ in range(2):
+        version = version_of(page)
+        page.keyboard.press("d")
+        wait_for_next_version(page, version)
+    once_drawn = None
+    for key in ("Control+z", "u"):
+        version = version_of(page)
+        page.keyboard.press(key)
+        wait_for_next_version(page, version)
+        expect(page.locator("#status")).to_contain_text("Took back: the draw")
+        once_drawn = once_drawn or table_cards(page)
+    assert table_cards(page) == dealt and once_drawn != dealt
+    assert game_of(page, live_server)["undos"] == 2
+
+
+def settled_version(page):
+    """The table's version once it has held still for a second: auto-move has played what it would."""
+    while True:
+        version = version_of(page)
+        page.wait_for_timeout(1000)  # four times auto-move's delay
+        if version_of(page) == version:
+            return version
+
+
+def test_auto_move_does_not_play_the_card_taken_back_straight_back(page, live_server):
+    page.goto("/#tables")
+    page.evaluate("localStorage.setItem('osmosis-settings', JSON.stringify({autoMove: true}))")
+    page.reload()
+    start_game(page, "osmosis-draw-one", 3)
+    expect(page.locator("#auto-move")).to_be_checked()
+    while True:
+        version = settled_version(page)
+        game = game_of(page, live_server)
+        if game["undos"] == 0 and game["version"] > 2 and game["can_undo"]:
+            events = get(f"{live_server}/games/{game['id']}/events?after={int(version) - 1}")["events"]
+            if events and events[-1]["kind"] == "card_played":
+                break  # auto-move played a card last
+        page.click("#draw")
+        wait_for_next_version(page, version)
+    page.click("#undo")
+    wait_for_next_version(page, version)
+    expect(page.locator("#status")).to_contain_text("Took back: ")
+    taken_back = version_of(page)
+    assert settled_version(page) == taken_back
+    assert game_of(page, live_server)["version"] == int(taken_back)
