@@ -1,6 +1,7 @@
 """Playing a game: the lit cards numbered, `d` to deal, `m` to name any card (the engine says why it may not
-go), `h` for a hint, `u` to take the latest action back, `r` to resign; each action sent with the version it was chosen on, so that a move made
-meanwhile elsewhere (another window) is never played over. At the end, a panel with the solver's verdict."""
+go), `h` for a hint, `u` to take the latest action back, `r` to resign; each action sent with the version it was
+chosen on, so that a move made meanwhile elsewhere (another window) is never played over. At the end, a panel with
+the solver's verdict."""
 
 from __future__ import annotations
 
