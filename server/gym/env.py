@@ -8,7 +8,8 @@ server's URL, as a real game on that server (each episode then in its log, verif
 
 Rewards: +1 for each card that reaches a foundation, +WIN_BONUS more on the win. The episode terminates
 when the game is over (won, lost by the rules, resigned) and is truncated by gymnasium.make's step limit.
-An action the rules refuse changes nothing, earns nothing and is named in `info["refused"]`.
+An action the rules refuse changes nothing, earns nothing and is named in `info["refused"]`. There is no undo in
+the action space: an episode is one line of play, and an agent that could take a deal back would learn to peek.
 
 The mask (`info["action_mask"]`, and `action_masks()` for MaskablePPO and its kind) marks the legal actions but
 resigning: resigning is always legal, earns nothing and ends the episode, so an agent sampling from a mask that

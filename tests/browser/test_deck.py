@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from server.rules import public_view
 from tests.browser.table import dealt, screenshot, start_game
+from tests.browser.test_playing_by_hand import wait_until_settled
 
 
 def a_deal_showing_every_suit():
@@ -58,6 +59,7 @@ def test_four_colours_are_chosen_remembered_and_legible(page, scheme):
     assert (four["S"], four["H"]) == (two["S"], two["H"])
     for suit in "SHDC":
         assert contrast(four[suit], four["face"]) >= 4.5, (suit, four)
+    wait_until_settled(page)  # the deal's cards on their places
     screenshot(page, f"four-colour-{scheme}")
 
     page.reload()

@@ -4,6 +4,7 @@ was taken back, and auto-move does not play the card straight back."""
 from playwright.sync_api import expect
 
 from tests.browser.table import get, screenshot, start_game, version_of, wait_for_next_version
+from tests.browser.test_playing_by_hand import wait_until_settled
 
 
 def table_cards(page):
@@ -30,6 +31,7 @@ def test_the_undo_button_takes_back_a_draw_and_a_move_and_says_so(page, live_ser
     page.locator("#board .playable").first.click()
     wait_for_next_version(page, drawn_version)
     moved_version = version_of(page)
+    wait_until_settled(page)
     screenshot(page, "undo-1-before")
 
     undo.click()

@@ -38,6 +38,8 @@ from osmosis_game_server_client.models import (
     ResignActionKind,
     RulesInput,
     RulesInputDraw,
+    UndoAction,
+    UndoActionKind,
 )
 
 WAITED: list[float] = []
@@ -68,7 +70,7 @@ def holding(base_url: str, token: str) -> AuthenticatedClient:
 
 # The generated client names each kind; the unions are spelled out where they are used.
 LegalAction = DealAction | MoveAction | RedealAction
-Action = LegalAction | ResignAction
+Action = LegalAction | ResignAction | UndoAction
 
 
 class Refused(Exception):
@@ -131,7 +133,7 @@ def hinted(player: AuthenticatedClient, game: Game | CreatedGame) -> HintResult:
 
 
 def resign_custom(base_url: str) -> dict[str, object]:
-    """A hint, then the action it recommends, then a resignation."""
+    """A hint, then the action it recommends, taken back and taken again, then a resignation."""
     rules = RulesInput(draw=RulesInputDraw.VALUE_1, max_passes=3)
     game = created(anyone(base_url), CreateGame(rules=rules, deal_number=1))
     player = holding(base_url, game.player_token)
@@ -140,11 +142,17 @@ def resign_custom(base_url: str) -> dict[str, object]:
     if not isinstance(recommended, DealAction | MoveAction | RedealAction):
         raise Refused(None)
     played = taken(player, hint.game, recommended)
+    undone = taken(player, played, UndoAction(kind=UndoActionKind.UNDO))
+    back_at_the_hint = (undone.state, undone.legal_actions) == (hint.game.state, hint.game.legal_actions)
+    played = taken(player, undone, recommended)
     resigned = taken(player, played, ResignAction(kind=ResignActionKind.RESIGN))
     return {
         "draw": resigned.rules.draw.value,
         "max_passes": resigned.rules.max_passes,
         "hints": resigned.hints,
+        "undos": resigned.undos,
+        "could_undo": (played.can_undo, resigned.can_undo),
+        "back_at_the_hint": back_at_the_hint,
         "hint_basis": hint.hint.basis.value,
         **summary(player, resigned),
     }

@@ -104,6 +104,8 @@ def test_the_generated_python_client_has_readable_stable_names(python_sdk):
         "deal_action",
         "redeal_action",
         "resign_action",
+        "undo_action",
+        "action_undone_event",
         "action_submission",
         "card_played_event",
         "cards_dealt_data",
@@ -161,16 +163,20 @@ def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal
     assert games[0]["score"] == 52
     assert all(game["events"] == game["version"] and game["last_event"] == "seeds_revealed" for game in games)
     # Custom rules equal to a preset are that preset.
-    # A hint (an event), the action it recommends (one more), the resignation and the seeds.
+    # A hint (an event), the action it recommends (one more), taken back and taken again (two more), the resignation
+    # and the seeds.
     assert custom == {
         "draw": 1,
         "max_passes": 3,
         "hints": 1,
+        "undos": 1,
+        "could_undo": [True, False],
+        "back_at_the_hint": True,
         "hint_basis": "estimate",
         "status": "resigned",
         "score": custom["score"],
-        "version": 5,
-        "events": 5,
+        "version": 7,
+        "events": 7,
         "last_event": "seeds_revealed",
         "variant": "osmosis-three-passes",
     }
@@ -224,6 +230,8 @@ def test_the_typescript_types_have_the_operation_and_schema_names(typescript_bot
         "Problem",
         "Event",
         "CardPlayedEvent",
+        "UndoAction",
+        "ActionUndoneEvent",
         "RulesInput",
     ):
         assert f"        {schema}: " in types

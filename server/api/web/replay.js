@@ -16,6 +16,7 @@ function movedCards(event) {
   if (!event) return [];
   if (event.kind === "card_played" || event.kind === "card_moved_to_cell") return [event.data.card];
   if (event.kind === "cards_dealt") return event.data.cards;
+  if (event.kind === "action_undone" && event.data.action.kind === "move") return [event.data.action.card];
   return [];
 }
 
