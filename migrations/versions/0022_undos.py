@@ -36,9 +36,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("""
+    # The two fields cut from the end of each document's text, where upgrade() and the server put them: every other
+    # byte stays as it was (through jsonb the keys would be reordered).
+    op.execute(r"""
     ALTER TABLE player_stats DROP COLUMN undone;
     ALTER TABLE player_results DROP COLUMN undos;
-    UPDATE games SET document = (document::jsonb - 'undos' - 'can_undo')::json;
+    UPDATE games
+    SET document = regexp_replace(rtrim(document::text), ',"undos":[0-9]+,"can_undo":(true|false)}$', '}')::json;
     ALTER TABLE games DROP COLUMN undoable, DROP COLUMN undos;
     """)

@@ -8,7 +8,7 @@ from uuid import UUID
 import psycopg
 from alembic import command
 
-from server.game.commands import Draw, Hint, NewGame, NumberedDeal
+from server.game.commands import Draw, Hint, NewGame, NumberedDeal, Resign
 from server.rules import preset
 from server.runtime.composition import compose
 from server.service.sources import Sources
@@ -67,7 +67,8 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     finally:
         pool.close()
     rendered = documents(url)
-    as_before = rendered[UUID(plain["id"])].replace(',"hints":0}', "}")
+    # Before 0008 a document ended before its hints (and the undos, 0022, which come after them).
+    as_before = rendered[UUID(plain["id"])].replace(',"hints":0,"undos":0,"can_undo":false}', "}")
     assert as_before != rendered[UUID(plain["id"])]
 
     try:
@@ -90,3 +91,48 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     assert migrated[UUID(plain["id"])] == rendered[UUID(plain["id"])]
     assert json.loads(migrated[UUID(hinted["id"])]) == json.loads(rendered[UUID(hinted["id"])])
     assert json.loads(rendered[UUID(hinted["id"])])["hints"] == 2
+
+
+def test_the_undo_migration_counts_what_each_game_could_take_back_and_goes_back_byte_for_byte(embedded_server_url):
+    url = migrated_database(embedded_server_url)
+    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
+    try:
+        cases = compose(PostgresStore(pool, head_revision()))
+        dealt = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(1))))
+        drawn = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(2))))
+        for _ in range(3):
+            cases.acting.handle(Draw(UUID(drawn["id"]), drawn["player_token"]))
+        cases.acting.handle(Hint(UUID(drawn["id"]), drawn["player_token"]))
+        resigned = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(3))))
+        cases.acting.handle(Draw(UUID(resigned["id"]), resigned["player_token"]))
+        cases.acting.handle(Resign(UUID(resigned["id"]), resigned["player_token"]))
+    finally:
+        pool.close()
+    rendered = documents(url)
+    with psycopg.connect(url) as conn:
+        counted = dict(conn.execute("SELECT id, undoable FROM games").fetchall())
+
+    try:
+        command.downgrade(alembic_config(url), "0021")
+        downgraded = documents(url)
+        command.upgrade(alembic_config(url), "head")
+        migrated = documents(url)
+        with psycopg.connect(url) as conn:
+            recounted = dict(conn.execute("SELECT id, undoable FROM games").fetchall())
+    finally:
+        drop_database(embedded_server_url, url)
+
+    assert {str(game_id): count for game_id, count in counted.items()} == {
+        dealt["id"]: 0,
+        drawn["id"]: 3,
+        resigned["id"]: 1,  # the draw: the resignation ended the game, and is no action to take back
+    }
+    assert recounted == counted
+    assert migrated == rendered  # byte for byte
+    for game_id, text in downgraded.items():
+        assert text == rendered[game_id].rsplit(',"undos":', 1)[0] + "}"
+    assert [json.loads(rendered[UUID(game["id"])])["can_undo"] for game in (dealt, drawn, resigned)] == [
+        False,
+        True,
+        False,
+    ]
