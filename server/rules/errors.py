@@ -35,8 +35,9 @@ RULES_THAT_REFUSE = (
     "game-over",
     "nothing-to-undo",
     "undo-in-daily",
+    "undo-limit",
 )
-"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused"); the last two refuse an undo,
+"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused"); the last three refuse an undo,
 which the game decides (server/game), not the rules."""
 
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from server.game import deciding
 from server.log.replay import verify
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal as first_legal_line
@@ -204,3 +205,16 @@ def test_a_hint_after_an_undo_is_for_the_position_undone_to(client):
     back = undone(client, shown[-1], token)["game"]
     hint = client.post(f"/games/{back['id']}/hint", headers=token).get_json()["hint"]
     assert hint["action"] is None or hint["action"] in back["legal_actions"]
+
+
+def test_a_game_takes_at_most_max_undos(client, monkeypatch):
+    monkeypatch.setattr(deciding, "MAX_UNDOS", 2)
+    game, token = create(client, variant="osmosis", deal_number=5)
+    for _ in range(2):
+        drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+        game = undone(client, drawn, token)["game"]
+    drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+    assert drawn["can_undo"]  # the limit is the game's refusal to say, not the document's
+    refused = undo(client, drawn, token)
+    assert refused.status_code == 409 and refused.get_json()["rule"] == "undo-limit"
+    assert "at most 2 undos" in refused.get_json()["detail"]
