@@ -13,6 +13,7 @@ from psycopg.rows import tuple_row
 from ..game.records import PublicEntry
 from ..service.records import DailyDeal
 from . import player_sql
+from .rows import first_column
 
 
 class _Connections(Protocol):
@@ -57,12 +58,9 @@ class DailyTables:
 
     def unrevealed_daily_games(self: _Connections, closed_before: date, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(player_sql.SELECT_UNREVEALED_DAILY_GAMES, {"closed_before": closed_before, "limit": limit})
-                .fetchall()
+            return first_column(
+                conn, player_sql.SELECT_UNREVEALED_DAILY_GAMES, {"closed_before": closed_before, "limit": limit}
             )
-        return [row[0] for row in rows]
 
 
 def _daily_of(row: dict[str, Any]) -> DailyDeal:

@@ -140,6 +140,11 @@ def _moving_params(game: GameRecord) -> dict[str, Any]:
     return {name: getattr(game, name) for name in _MOVING}
 
 
+def first_column(conn: psycopg.Connection[Any], statement: str, parameters: dict[str, Any]) -> list[Any]:
+    """The first column of every row `statement` returns, in its order."""
+    return [row[0] for row in conn.cursor(row_factory=tuple_row).execute(statement, parameters).fetchall()]
+
+
 def record_params(record: Any) -> dict[str, Any]:
     """A record's fields as a statement's parameters, named as the record names them."""
     return {field.name: getattr(record, field.name) for field in fields(record)}

@@ -10,12 +10,12 @@ from typing import Any, Protocol
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row, tuple_row
+from psycopg.rows import class_row
 
 from ..game.records import PlayerResult
 from ..service.records import AllTimeRow, DailyBoardRow, PlayerStats
 from . import player_sql, sql
-from .rows import record_params
+from .rows import first_column, record_params
 
 
 class _Connections(Protocol):
@@ -27,12 +27,7 @@ class _Connections(Protocol):
 class StatisticsTables:
     def left_games(self: _Connections, idle_since: datetime, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(sql.SELECT_LEFT_GAMES, {"idle_since": idle_since, "limit": limit})
-                .fetchall()
-            )
-        return [row[0] for row in rows]
+            return first_column(conn, sql.SELECT_LEFT_GAMES, {"idle_since": idle_since, "limit": limit})
 
     def load_player_stats(self: _Connections, player_id: UUID) -> list[PlayerStats]:
         with self._connection() as conn, conn.pipeline():
@@ -58,12 +53,7 @@ class StatisticsTables:
 
     def revealed_player_games(self: _Connections, after: UUID, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit})
-                .fetchall()
-            )
-        return [row[0] for row in rows]
+            return first_column(conn, player_sql.SELECT_REVEALED_PLAYER_GAMES, {"after": after, "limit": limit})
 
     def daily_board(
         self: _Connections,
@@ -116,12 +106,7 @@ class StatisticsTables:
 
     def unverified_results(self: _Connections, limit: int) -> list[UUID]:
         with self._connection() as conn:
-            rows = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(player_sql.SELECT_UNVERIFIED_RESULTS, {"limit": limit})
-                .fetchall()
-            )
-        return [row[0] for row in rows]
+            return first_column(conn, player_sql.SELECT_UNVERIFIED_RESULTS, {"limit": limit})
 
     def mark_verified(self: _Connections, game_id: UUID, valid: bool) -> None:
         with self._connection() as conn:

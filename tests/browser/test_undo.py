@@ -3,7 +3,15 @@ was taken back, and auto-move does not play the card straight back."""
 
 from playwright.sync_api import expect
 
-from tests.browser.table import get, screenshot, start_game, version_of, wait_for_next_version
+from tests.browser.table import (
+    a_deal_won_by_clicking,
+    get,
+    play_by_clicks,
+    screenshot,
+    start_game,
+    version_of,
+    wait_for_next_version,
+)
 from tests.browser.test_playing_by_hand import wait_until_settled
 
 
@@ -95,3 +103,21 @@ def test_auto_move_does_not_play_the_card_taken_back_straight_back(page, live_se
     taken_back = version_of(page)
     assert settled_version(page) == taken_back
     assert game_of(page, live_server)["version"] == int(taken_back)
+
+
+def test_a_game_won_with_an_undo_says_so_at_its_end_and_in_its_share_text(page, live_server):
+    number = a_deal_won_by_clicking("osmosis-draw-one")
+    start_game(page, "osmosis-draw-one", number)
+    version = version_of(page)
+    page.click("#draw")
+    wait_for_next_version(page, version)
+    version = version_of(page)
+    page.click("#undo")
+    wait_for_next_version(page, version)
+
+    assert play_by_clicks(page) == "You won! All 52 cards are on the foundations."
+    expect(page.locator("#game-over-figures")).to_contain_text("1 undo (so on no board)")
+    share = page.locator("#share-text")
+    expect(share).to_contain_text("1 undo (not ranked)")
+    assert share.inner_text().startswith(f"Osmosis draw one, deal {number}: won, 52 of 52 cards home, 0 hints, 1 undo")
+    assert game_of(page, live_server)["undos"] == 1

@@ -39,10 +39,8 @@ export async function showGameOver(over, stillShown) {
     const events = await loadEvents(over.id, 0);
     if (!stillShown()) return;
     const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length;
-    if (over.deal.kind === "daily") {
-      $("share-text").textContent = shareText(over, actions);
-      $("share-result").hidden = false;
-    }
+    $("share-text").textContent = shareText(over, actions);
+    $("share-result").hidden = false;
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
     const undos = over.undos ? `, ${counted(over.undos, "undo")} (so on no board)` : "";
     $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}` +

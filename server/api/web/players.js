@@ -3,6 +3,7 @@
 
 import { api, apiToken, keepApiToken } from "./api.js";
 import { counted } from "./board.js";
+import { tableTitle } from "./lists.js";
 
 const $ = (id) => document.getElementById(id);
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
@@ -186,8 +187,8 @@ export function shareText(game, actions) {
   const result = game.status === "won" ? "won, 52 of 52 cards home"
     : `${game.status === "resigned" ? "resigned" : "lost"}, ${game.score} of 52 cards home`;
   const undos = game.undos ? `, ${counted(game.undos, "undo")} (not ranked)` : "";
-  return `Osmosis daily ${game.deal.day}, ${game.variant}: ${result}, ${counted(game.hints, "hint")}${undos}, ` +
-    `${counted(actions, "action")}.`;
+  const deal = game.deal.kind === "daily" ? `Osmosis daily ${game.deal.day}, ${game.variant}` : tableTitle(game);
+  return `${deal}: ${result}, ${counted(game.hints, "hint")}${undos}, ${counted(actions, "action")}.`;
 }
 
 export function wirePlayers() {
