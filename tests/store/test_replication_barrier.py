@@ -75,9 +75,10 @@ def test_a_checkpoint_no_standby_has_is_not_served(waiting_for_a_standby):
             conn.execute("TRUNCATE log_checkpoints CASCADE")
 
 
-def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(primary_alone):
+def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(primary_alone, tmp_path):
     settings = Settings(
         database_url=primary_alone,
+        data_dir=tmp_path,  # the log's key and record of this database's, not the run's (which other databases share)
         rate_limit="",
         pool_min_size=1,
         pool_max_size=4,
@@ -111,11 +112,17 @@ def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(prima
     assert after["version"] == 2, "the retries drew again"
 
 
-def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primary_alone):
+def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primary_alone, tmp_path):
     """The barrier guards what leaves the server as settled, never a look at the server's standing: /readyz stays
     200 and says why writes answer 503 (found by the no-standby cluster drill once the barrier waited)."""
     app = create_app(
-        Settings(database_url=primary_alone, rate_limit="", statement_timeout_ms=500, log_interval_seconds=0.1)
+        Settings(
+            database_url=primary_alone,
+            data_dir=tmp_path,
+            rate_limit="",
+            statement_timeout_ms=500,
+            log_interval_seconds=0.1,
+        )
     )
     client = app.test_client()
     try:
