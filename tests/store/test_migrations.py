@@ -1,5 +1,6 @@
 """Migrations that reshape stored data carry every existing game across, both ways."""
 
+import contextlib
 import itertools
 import json
 from datetime import UTC, datetime
@@ -18,6 +19,17 @@ from tests.api.helpers import body_of
 from tests.databases import drop_database, migrated_database
 
 
+@contextlib.contextmanager
+def use_cases_on(url, sources=None):
+    """The use cases on the database at `url`, as the server composes them, for the block."""
+    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
+    try:
+        store = PostgresStore(pool, head_revision())
+        yield compose(store) if sources is None else compose(store, sources=sources)
+    finally:
+        pool.close()
+
+
 def documents(url):
     with psycopg.connect(url) as conn:
         return dict(conn.execute("SELECT id, document::text FROM games").fetchall())
@@ -29,14 +41,10 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
     times = itertools.cycle(
         [datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC), datetime(2026, 3, 1, 12, 0, 1, 250_000, tzinfo=UTC)]
     )
-    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
-    try:
-        cases = compose(PostgresStore(pool, head_revision()), sources=Sources(clock=lambda: next(times)))
+    with use_cases_on(url, Sources(clock=lambda: next(times))) as cases:
         for number in (1, 2, 3):
             game = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(number))))
             cases.acting.handle(Draw(UUID(game["id"]), game["player_token"]))
-    finally:
-        pool.close()
     rendered = documents(url)
 
     try:
@@ -57,15 +65,11 @@ def test_the_game_document_migration_renders_existing_games_as_the_server_does_a
 
 def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(embedded_server_url):
     url = migrated_database(embedded_server_url)
-    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
-    try:
-        cases = compose(PostgresStore(pool, head_revision()))
+    with use_cases_on(url) as cases:
         plain = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(1))))
         hinted = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(2))))
         for _ in range(2):
             cases.acting.handle(Hint(UUID(hinted["id"]), hinted["player_token"]))
-    finally:
-        pool.close()
     rendered = documents(url)
     # Before 0008 a document ended before its hints (and the undos, 0022, which come after them).
     as_before = rendered[UUID(plain["id"])].replace(',"hints":0,"undos":0,"can_undo":false}', "}")
@@ -95,9 +99,7 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
 
 def test_the_undo_migration_counts_what_each_game_could_take_back_and_goes_back_byte_for_byte(embedded_server_url):
     url = migrated_database(embedded_server_url)
-    pool = open_pool(url, min_size=1, max_size=2, timeout=5, statement_timeout_ms=5000)
-    try:
-        cases = compose(PostgresStore(pool, head_revision()))
+    with use_cases_on(url) as cases:
         dealt = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(1))))
         drawn = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(2))))
         for _ in range(3):
@@ -106,8 +108,6 @@ def test_the_undo_migration_counts_what_each_game_could_take_back_and_goes_back_
         resigned = body_of(cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(3))))
         cases.acting.handle(Draw(UUID(resigned["id"]), resigned["player_token"]))
         cases.acting.handle(Resign(UUID(resigned["id"]), resigned["player_token"]))
-    finally:
-        pool.close()
     rendered = documents(url)
     with psycopg.connect(url) as conn:
         counted = dict(conn.execute("SELECT id, undoable FROM games").fetchall())
