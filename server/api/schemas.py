@@ -393,7 +393,7 @@ class GameSchema(ma.Schema):
         required=True,
         metadata={
             "description": "Whether the action `undo` would take an action back now: the game is on, it is not a "
-            "daily deal, and an action is left that was not taken back."
+            "daily deal, an action is left that was not taken back, and the game has had fewer than 1,000 undos."
         },
     )
 

@@ -14,6 +14,7 @@ from ..log import events as ev
 from ..log import public_entries
 from ..log.deal_record import game_opening
 from ..rules import GameState, can_redeal, commitment, to_text
+from . import document
 from .change import Change, Game, Reply
 from .commands import Act, Command, Draw, End, GiveHint, Resign, TakeBack, Versions
 from .days import still_private
@@ -24,9 +25,6 @@ from .results import result_at_reveal
 
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
-MAX_UNDOS = 1_000
-"""Undos a game takes at most. An undo folds the game's whole log from its opening, and a log grows by two events
-with each action taken back and taken again: this bounds what one undo may cost (docs/performance.md)."""
 
 
 def decide(game: Game, command: Command, now: datetime) -> Change:
@@ -66,8 +64,9 @@ def taken_back(game: Game, log: Sequence[ev.Event]) -> tuple[ev.Event, GameState
         raise rules.GameOver("the game is over: an ended game stays ended, and no action of it is taken back")
     if record.daily is not None:
         raise rules.IllegalAction("undo-in-daily", "a daily deal is a competition: its actions are not taken back")
-    if record.undos >= MAX_UNDOS:
-        raise rules.IllegalAction("undo-limit", f"a game takes at most {MAX_UNDOS:,} undos, and this one has had them")
+    if record.undos >= document.MAX_UNDOS:
+        limit = document.MAX_UNDOS
+        raise rules.IllegalAction("undo-limit", f"a game takes at most {limit:,} undos, and this one has had them")
     if not log or log[-1].seq != record.version:
         raise PositionMoved("the game moved on while its log was read for the undo: ask again")
     opening = game_opening(rules.Rules.from_mapping(record.rules), secret.server_seed, secret.client_seed, record.deal)

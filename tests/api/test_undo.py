@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from server.game import deciding
+from server.game import document
 from server.log.replay import verify
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal as first_legal_line
@@ -208,13 +208,13 @@ def test_a_hint_after_an_undo_is_for_the_position_undone_to(client):
 
 
 def test_a_game_takes_at_most_max_undos(client, monkeypatch):
-    monkeypatch.setattr(deciding, "MAX_UNDOS", 2)
+    monkeypatch.setattr(document, "MAX_UNDOS", 2)
     game, token = create(client, variant="osmosis", deal_number=5)
     for _ in range(2):
         drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
         game = undone(client, drawn, token)["game"]
     drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
-    assert drawn["can_undo"]  # the limit is the game's refusal to say, not the document's
+    assert not drawn["can_undo"]  # the table's Undo is off: the limit is reached
     refused = undo(client, drawn, token)
     assert refused.status_code == 409 and refused.get_json()["rule"] == "undo-limit"
     assert "at most 2 undos" in refused.get_json()["detail"]

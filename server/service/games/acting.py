@@ -78,26 +78,27 @@ class Acting:
     def _undo(self, asked: Undo) -> Answered[Change]:
         """The latest action not taken back yet, taken back: decided on the game's whole log, read again should
         an action land between the read and the write."""
-        for attempt in range(1, HINT_ATTEMPTS + 1):
-            if (first := self._first_answer(asked)) is not None:
-                return first
-            game, secret = self._store.load_for_action(asked.game_id)
-            self._check_access(asked.caller, _keys(game, secret), asked.game_id)
-            log = self._store.load_events(asked.game_id, 0, None, upto=game.version)
-            try:
-                return self._land(asked, TakeBack(asked, tuple(log)))
-            except PositionMoved:
-                if attempt == HINT_ATTEMPTS:
-                    raise
-        raise AssertionError("the last attempt answers or raises")
+        return self._attempts(asked, lambda _: self._undo_once(asked))
+
+    def _undo_once(self, asked: Undo) -> Answered[Change]:
+        game, secret = self._store.load_for_action(asked.game_id)
+        self._check_access(asked.caller, _keys(game, secret), asked.game_id)
+        log = self._store.load_events(asked.game_id, 0, None, upto=game.version)
+        return self._land(asked, TakeBack(asked, tuple(log)))
 
     def _hint(self, asked: Hint) -> Answered[Change]:
         """The best action by what the player has seen (solver.hints), worked out, then appended as hint_given."""
+        return self._attempts(asked, lambda retries_wait: self._hint_once(asked, retries_wait))
+
+    def _attempts(self, asked: OnGame, once: Callable[[bool], Answered[Change]]) -> Answered[Change]:
+        """`once(retries_wait)`, up to HINT_ATTEMPTS times: again each time an action landed while it was worked
+        out (PositionMoved), or an identical request it waited for finished; a retry of a request already answered
+        gets that answer. `retries_wait` is false on the last attempt."""
         for attempt in range(1, HINT_ATTEMPTS + 1):
             if (first := self._first_answer(asked)) is not None:
                 return first
             try:
-                return self._hint_once(asked, retries_wait=attempt < HINT_ATTEMPTS)
+                return once(attempt < HINT_ATTEMPTS)
             except (PositionMoved, IdenticalRequestFinished):
                 if attempt == HINT_ATTEMPTS:
                     raise
