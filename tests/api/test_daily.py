@@ -10,10 +10,11 @@ import pytest
 
 from server.cli.main import main
 from server.config import Settings
+from server.log.replay import verify
 from server.rules import PRESETS
 from server.runtime.app import create_app
 from server.service.sources import Sources
-from tests.api.helpers import LOG_SIGNER, play_first_legal, run_together
+from tests.api.helpers import LOG_SIGNER, play_first_legal, rehash, run_together
 
 PROBLEM = "application/problem+json"
 
@@ -310,3 +311,28 @@ def test_a_daily_game_takes_no_undo_its_actions_are_final(client):
     refused = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "undo"}}, headers=token)
     assert refused.status_code == 409 and refused.get_json()["rule"] == "undo-in-daily"
     assert client.get(f"/games/{game['id']}", headers=owner).get_json()["version"] == game["version"]
+
+
+def test_an_undo_forged_into_a_daily_games_export_is_invalid_at_its_seq(daily_app, client, clock):
+    """A daily deal takes no undo: an export that has one, its chain and fields made whole again, does not verify."""
+    game, token = daily_game(client, player(client), "osmosis")
+    client.post(f"/games/{game['id']}/draw", headers=token)
+    close_the_day(daily_app, clock)
+    export = client.get(f"/games/{game['id']}/replay").get_json()
+    assert [event["kind"] for event in export["events"]] == [
+        "game_created",
+        "cards_dealt",
+        "game_resigned",
+        "seeds_revealed",
+    ]
+
+    forged = json.loads(json.dumps({key: value for key, value in export.items() if key != "transparency"}))
+    undone = {"seq": 3, "kind": "action_undone", "data": {"undone_seq": 2, "action": {"kind": "deal"}}, "hash": ""}
+    forged["events"] = [*forged["events"][:2], undone, *forged["events"][2:]]
+    for seq, event in enumerate(forged["events"], start=1):
+        event["seq"] = seq
+    verdict = verify(rehash(forged))
+
+    assert not verdict.valid and verdict.first_bad_seq == 3, verdict.summary
+    assert "daily" in verdict.reason
+    assert verify(export).valid  # the export as served verifies
