@@ -57,6 +57,9 @@ class Settings:
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
     recent_games: int = 1024
     """Games each process keeps as it last wrote them, so that their next action skips the read."""
+    action_short_path: bool = True
+    """Whether a bot's plain action is answered without Flask's dispatch (server/api/action_path.py), exactly as
+    the full path answers it; off: every request takes the full path."""
     body_seconds: float = 10.0
     """A request's body must arrive within this time (408 otherwise)."""
     live_poll_seconds: float = 2.0
@@ -103,6 +106,7 @@ class Settings:
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "osmosis-shared://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
+            action_short_path=_switch(env, "ACTION_SHORT_PATH", default=True),
             body_seconds=float(_int(env, "BODY_SECONDS", 10, minimum=1)),
             live_poll_seconds=float(_int(env, "LIVE_POLL_MS", 2000, minimum=10)) / 1000,
             solver_jobs_per_client=_int(env, "SOLVER_JOBS_PER_CLIENT", 2, minimum=1),
@@ -153,6 +157,15 @@ def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tu
             except ValueError:
                 raise ConfigError(f"{name} lists networks like 127.0.0.0/8 or ::1, not {item.strip()!r}") from None
     return tuple(networks)
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw == "":
+        return default
+    if raw not in ("on", "off"):
+        raise ConfigError(f"{name} must be on or off, not {raw[:20]!r}")
+    return raw == "on"
 
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:

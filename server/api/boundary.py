@@ -23,7 +23,8 @@ from ..service.ports import requester
 from .errors import BEARER_CHALLENGE, problem
 
 _BODY = "osmosis.body"
-_BYTES = "osmosis.body-bytes"
+BODY_BYTES = "osmosis.body-bytes"
+"""Where the environ keeps the request's body once read (the actions' short path reads it before Flask does)."""
 _NO_BODY: Any = core.missing
 
 
@@ -51,13 +52,13 @@ def _body() -> bytes:
     first part as if it were all: whether more follows is asked of the connection itself.
     """
     environ = request.environ
-    cached: bytes | None = environ.get(_BYTES)
+    cached: bytes | None = environ.get(BODY_BYTES)
     if cached is not None:  # read and checked once a request (the check before the view, then the view's parser)
         return cached
     if environ.get("CONTENT_LENGTH") in (None, "", "0") and "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", ""):
-        environ[_BYTES] = b""  # no body announced, none streamed: werkzeug reads nothing of such a request either
+        environ[BODY_BYTES] = b""  # no body announced, none streamed: werkzeug reads nothing of such a request either
         return b""
-    with _deadline(current_app.config["BODY_SECONDS"]):
+    with reading_deadline(current_app.config["BODY_SECONDS"]):
         data = request.get_data(cache=True)
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if (
@@ -67,11 +68,11 @@ def _body() -> bytes:
         and request.environ["wsgi.input"].read(1)
     ):
         raise RequestEntityTooLarge()
-    request.environ[_BYTES] = data
+    request.environ[BODY_BYTES] = data
     return data
 
 
-def _deadline(seconds: float) -> AbstractContextManager[object]:
+def reading_deadline(seconds: float) -> AbstractContextManager[object]:
     """A time limit on reading from the client. Under gevent's workers a slow client holds only its own
     greenlet, and this ends it; under threads (the tests) there is nothing to limit."""
     monkey = sys.modules.get("gevent.monkey")

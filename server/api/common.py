@@ -104,16 +104,20 @@ def request_idempotency(answer_holds_a_secret: bool = False) -> Idempotency | No
     `answer_holds_a_secret`: the first answer carries a token made for its caller (a sign-up's API token, a new
     game's player token), which a retry gets again; it is then kept for the same client address only, so that the
     key and the body, should they leak, do not hand the token to someone else (docs/api.md, "Idempotency")."""
-    key = request.headers.get("Idempotency-Key")
+    caller = [request.remote_addr] if answer_holds_a_secret else []
+    body = json_body()
+    return idempotency_of(request.headers.get("Idempotency-Key"), request.method, request.path, body, caller)
+
+
+def idempotency_of(key: str | None, method: str, path: str, body: Any, caller: list[str | None]) -> Idempotency | None:
+    """An Idempotency-Key and the digest of the request it names (`body`: `missing` when there is none)."""
     if key is None:
         return None
     if _IDEMPOTENCY_KEY.fullmatch(key) is None:
         raise InvalidInput("Idempotency-Key must be 1 to 255 visible ASCII characters (spaces allowed between them)")
-    body = json_body()
-    caller = [request.remote_addr] if answer_holds_a_secret else []
     fingerprint = hashlib.sha256(
         json.dumps(
-            [request.method, request.path, None if body is missing else body, *caller],
+            [method, path, None if body is missing else body, *caller],
             sort_keys=True,
             separators=(",", ":"),
         ).encode()

@@ -138,11 +138,28 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
 
 
 def register(app: Flask) -> None:
+    for error_class, handler in _handlers().items():
+        app.register_error_handler(error_class, handler)
+
+
+def problem_for(error: Exception) -> Response:
+    """The answer Flask's error handlers give `error` (the nearest class handled, as Flask finds it), for a request
+    answered outside Flask's dispatch; needs the app's context."""
+    handlers = _handlers()
+    for error_class in type(error).__mro__:
+        if error_class in handlers:
+            return handlers[error_class](error)
+    return _handle_unexpected(error)
+
+
+def _handlers() -> dict[type[Exception], Callable[[Any], Response]]:
+    handlers: dict[type[Exception], Callable[[Any], Response]] = {}
     for error_class, status, code in ERRORS:
-        app.register_error_handler(error_class, _handler(status, code))
-    app.register_error_handler(GameNotFound, _game_not_found)
-    app.register_error_handler(HTTPException, handle_http_exception)
-    app.register_error_handler(Exception, _handle_unexpected)
+        handlers.setdefault(error_class, _handler(status, code))
+    handlers[GameNotFound] = _game_not_found
+    handlers[HTTPException] = handle_http_exception
+    handlers[Exception] = _handle_unexpected
+    return handlers
 
 
 def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:

@@ -7,8 +7,6 @@ served.
 
 from __future__ import annotations
 
-import functools
-import ipaddress
 import itertools
 import logging
 import os
@@ -18,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
-from flask_limiter import HeaderNames, Limit, Limiter
+from flask_limiter import Limiter
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -32,10 +30,10 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
-from .callers import viewer
+from . import rate_limits
+from .rate_limits import LIMITER_RETRY_AFTER
 
 REQUEST_ID_HEADER = "X-Request-ID"
-LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
 ACTION_ENDPOINTS = {
     "games.Actions": "actions",
@@ -56,7 +54,6 @@ LATENCY = Histogram(
 ACTIONS = Counter("osmosis_actions_total", "Game actions that landed", ["kind"])
 VERSION_CONFLICTS = Counter("osmosis_version_conflicts_total", "Actions refused with 412")
 IDEMPOTENT_REPLAYS = Counter("osmosis_idempotent_replays_total", "Retries answered from a stored response")
-RATE_LIMITED = Counter("osmosis_rate_limited_total", "Requests refused with 429")
 READS_ON_THE_PRIMARY = Counter(
     "osmosis_reads_on_the_primary_total",
     "Reads meant for a replica that the primary answered: the replica had not replayed every write before them, "
@@ -120,17 +117,49 @@ class _Children:
         return child
 
 
-def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, int]] | None) -> Limiter | None:
+class Meter:
+    """What every request tells the operators, once it is answered: its id (the caller's X-Request-ID when it is
+    a sensible one), the request metrics and the request log. Flask's hooks and the actions' short path
+    (action_path.py) both answer through it."""
+
+    def __init__(self, pool_stats: Callable[[], dict[str, int]] | None) -> None:
+        self.request_id_for = _RequestIds()
+        self._pool_gauges = _PoolGauges(pool_stats) if pool_stats is not None else None
+        self._requests, self._latency, self._actions = _Children(REQUESTS), _Children(LATENCY), _Children(ACTIONS)
+
+    def answered(
+        self,
+        method: str,
+        path: str,
+        route: str,
+        endpoint: str,
+        status: int,
+        replayed: bool,
+        request_id: str,
+        elapsed: float,
+    ) -> None:
+        if endpoint not in UNMETERED:
+            named = method if method in METHODS else "other"
+            self._requests(route, named, str(status)).inc()
+            self._latency(route, named).observe(elapsed)
+            if replayed:
+                IDEMPOTENT_REPLAYS.inc()
+            elif status == 200 and endpoint in ACTION_ENDPOINTS:
+                self._actions(ACTION_ENDPOINTS[endpoint]).inc()
+            if status == 412:
+                VERSION_CONFLICTS.inc()
+            if self._pool_gauges is not None:
+                self._pool_gauges.refresh()
+        if request_log.isEnabledFor(logging.INFO):
+            _log_request(method, path, route, status, request_id, elapsed)
+
+
+def install(app: Flask, settings: Settings, meter: Meter) -> Limiter | None:
     """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off)."""
-    pool_gauges = _PoolGauges(pool_stats) if pool_stats is not None else None
-    request_id_for = _RequestIds()
-    requests, latency, actions = _Children(REQUESTS), _Children(LATENCY), _Children(ACTIONS)
-    if settings.proxy_count:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 
     @app.before_request
     def start() -> None:
-        g.request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER, ""))
+        g.request_id = meter.request_id_for(request.headers.get(REQUEST_ID_HEADER, ""))
         g.started = time.perf_counter()
 
     @app.after_request
@@ -140,29 +169,24 @@ def install(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, i
         if status == 429:
             response.headers["Retry-After"] = str(max(1, int(response.headers.get(LIMITER_RETRY_AFTER, "1"))))
         current = request._get_current_object()  # type: ignore[attr-defined]
-        request_id = g.get("request_id") or request_id_for(current.headers.get(REQUEST_ID_HEADER, ""))
+        request_id = g.get("request_id") or meter.request_id_for(current.headers.get(REQUEST_ID_HEADER, ""))
         response.headers[REQUEST_ID_HEADER] = request_id
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         route = current.url_rule.rule if current.url_rule is not None else "unmatched"
-        method = current.method if current.method in METHODS else "other"
-        endpoint = current.endpoint or ""
-        if endpoint not in UNMETERED:
-            requests(route, method, str(status)).inc()
-            latency(route, method).observe(elapsed)
-            if response.headers.get("Idempotent-Replayed"):
-                IDEMPOTENT_REPLAYS.inc()
-            elif status == 200 and endpoint in ACTION_ENDPOINTS:
-                actions(ACTION_ENDPOINTS[endpoint]).inc()
-            if status == 412:
-                VERSION_CONFLICTS.inc()
-            if pool_gauges is not None:
-                pool_gauges.refresh()
-        if request_log.isEnabledFor(logging.INFO):
-            _log_request(current.method, current.path, route, status, request_id, elapsed)
+        replayed = bool(response.headers.get("Idempotent-Replayed"))
+        meter.answered(
+            current.method, current.path, route, current.endpoint or "", status, replayed, request_id, elapsed
+        )
         return response
 
     app.add_url_rule("/metrics", "metrics", _metrics, methods=["GET"])
-    return _rate_limiter(app, settings) if settings.rate_limit else None
+    return rate_limits.install(app, settings, UNMETERED) if settings.rate_limit else None
+
+
+def trust_proxies(app: Flask, settings: Settings) -> None:
+    """The client's address as the proxies in front (PROXY_COUNT of them) forwarded it, before anything reads it."""
+    if settings.proxy_count:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 
 
 def _log_request(method: str, path: str, route: str, status: int, request_id: str, elapsed: float) -> None:
@@ -183,84 +207,6 @@ def _metrics() -> Response:
         registry = CollectorRegistry()
         prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
-
-
-def _rate_limiter(app: Flask, settings: Settings) -> Limiter:
-    """Each address's limit, and each player's from any address; the sign-up's own, tighter."""
-    exempt = _exempt_addresses(settings)
-    per_player = Limit(
-        settings.rate_limit,
-        key_function=_calling_player,
-        scope="player",
-        exempt_when=lambda: exempt() or not _calling_player(),
-    )
-    limiter = Limiter(
-        key_func=lambda: request.remote_addr or "unknown",
-        app=app,
-        # Each request counts against its address, and a player's against the player too, from whatever
-        # address: many addresses do not multiply one player's allowance.
-        default_limits=[settings.rate_limit, per_player],
-        storage_uri=settings.rate_limit_storage_uri,
-        headers_enabled=True,
-        # The limiter would write Retry-After on every response, even over a 503's own; it writes this
-        # instead, and a 429 gets its Retry-After from it.
-        header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
-        default_limits_exempt_when=lambda: (
-            request.endpoint in UNMETERED or request.endpoint == "web.static" or exempt()
-        ),
-        on_breach=lambda limit: RATE_LIMITED.inc(),
-        # Redis out of reach: count in this process meanwhile (and log it) rather than refuse every request.
-        in_memory_fallback_enabled=True,
-        swallow_errors=True,
-    )
-    if settings.sign_up_rate_limit:
-        signing_up = "players.Players"
-        limited: Any = limiter.limit(
-            settings.sign_up_rate_limit, methods=["POST"], scope="sign-up", exempt_when=exempt, override_defaults=False
-        )(app.view_functions[signing_up])
-        app.view_functions[signing_up] = limited
-    return limiter
-
-
-FORWARDED_HEADERS = ("HTTP_FORWARDED", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
-"""Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
-
-
-def _exempt_addresses(settings: Settings) -> Callable[[], bool]:
-    """Whether the request comes from a network RATE_LIMIT_EXEMPT lists. Through a proxy PROXY_COUNT does not
-    count, every client would look like the proxy's own address: a request that names a forwarded address is then
-    never exempt. Worked out once a request (the limiter asks twice) and once an address."""
-    networks = [ipaddress.ip_network(network) for network in settings.rate_limit_exempt]
-    trusts_proxies = settings.proxy_count > 0
-
-    @functools.lru_cache(maxsize=4096)
-    def listed(remote_addr: str) -> bool:
-        try:
-            address = ipaddress.ip_address(remote_addr)
-        except ValueError:
-            return False
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        return any(address in network for network in networks)
-
-    def exempt() -> bool:
-        if not networks:
-            return False
-        found: bool | None = g.get("osmosis_rate_exempt")
-        if found is None:
-            environ = request.environ
-            found = g.osmosis_rate_exempt = (
-                trusts_proxies or not any(name in environ for name in FORWARDED_HEADERS)
-            ) and listed(request.remote_addr or "")
-        return found
-
-    return exempt
-
-
-def _calling_player() -> str:
-    """The player a request's API token names (`player:<id>`), or "" when it names none (callers.viewer)."""
-    found = viewer()
-    return "" if found is None else f"player:{found}"
 
 
 class _PoolGauges:

@@ -31,13 +31,19 @@ def api_token_created(made: TokenMade) -> Reply:
 def sent(answered: Answered[Any], headers: dict[str, str], secret_field: str = "player_token") -> Response:
     """The reply as a response, the token it makes (a created game's player token, a player's API token) added
     last as `secret_field`; a retry's marked as one."""
+    status, text = answer_of(answered, headers, secret_field)
+    return Response(text, status=status, headers=headers, mimetype="application/json")
+
+
+def answer_of(answered: Answered[Any], headers: dict[str, str], secret_field: str = "player_token") -> tuple[int, str]:
+    """The status and JSON text of the answer (`sent`), adding to `headers` what its reply needs."""
     assert answered.reply is not None, "the API answers every write"
     text = answered.reply.text
     if answered.player_token is not None:
         text = f'{text[:-1]},"{secret_field}":{json.dumps(answered.player_token)}}}'
     if answered.is_retry:
         headers["Idempotent-Replayed"] = "true"
-    return Response(text, status=answered.reply.status, headers=headers, mimetype="application/json")
+    return answered.reply.status, text
 
 
 def replied_body(answered: Answered[Any]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from typing import Any
 from flask import Flask
 from limits.storage import Storage, storage_from_string
 
-from ..api import boundary, http_app, observability, security_headers
+from ..api import action_path, boundary, http_app, observability, security_headers
 from ..api.callers import refused_authorization, viewer
+from ..api.rate_limits import RouteLimits
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
@@ -78,8 +79,11 @@ def create_app(
     app.extensions.update(
         {"osmosis.use_cases": use_cases, "osmosis.sequencer": sequencer, "osmosis.upkeep": upkeep, "osmosis.hub": hub}
     )
-    observability.install(app, settings, pool_stats)
+    meter = observability.Meter(pool_stats)
+    limiter = observability.install(app, settings, meter)
     boundary.install(app, viewer, refused_authorization)
+    action_path.install(app, settings, meter, RouteLimits(limiter, settings) if limiter is not None else None)
+    observability.trust_proxies(app, settings)
     security_headers.install(app)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
     return app

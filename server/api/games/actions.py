@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from flask import Response
 from flask.views import MethodView
+from marshmallow import Schema
 
 from ...game import commands
-from ...game.commands import Act
+from ...game.commands import Act, Credential
 from ...rules import action_from_dict
 from .. import examples
 from ..callers import credential
@@ -17,7 +19,7 @@ from ..common import use_cases
 from ..contract import ACTION_ERRORS, answers
 from ..schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
 from .blueprint import blp
-from .writes import ACTION_CODES, action_response, write_doc, written, written_action
+from .writes import ACTION_CODES, Written, action_response, write_doc, written, written_action
 
 
 class Actions(MethodView):
@@ -45,11 +47,7 @@ class Actions(MethodView):
         and the events it appended: a winning move appends `card_played`, `game_won` and `seeds_revealed`.
         """
         caller, request = credential(), written(args)
-        if args["action"]["kind"] == "undo":
-            return action_response(use_cases().acting.handle(commands.Undo(game_id, caller, **request)))
-        return action_response(
-            use_cases().acting.handle(Act(game_id, caller, action_from_dict(args["action"]), **request))
-        )
+        return action_response(use_cases().acting.handle(taken(args, game_id, caller, request)))
 
 
 class Moves(MethodView):
@@ -65,8 +63,7 @@ class Moves(MethodView):
         game lists it.
         """
         caller, request = credential(), written(args)
-        move = action_from_dict({**args, "kind": "move"})
-        return action_response(use_cases().acting.handle(Act(game_id, caller, move, **request)))
+        return action_response(use_cases().acting.handle(moved(args, game_id, caller, request)))
 
 
 class Draw(MethodView):
@@ -80,7 +77,8 @@ class Draw(MethodView):
         The action `deal` (or `redeal` when the stock is empty and a pass is left), whichever the position
         allows: the event is `cards_dealt` or `waste_redealt`.
         """
-        return action_response(use_cases().acting.handle(commands.Draw(game_id, credential(), **written(args))))
+        caller, request = credential(), written(args)
+        return action_response(use_cases().acting.handle(drawn(args, game_id, caller, request)))
 
 
 class Resignation(MethodView):
@@ -93,4 +91,44 @@ class Resignation(MethodView):
 
         Appends `game_resigned` and `seeds_revealed`; the game body then shows both seeds in `deal`.
         """
-        return action_response(use_cases().acting.handle(commands.Resign(game_id, credential(), **written(args))))
+        caller, request = credential(), written(args)
+        return action_response(use_cases().acting.handle(resigned(args, game_id, caller, request)))
+
+
+ActionCommand = Act | commands.Draw | commands.Resign | commands.Undo
+
+
+def taken(args: dict[str, Any], game_id: UUID, caller: Credential, request: Written) -> ActionCommand:
+    if args["action"]["kind"] == "undo":
+        return commands.Undo(game_id, caller, **request)
+    return Act(game_id, caller, action_from_dict(args["action"]), **request)
+
+
+def moved(args: dict[str, Any], game_id: UUID, caller: Credential, request: Written) -> ActionCommand:
+    return Act(game_id, caller, action_from_dict({**args, "kind": "move"}), **request)
+
+
+def drawn(args: dict[str, Any], game_id: UUID, caller: Credential, request: Written) -> ActionCommand:
+    return commands.Draw(game_id, caller, **request)
+
+
+def resigned(args: dict[str, Any], game_id: UUID, caller: Credential, request: Written) -> ActionCommand:
+    return commands.Resign(game_id, caller, **request)
+
+
+class ActionRoute(NamedTuple):
+    """What the short path (api/action_path.py) needs of an action route: its endpoint, the schema of its body,
+    and the command its arguments make, as its view makes it."""
+
+    endpoint: str
+    schema: Schema
+    command: Callable[[dict[str, Any], UUID, Credential, Written], ActionCommand]
+
+
+ACTION_ROUTES = {
+    "actions": ActionRoute("games.Actions", ActionSubmissionSchema(), taken),
+    "moves": ActionRoute("games.Moves", MoveSchema(), moved),
+    "draw": ActionRoute("games.Draw", ActionRequestSchema(), drawn),
+    "resign": ActionRoute("games.Resignation", ActionRequestSchema(), resigned),
+}
+"""The routes under /games/{game_id}/, by their last segment (api/routes.py)."""

@@ -33,8 +33,11 @@ ACTION_CODES = (
 def expected_versions(args: dict[str, Any]) -> frozenset[int] | None:
     """The versions the action may be taken on (None: any), from `expected_version` in the body and the
     If-Match header; when both are given, the body's version must be one the header names."""
-    from_body = args.get("expected_version")
-    if_match = request.headers.get("If-Match")
+    return versions_of(args.get("expected_version"), request.headers.get("If-Match"))
+
+
+def versions_of(from_body: int | None, if_match: str | None) -> frozenset[int] | None:
+    """The versions `expected_version` and an If-Match header allow (None: any)."""
     if if_match is None or if_match.strip() == "*":
         return None if from_body is None else frozenset((from_body,))
     named = _versions_named(if_match)
@@ -80,8 +83,13 @@ def written(args: dict[str, Any]) -> Written:
 
 
 def action_response(answered: Answered[Change]) -> Response:
+    return replies.sent(answered, action_headers(answered))
+
+
+def action_headers(answered: Answered[Change]) -> dict[str, str]:
+    """An action's answer's own headers: the game's ETag (a retry's from the reply it gets again)."""
     version = answered.outcome.game.version if answered.outcome else replies.replied_body(answered)["game"]["version"]
-    return replies.sent(answered, {"ETag": etag(version)})
+    return {"ETag": etag(version)}
 
 
 def write_doc(operation_id: str) -> Any:
