@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from flask import request, request_finished
 
+from server.api.action_path import action_answered
 from server.config import Settings
 from server.runtime.app import create_app
 from tests.answers import Answers
@@ -28,6 +29,11 @@ def _record_answer(sender, response, **extra):
         ANSWERED.record(
             request.url_rule.rule, request.method, response.status_code, response.mimetype, body, list(request.args)
         )
+
+
+@action_answered.connect
+def _record_short_answer(sender, route, status, mimetype, body, **extra):
+    ANSWERED.record(route, "POST", status, mimetype, body, [])
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from uuid import UUID
 
+from blinker import Namespace
 from flask import Flask
 from webargs.core import missing
 from werkzeug.exceptions import RequestTimeout
@@ -38,6 +39,10 @@ from .games.writes import Written, action_headers, versions_of
 from .observability import REQUEST_ID_HEADER, Meter
 from .rate_limits import RouteLimits
 from .replies import answer_of
+
+action_answered = Namespace().signal("action-answered")
+"""Sent with each answer the short path gives (route, status, mimetype, body), as Flask sends `request_finished`
+with each of its own: the tests hold every answer to the OpenAPI document."""
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 LimitHeaders = Callable[[str | None], list[tuple[str, str]]]
@@ -98,10 +103,7 @@ class ActionPath:
         if limit_headers is not None:
             response_headers += limit_headers(None)
         start_response(f"{status} {HTTP_STATUS_CODES[status].upper()}", response_headers)
-        endpoint = taken.route.endpoint
-        replayed = "Idempotent-Replayed" in headers
-        elapsed = time.perf_counter() - started
-        self._meter.answered("POST", taken.path, self._rules[endpoint], endpoint, status, replayed, request_id, elapsed)
+        self._told(taken, status, "Idempotent-Replayed" in headers, request_id, started, "application/json", body)
         return [body]
 
     def _taken(self, environ: dict[str, Any]) -> _Taken | None:
@@ -173,11 +175,21 @@ class ActionPath:
         response.headers[REQUEST_ID_HEADER] = request_id
         if limit_headers is not None:
             response.headers.extend(limit_headers(response.headers.get("Retry-After")))
-        endpoint = taken.route.endpoint
-        elapsed = time.perf_counter() - started
-        status = response.status_code
-        self._meter.answered("POST", taken.path, self._rules[endpoint], endpoint, status, False, request_id, elapsed)
+        self._told(
+            taken, response.status_code, False, request_id, started, response.mimetype or "", response.get_data()
+        )
         return response(environ, start_response)
+
+    def _told(
+        self, taken: _Taken, status: int, replayed: bool, request_id: str, started: float, mimetype: str, body: bytes
+    ) -> None:
+        """The metrics and the request log of an answer, and `action_answered`."""
+        endpoint = taken.route.endpoint
+        route = self._rules[endpoint]
+        elapsed = time.perf_counter() - started
+        self._meter.answered("POST", taken.path, route, endpoint, status, replayed, request_id, elapsed)
+        if action_answered.receivers:
+            action_answered.send(self, route=route, status=status, mimetype=mimetype, body=body)
 
 
 def _game_token(authorization: str | None) -> str | None:
