@@ -73,6 +73,8 @@ THIRD_PARTY: dict[str, set[str]] = {
         "flask_smorest",
         "flask_cors",
         "flask_limiter",
+        "limits",
+        "blinker",
         "marshmallow",
         "webargs",
         "werkzeug",

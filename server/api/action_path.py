@@ -74,6 +74,8 @@ class ActionPath:
         self._rules = {route.endpoint: rules[route.endpoint] for route in ACTION_ROUTES.values()}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":  # a read passes by at the cost of one look
+            return self._full(environ, start_response)
         started = time.perf_counter()
         taken = self._taken(environ)
         if taken is None:
@@ -108,7 +110,7 @@ class ActionPath:
 
     def _taken(self, environ: dict[str, Any]) -> _Taken | None:
         """The request's command when the short path answers it; None when the full path does."""
-        if environ.get("REQUEST_METHOD") != "POST" or environ.get("QUERY_STRING"):
+        if environ.get("QUERY_STRING"):
             return None
         matched = _PATH.fullmatch(environ.get("PATH_INFO", ""))
         if matched is None or (self._cors and "HTTP_ORIGIN" in environ):

@@ -104,9 +104,11 @@ def request_idempotency(answer_holds_a_secret: bool = False) -> Idempotency | No
     `answer_holds_a_secret`: the first answer carries a token made for its caller (a sign-up's API token, a new
     game's player token), which a retry gets again; it is then kept for the same client address only, so that the
     key and the body, should they leak, do not hand the token to someone else (docs/api.md, "Idempotency")."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
     caller = [request.remote_addr] if answer_holds_a_secret else []
-    body = json_body()
-    return idempotency_of(request.headers.get("Idempotency-Key"), request.method, request.path, body, caller)
+    return idempotency_of(key, request.method, request.path, json_body(), caller)
 
 
 def idempotency_of(key: str | None, method: str, path: str, body: Any, caller: list[str | None]) -> Idempotency | None:

@@ -173,7 +173,8 @@ def install(app: Flask, settings: Settings, meter: Meter) -> Limiter | None:
         response.headers[REQUEST_ID_HEADER] = request_id
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         route = current.url_rule.rule if current.url_rule is not None else "unmatched"
-        replayed = bool(response.headers.get("Idempotent-Replayed"))
+        # A read is never a retry answered from a kept reply: its headers are not searched for it.
+        replayed = current.method not in ("GET", "HEAD") and bool(response.headers.get("Idempotent-Replayed"))
         meter.answered(
             current.method, current.path, route, current.endpoint or "", status, replayed, request_id, elapsed
         )

@@ -127,7 +127,7 @@ def test_plain_actions_take_the_short_path_and_answer_as_the_full_path(twins):
     game, token = new_game(twins)
     actions = f"/games/{game['id']}"
 
-    (status, headers, content), dispatched = both(twins, "POST", f"{actions}/draw", headers=token)
+    (status, headers, _), dispatched = both(twins, "POST", f"{actions}/draw", headers=token)
     assert status == "200 OK" and not dispatched
     assert ("ETag", '"2"') in headers and ("X-RateLimit-Remaining", "199") in headers
 
