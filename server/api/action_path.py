@@ -23,6 +23,7 @@ from uuid import UUID
 
 from blinker import Namespace
 from flask import Flask
+from marshmallow import ValidationError
 from webargs.core import missing
 from werkzeug.exceptions import RequestTimeout
 from werkzeug.http import HTTP_STATUS_CODES
@@ -72,6 +73,7 @@ class ActionPath:
         self._cors = bool(settings.cors_origins)
         rules = {rule.endpoint: rule.rule for rule in app.url_map.iter_rules()}
         self._rules = {route.endpoint: rules[route.endpoint] for route in ACTION_ROUTES.values()}
+        self._without_body = {route.endpoint: _loaded_alone(route) for route in ACTION_ROUTES.values()}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":  # a read passes by at the cost of one look
@@ -129,7 +131,7 @@ class ActionPath:
         if body is None:
             return None
         try:
-            args = route.schema.load({} if body is missing else body)
+            args = self._args(route, body)
             idempotency = idempotency_of(environ.get("HTTP_IDEMPOTENCY_KEY"), "POST", path, body, [])
             written: Written = {
                 "versions": versions_of(args.get("expected_version"), environ.get("HTTP_IF_MATCH")),
@@ -138,6 +140,16 @@ class ActionPath:
             return _Taken(route, path, route.command(args, UUID(matched.group(1)), token, written))
         except Exception:  # nothing has happened yet: the full path answers it, as it answers every such request
             return None
+
+    def _args(self, route: ActionRoute, body: Any) -> dict[str, Any]:
+        """The body as its route's schema loads it; no body, or {}, as it loaded {} once (a draw's usual body)."""
+        if body is missing or not body:
+            alone = self._without_body[route.endpoint]
+            if alone is None:
+                raise ValidationError("the route's schema refuses an empty body")
+            return dict(alone)
+        loaded: dict[str, Any] = route.schema.load(body)
+        return loaded
 
     def _body(self, environ: dict[str, Any]) -> Any:
         """The body as JSON (`missing`: none); None when the full path is to read it: chunked, too long, not JSON."""
@@ -192,6 +204,15 @@ class ActionPath:
         self._meter.answered("POST", taken.path, route, endpoint, status, replayed, request_id, elapsed)
         if action_answered.receivers:
             action_answered.send(self, route=route, status=status, mimetype=mimetype, body=body)
+
+
+def _loaded_alone(route: ActionRoute) -> dict[str, Any] | None:
+    """What the route's schema makes of an empty body; None when it refuses one."""
+    try:
+        loaded: dict[str, Any] = route.schema.load({})
+    except ValidationError:
+        return None
+    return loaded
 
 
 def _game_token(authorization: str | None) -> str | None:

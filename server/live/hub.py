@@ -267,7 +267,8 @@ class Hub:
             self._tail_now.set()
         self._start("publisher", self._publish)
         self._outbox.append(change)
-        self._outbox_filled.set()
+        if not self._outbox_filled.is_set():  # set, the publisher clears it before it drains, so it takes this one
+            self._outbox_filled.set()
 
     # --- inside -----------------------------------------------------------------------------------
 
