@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, LiteralString, Protocol, TypeVar
 from uuid import UUID
 
 import psycopg
@@ -16,6 +16,8 @@ from ..game.records import PlayerResult
 from ..service.records import AllTimeRow, DailyBoardRow, PlayerStats
 from . import player_sql, sql
 from .rows import first_column, record_params
+
+Row = TypeVar("Row")
 
 
 class _Connections(Protocol):
@@ -63,32 +65,16 @@ class StatisticsTables:
         after: tuple[bool, int, int, int, int, UUID] | None,
         limit: int,
     ) -> list[DailyBoardRow]:
-        parameters = {
-            **_daily_key(after or (False, -53, 0, 0, -1, UUID(int=0))),
-            "day": day,
-            "variant": variant,
-            "kind": kind,
-            "limit": limit,
-        }
-        with self._connection() as conn:
-            return (
-                conn.cursor(row_factory=class_row(DailyBoardRow)).execute(player_sql.DAILY_BOARD, parameters).fetchall()
-            )
+        key = _daily_key(after or (False, -53, 0, 0, -1, UUID(int=0)))
+        parameters = {**key, "day": day, "variant": variant, "kind": kind, "limit": limit}
+        return _rows(self, DailyBoardRow, player_sql.DAILY_BOARD, parameters)
 
     def all_time_board(
         self: _Connections, variant: str, kind: str, min_games: int, after: tuple[float, int, UUID] | None, limit: int
     ) -> list[AllTimeRow]:
-        parameters = {
-            **_all_time_key(after or (-2.0, 0, UUID(int=0))),
-            "variant": variant,
-            "kind": kind,
-            "min_games": min_games,
-            "limit": limit,
-        }
-        with self._connection() as conn:
-            return (
-                conn.cursor(row_factory=class_row(AllTimeRow)).execute(player_sql.ALL_TIME_BOARD, parameters).fetchall()
-            )
+        key = _all_time_key(after or (-2.0, 0, UUID(int=0)))
+        parameters = {**key, "variant": variant, "kind": kind, "min_games": min_games, "limit": limit}
+        return _rows(self, AllTimeRow, player_sql.ALL_TIME_BOARD, parameters)
 
     def daily_board_rank(
         self: _Connections, day: date, variant: str, kind: str, key: tuple[bool, int, int, int, int, UUID]
@@ -119,6 +105,11 @@ class StatisticsTables:
             conn.execute(player_sql.TIME_RESULTS)
             conn.execute(player_sql.MARK_ABANDONED_RESULTS)
             conn.execute(player_sql.SUM_RESULTS)
+
+
+def _rows(store: _Connections, row_class: type[Row], statement: LiteralString, parameters: dict[str, Any]) -> list[Row]:
+    with store._connection() as conn:
+        return conn.cursor(row_factory=class_row(row_class)).execute(statement, parameters).fetchall()
 
 
 def _daily_key(key: tuple[bool, int, int, int, int, UUID]) -> dict[str, Any]:

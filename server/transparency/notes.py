@@ -15,6 +15,7 @@ import binascii
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -30,6 +31,7 @@ MAX_NOTE_BYTES = 64 * 1024
 DASH = "\u2014"
 _NAME = re.compile(r"[^\s+]+")
 _DECIMAL = re.compile(r"0|[1-9][0-9]{0,18}")
+Key = TypeVar("Key")
 
 
 class NoteError(ValueError):
@@ -91,15 +93,20 @@ class Verifier:
         return True
 
 
+def _with_id(key: Key, actual_id: int, written_id: str, what: str) -> Key:
+    """`key`, when the id written beside it is its own."""
+    if written_id != f"{actual_id:08x}":
+        raise NoteError(f"{what}'s id {written_id} does not match its name and key")
+    return key
+
+
 def parse_verifier(vkey: str) -> Verifier:
     parts = vkey.strip().split("+", 2)
     if len(parts) != 3:
         raise NoteError("a verifier key is <name>+<key id>+<base64 key>")
     name, key_id, encoded = parts
     verifier = Verifier(name, *_key_material(name, encoded, "the verifier key"))
-    if key_id != f"{verifier.key_id:08x}":
-        raise NoteError(f"the verifier key's id {key_id} does not match its name and key")
-    return verifier
+    return _with_id(verifier, verifier.key_id, key_id, "the verifier key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +143,7 @@ def parse_signer(skey: str) -> Signer:
         raise NoteError("a signing key is PRIVATE+KEY+<name>+<key id>+<base64 key>")
     name, key_id, encoded = parts[2:]
     signer = Signer(name, *_key_material(name, encoded, "the signing key"))
-    if key_id != f"{signer.verifier.key_id:08x}":
-        raise NoteError(f"the signing key's id {key_id} does not match its name and key")
-    return signer
+    return _with_id(signer, signer.verifier.key_id, key_id, "the signing key")
 
 
 @dataclass(frozen=True, slots=True)

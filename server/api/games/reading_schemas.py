@@ -61,10 +61,12 @@ def _last_event_id(description: str, pattern: str) -> fields.String:
     return fields.String(data_key="Last-Event-ID", metadata={"description": description, "pattern": pattern})
 
 
-class EventStreamHeadersSchema(ma.Schema):
+class _HeadersSchema(ma.Schema):
     class Meta:
         unknown = ma.EXCLUDE  # every other header of the request
 
+
+class EventStreamHeadersSchema(_HeadersSchema):
     last_event_id = _last_event_id(
         "The id of the last event received (its seq): the stream resumes after it. "
         "EventSource sends it when it reconnects; it takes precedence over `after`.",
@@ -72,10 +74,7 @@ class EventStreamHeadersSchema(ma.Schema):
     )
 
 
-class FeedHeadersSchema(ma.Schema):
-    class Meta:
-        unknown = ma.EXCLUDE  # every other header of the request
-
+class FeedHeadersSchema(_HeadersSchema):
     last_event_id = _last_event_id(
         "The id of the last event message received: the feed goes on after it. "
         "EventSource sends it when it reconnects.",
