@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..config import Settings, shipped
 from ..log import strict_json
@@ -74,7 +74,19 @@ def _parser() -> argparse.ArgumentParser:
     deal.add_argument("--variant", default="osmosis", choices=list(PRESETS), help="the preset (default osmosis)")
     deal.add_argument("--json", action="store_true", help="print JSON: reserves, base and stock")
     deal.set_defaults(run=_deal)
+    _add_offline_commands(commands)
+    _add_server_commands(commands)
+    add_solver_commands(commands)
+    add_log_commands(commands)
+    add_witness_commands(commands)
+    add_play_commands(commands)
+    add_player_commands(commands)
+    add_backup_commands(commands)
+    add_log_recovery_commands(commands)
+    return parser
 
+
+def _add_offline_commands(commands: Any) -> None:
     simulate = commands.add_parser("simulate", help="play many deals with an automatic policy")
     simulate.add_argument("--variant", default="osmosis", choices=list(PRESETS))
     simulate.add_argument("--first-deal", type=int, default=0, metavar="N")
@@ -82,12 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--policy", choices=("greedy", "random"), default="greedy")
     simulate.add_argument("--json", action="store_true", help="print JSON with the deal numbers won")
     simulate.set_defaults(run=_simulate)
-
-    serve = commands.add_parser("serve", help="run the HTTP server under gunicorn")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 4)")
-    serve.set_defaults(run=_serve)
 
     verify = commands.add_parser("verify", help="check a replay export offline (exit 0 when valid)")
     verify.add_argument("file", help="an osmosis-replay/1 JSON file, or - for standard input")
@@ -107,20 +113,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.set_defaults(run=_verify)
 
+
+def _add_server_commands(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the HTTP server under gunicorn")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=None, help="gunicorn workers (default WEB_CONCURRENCY or 4)")
+    serve.set_defaults(run=_serve)
+
     migrate_command = commands.add_parser("migrate", help="apply the database migrations to DATABASE_URL")
     migrate_command.set_defaults(run=_migrate)
 
     openapi = commands.add_parser("openapi", help="print the OpenAPI document (openapi/openapi.json)")
     openapi.add_argument("--output", type=Path, help="write it to this file instead")
     openapi.set_defaults(run=_openapi)
-    add_solver_commands(commands)
-    add_log_commands(commands)
-    add_witness_commands(commands)
-    add_play_commands(commands)
-    add_player_commands(commands)
-    add_backup_commands(commands)
-    add_log_recovery_commands(commands)
-    return parser
 
 
 def _layout_of(args: argparse.Namespace) -> Layout:

@@ -79,14 +79,21 @@ def create_app(
     app.extensions.update(
         {"osmosis.use_cases": use_cases, "osmosis.sequencer": sequencer, "osmosis.upkeep": upkeep, "osmosis.hub": hub}
     )
+    _requests_pass_through(app, settings, pool_stats)
+    app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
+    return app
+
+
+def _requests_pass_through(app: Flask, settings: Settings, pool_stats: Callable[[], dict[str, int]] | None) -> None:
+    """What every request passes through, from the outside in: the security headers, the proxies' view of the
+    client, the actions' short path, and Flask with its hooks (request ids, metrics and logs; rate limits; the
+    boundary)."""
     meter = observability.Meter(pool_stats)
     limiter = observability.install(app, settings, meter)
     boundary.install(app, viewer, refused_authorization)
     action_path.install(app, settings, meter, RouteLimits(limiter, settings) if limiter is not None else None)
     observability.trust_proxies(app, settings)
     security_headers.install(app)
-    app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
-    return app
 
 
 def _own_store(settings: Settings) -> PostgresStore:
