@@ -288,7 +288,10 @@ def test_the_calls_benchmark_counts_about_the_same_calls_every_run_for_each_kind
     assert set(counts[0]) == {"read a game", "action (draw)", "create a game"}
     for kind, count in counts[0].items():  # the hub's timing may take a branch more or less: a call or so a request
         assert abs(counts[1][kind] - count) <= count * 0.005, (kind, count, counts[1][kind])
-    assert 0 < counts[0]["read a game"] < counts[0]["action (draw)"] < counts[0]["create a game"]
+    # A draw takes the actions' short path, past Flask's dispatch, which a read goes through: it may cost fewer calls
+    # than a read; a creation, which deals, hashes and writes a whole game through Flask, costs the most.
+    assert 0 < max(counts[0]["read a game"], counts[0]["action (draw)"]) < counts[0]["create a game"]
+    assert min(counts[0]["read a game"], counts[0]["action (draw)"]) > 0
 
 
 def test_the_replication_benchmark_reports_both_sides_and_their_ratios():
