@@ -166,23 +166,10 @@ def secret_of(row: dict[str, Any]) -> GameSecret:
     return GameSecret(bytes(row["server_seed"]), row["client_seed"], row["state"], row["token_hash"])
 
 
+_GAME_COLUMNS = tuple(field.name for field in fields(GameRecord) if field.name != "owner")
+"""The games row's columns, named as the record's fields (its owner is read from the player joined to it)."""
+
+
 def game_of(row: dict[str, Any]) -> GameRecord:
-    return GameRecord(
-        id=row["id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        rules=row["rules"],
-        variant=row["variant"],
-        deal=row["deal"],
-        commitment=row["commitment"],
-        version=row["version"],
-        status=row["status"],
-        score=row["score"],
-        head_hash=row["head_hash"],
-        hints=row["hints"],
-        document=row["document"],
-        owner=None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"]),
-        daily=row["daily"],
-        undos=row["undos"],
-        undoable=row["undoable"],
-    )
+    owner = None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"])
+    return GameRecord(**{name: row[name] for name in _GAME_COLUMNS}, owner=owner)
