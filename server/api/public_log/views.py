@@ -39,16 +39,15 @@ LOG_READ_CODES = ("validation-failed", "rate-limited", "service-unavailable")
 """What any read of the public log may answer: a bad query, too many requests, a database away."""
 
 
+def _answers_text(operation_id: str, description: str, example: str) -> Any:
+    """The documentation of a public read answered with plain text."""
+    answer = {"description": description, "content": {"text/plain": {"schema": {"type": "string"}, "example": example}}}
+    return blp.doc(operationId=operation_id, security=[], responses={"200": answer})
+
+
 class LogCheckpoint(MethodView):
-    @blp.doc(
-        operationId="getLogCheckpoint",
-        security=[],
-        responses={
-            "200": {
-                "description": "The checkpoint, a C2SP signed note (tlog-checkpoint).",
-                "content": {"text/plain": {"schema": {"type": "string"}, "example": log_examples.checkpoint()}},
-            }
-        },
+    @_answers_text(
+        "getLogCheckpoint", "The checkpoint, a C2SP signed note (tlog-checkpoint).", log_examples.checkpoint()
     )
     @answers(
         *READ_ERRORS,
@@ -65,18 +64,7 @@ class LogCheckpoint(MethodView):
 
 
 class LogKey(MethodView):
-    @blp.doc(
-        operationId="getLogKey",
-        security=[],
-        responses={
-            "200": {
-                "description": "The log's verifier key, in note format.",
-                "content": {
-                    "text/plain": {"schema": {"type": "string"}, "example": log_examples.verifier_key() + "\n"}
-                },
-            }
-        },
-    )
+    @_answers_text("getLogKey", "The log's verifier key, in note format.", log_examples.verifier_key() + "\n")
     @answers(401, 422, 429, 404, 503, only=("validation-failed", "rate-limited", "not-in-log", "log-behind"))
     def get(self) -> Response:
         """Read the log's verifier key, the note-format string a client pins
