@@ -33,13 +33,20 @@ def steps_of(events_: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any
     return steps
 
 
-class ReplayScreen(BoardScreen):
-    KEYS = "Right or space: next step  Left: back  Home: first  End: last  q quit"
+class WatchedGameScreen(BoardScreen):
+    """A screen of one game another plays or played, by its id: its replay, or following it live."""
 
     def __init__(self, seat: Seat, game_id: str) -> None:
         super().__init__(seat)
         self.game_id = game_id
         self.game: dict[str, Any] | None = None
+
+
+class ReplayScreen(WatchedGameScreen):
+    KEYS = "Right or space: next step  Left: back  Home: first  End: last  q quit"
+
+    def __init__(self, seat: Seat, game_id: str) -> None:
+        super().__init__(seat, game_id)
         self.steps: list[list[Mapping[str, Any]]] = []
         self.states: dict[int, dict[str, Any]] = {}
         self.at = 0
@@ -98,13 +105,11 @@ class ReplayScreen(BoardScreen):
             self.run_worker(self._go(moves[event.key]), exclusive=True, group="server")
 
 
-class FollowScreen(BoardScreen):
+class FollowScreen(WatchedGameScreen):
     KEYS = "following live: each event shows as it happens  q quit"
 
     def __init__(self, seat: Seat, game_id: str) -> None:
-        super().__init__(seat)
-        self.game_id = game_id
-        self.game: dict[str, Any] | None = None
+        super().__init__(seat, game_id)
         self._stop = threading.Event()
         self._stream: Stream | None = None
 
