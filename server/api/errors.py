@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from http import HTTPStatus
@@ -152,6 +153,7 @@ def problem_for(error: Exception) -> Response:
     return _handle_unexpected(error)
 
 
+@functools.cache
 def _handlers() -> dict[type[Exception], Callable[[Any], Response]]:
     handlers: dict[type[Exception], Callable[[Any], Response]] = {}
     for error_class, status, code in ERRORS:

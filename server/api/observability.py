@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
-from flask_limiter import Limiter
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -31,7 +30,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
 from . import rate_limits
-from .rate_limits import LIMITER_RETRY_AFTER
+from .rate_limits import LIMITER_RETRY_AFTER, RouteLimits
 
 REQUEST_ID_HEADER = "X-Request-ID"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
@@ -154,8 +153,9 @@ class Meter:
             _log_request(method, path, route, status, request_id, elapsed)
 
 
-def install(app: Flask, settings: Settings, meter: Meter) -> Limiter | None:
-    """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off)."""
+def install(app: Flask, settings: Settings, meter: Meter) -> RouteLimits | None:
+    """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off): what the
+    actions' short path counts with it."""
 
     @app.before_request
     def start() -> None:

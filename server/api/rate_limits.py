@@ -27,8 +27,9 @@ FORWARDED_HEADERS = ("HTTP_FORWARDED", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
 """Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
 
 
-def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> Limiter:
-    """Each address's limit, and each player's from any address; the sign-up's own, tighter."""
+def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> RouteLimits:
+    """Each address's limit, and each player's from any address; the sign-up's own, tighter. What the actions'
+    short path counts with them is returned."""
     exempt = ExemptAddresses(settings)
     per_player = Limit(
         settings.rate_limit,
@@ -65,7 +66,7 @@ def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> Limit
             override_defaults=False,
         )(app.view_functions[signing_up])
         app.view_functions[signing_up] = limited
-    return limiter
+    return RouteLimits(limiter, settings, exempt)
 
 
 class ExemptAddresses:
@@ -116,10 +117,10 @@ class RouteLimits:
     It only counts a request every limit still allows: one that a limit refuses, or one met while the counters are
     out of reach, is left to the full path, whose limiter answers it (429, or counting in memory meanwhile)."""
 
-    def __init__(self, limiter: Limiter, settings: Settings) -> None:
+    def __init__(self, limiter: Limiter, settings: Settings, exempt: ExemptAddresses) -> None:
         self._limiter = limiter
         self._items: list[RateLimitItem] = sorted(parse_many(settings.rate_limit))
-        self._exempt = ExemptAddresses(settings)
+        self._exempt = exempt
 
     def allow(self, environ: dict[str, Any], endpoint: str) -> bool:
         """Whether every limit still allows the request (nothing counted): a client at its limit is refused at once,

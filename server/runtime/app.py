@@ -12,7 +12,6 @@ from limits.storage import Storage, storage_from_string
 
 from ..api import action_path, boundary, http_app, observability, security_headers
 from ..api.callers import refused_authorization, viewer
-from ..api.rate_limits import RouteLimits
 from ..api.streaming import pusher
 from ..config import ConfigError, Settings
 from ..live.hub import Hub
@@ -89,9 +88,9 @@ def _requests_pass_through(app: Flask, settings: Settings, pool_stats: Callable[
     client, the actions' short path, and Flask with its hooks (request ids, metrics and logs; rate limits; the
     boundary)."""
     meter = observability.Meter(pool_stats)
-    limiter = observability.install(app, settings, meter)
+    route_limits = observability.install(app, settings, meter)
     boundary.install(app, viewer, refused_authorization)
-    action_path.install(app, settings, meter, RouteLimits(limiter, settings) if limiter is not None else None)
+    action_path.install(app, settings, meter, route_limits)
     observability.trust_proxies(app, settings)
     security_headers.install(app)
 

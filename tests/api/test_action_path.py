@@ -2,6 +2,7 @@
 to two apps alike in everything but ACTION_SHORT_PATH (the same ids, tokens, seeds and clock), get the same status,
 body and headers, the rate limits' included; and the short path does take the plain ones."""
 
+import contextlib
 import io
 import itertools
 import json
@@ -11,7 +12,9 @@ from uuid import UUID
 
 import pytest
 from flask import request_started
+from werkzeug.exceptions import RequestTimeout
 
+from server.api import action_path, boundary
 from server.config import Settings
 from server.runtime.app import create_app
 from server.service.sources import Sources
@@ -262,3 +265,24 @@ def test_the_short_path_can_be_turned_off():
     assert Settings.from_env({}).action_short_path is True
     with pytest.raises(Exception, match="ACTION_SHORT_PATH must be on or off"):
         Settings.from_env({"ACTION_SHORT_PATH": "maybe"})
+
+
+def test_a_body_that_does_not_arrive_in_time_is_answered_408_as_the_full_path_answers_it(twins, monkeypatch):
+    """Under gevent's workers a body late past BODY_SECONDS raises RequestTimeout where it is read; here the reading
+    deadline of both paths raises it at once."""
+
+    @contextlib.contextmanager
+    def expired(seconds):
+        raise RequestTimeout(f"the body did not arrive within {seconds:g} seconds")
+        yield
+
+    game, token = new_game(twins)
+    monkeypatch.setattr(action_path, "reading_deadline", expired)
+    monkeypatch.setattr(boundary, "reading_deadline", expired)
+    (status, headers, content), dispatched = both(twins, "POST", f"/games/{game['id']}/draw", b"{}", token)
+    assert status.startswith("408"), content
+    assert not dispatched
+    assert json.loads(content)["code"] == "request-timeout"
+    assert any(name == "X-RateLimit-Remaining" for name, _ in headers)
+    after = json.loads(send(twins[0]["short"], "GET", f"/games/{game['id']}")[2])
+    assert after["version"] == 1, "a request whose body never came changed the game"
