@@ -14,7 +14,7 @@ from psycopg.rows import tuple_row
 
 from ..game.change import Change
 from ..game.errors import VersionConflict
-from ..game.records import GameRecord, GameSecret, Owner, PlayerResult
+from ..game.records import GameRecord, GameSecret, Owner
 from ..log.events import Event
 from ..service.errors import DailyDealPlayed, IdempotencyConflict
 from ..service.records import StoredResponse
@@ -42,54 +42,52 @@ def write_game(
 ) -> bool:
     """Write `change`, and the reply kept for its retries, if the game is still at `expected_version`; whether it
     was."""
-    game = change.game
-    row = (
-        conn.cursor(row_factory=tuple_row)
-        .execute(
-            sql.WRITE_CHANGE,
-            {
-                "id": game.id,
-                **_moving_params(game),
-                # A deal changes only when its seeds are revealed: until then the stored one stands, and the action
-                # neither encodes it nor has PostgreSQL parse it again.
-                "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
-                "lock_key": lock_key(game.id),
-                "expected_version": expected_version,
-                "state": change.state_text,
-                "events": change.events_json,
-                "snapshot": change.snapshot,
-                **_result_params(change.result),
-                "log_kinds": [entry.kind for entry in change.public_entries],
-                "log_entries": [entry.entry for entry in change.public_entries],
-                "scope": response.scope if response else None,
-                "key_hash": response.key_hash if response else None,
-                "fingerprint": response.fingerprint if response else None,
-                "response_status": response.status if response else None,
-                "body": response.body if response else None,
-            },
+    game, result, entries = change.game, change.result, change.public_entries
+    params = {
+        "id": game.id,
+        **_moving_params(game),
+        # A deal changes only when its seeds are revealed: until then the stored one stands, and the action
+        # neither encodes it nor has PostgreSQL parse it again.
+        "revealed_deal": jsonb_text(game.deal) if "server_seed" in game.deal else None,
+        "lock_key": lock_key(game.id),
+        "expected_version": expected_version,
+        "state": change.state_text,
+        "events": change.events_json,
+    }
+    if entries:
+        params["log_kinds"] = [entry.kind for entry in entries]
+        params["log_entries"] = [entry.entry for entry in entries]
+    if result is not None:
+        params.update({f"result_{name}": getattr(result, field) for name, field in _RESULT_COLUMNS.items()})
+    if response is not None:
+        params.update(
+            scope=response.scope,
+            key_hash=response.key_hash,
+            fingerprint=response.fingerprint,
+            response_status=response.status,
+            body=response.body,
         )
-        .fetchone()
-    )
+    statement = sql.write_change(change.snapshot, bool(entries), result is not None, response is not None)
+    row = conn.cursor(row_factory=tuple_row).execute(statement, params).fetchone()
     return bool(row and row[0])
 
 
-def _result_params(result: PlayerResult | None) -> dict[str, Any]:
-    fields = {
-        "player": "player_id",
-        "kind": "kind",
-        "variant": "variant",
-        "daily": "daily",
-        "won": "won",
-        "score": "score",
-        "hints": "hints",
-        "actions": "actions",
-        "started": "started_at",
-        "ended": "ended_at",
-        "public_deal": "public_deal",
-        "abandoned": "abandoned",
-        "undos": "undos",
-    }
-    return {f"result_{name}": getattr(result, field) if result else None for name, field in fields.items()}
+_RESULT_COLUMNS = {
+    "player": "player_id",
+    "kind": "kind",
+    "variant": "variant",
+    "daily": "daily",
+    "won": "won",
+    "score": "score",
+    "hints": "hints",
+    "actions": "actions",
+    "started": "started_at",
+    "ended": "ended_at",
+    "public_deal": "public_deal",
+    "abandoned": "abandoned",
+    "undos": "undos",
+}
+"""A player result's statement parameters (`result_` and the key) and its record's fields."""
 
 
 def lock_key(game_id: UUID) -> int:

@@ -1,6 +1,7 @@
 """Every SQL statement about games, their logs, sealed deals and the public log. Each names exactly one game, or
 one sealed deal (docs/scaling.md). The players' are in player_sql.py."""
 
+import functools
 import itertools
 
 _GAME_COLUMNS = """
@@ -29,16 +30,8 @@ INSERT_EVENT = """
     VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
 """
 
-# One statement, so one round trip and its own transaction: the games row moves only from the version
-# the change was computed against, and everything else is written only if it did. A concurrent action
-# that moved the row first leaves `moved` empty, and nothing is written.
-#
-# Every write of a game first takes the game's advisory lock (held to the end of its transaction, and
-# taking no transaction id), so that a write's transaction id is assigned only after the game's previous
-# write has ended: the ids of one game's transactions then rise with its seqs, which the feed's order
-# (READ_FEED) relies on. A row lock would not do: a transaction takes its id before it waits for one.
-WRITE_CHANGE = """
-    WITH game_lock AS (
+_WRITE_GAME = """
+    game_lock AS (
         SELECT pg_advisory_xact_lock(%(lock_key)s)
     ), moved AS (
         UPDATE games
@@ -53,22 +46,30 @@ WRITE_CHANGE = """
         INSERT INTO game_events (game_id, seq, kind, data, hash)
         SELECT moved.id, event.seq, event.kind, event.data, event.hash
         FROM moved, jsonb_to_recordset(%(events)s) AS event (seq integer, kind text, data jsonb, hash text)
-    ), snapshot AS (
-        INSERT INTO game_snapshots (game_id, seq, state)
-        SELECT id, %(version)s, %(state)s FROM moved WHERE %(snapshot)s
-    ), logged AS (
+    )"""
+
+_WRITE_SNAPSHOT = """
+    snapshot AS (
+        INSERT INTO game_snapshots (game_id, seq, state) SELECT id, %(version)s, %(state)s FROM moved
+    )"""
+
+_WRITE_LOG_ENTRIES = """
+    logged AS (
         INSERT INTO log_pending (subject, kind, entry)
         SELECT moved.id, logged.kind, logged.entry
         FROM moved, unnest(%(log_kinds)b::text[], %(log_entries)b::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
         ORDER BY logged.n
-    ), acted AS (
+    )"""
+
+_WRITE_RESULT = """
+    acted AS (
         -- When the game's actions were recorded: those already in its log, and any this write appends (recorded
         -- at now(), as every event of this transaction is).
         SELECT min(e.recorded_at) AS first_at, max(e.recorded_at) AS last_at,
                EXISTS (SELECT FROM jsonb_to_recordset(%(events)s) AS new (kind text)
                        WHERE new.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')) AS now
         FROM game_events e
-        WHERE e.game_id = %(id)s AND %(result_player)s::uuid IS NOT NULL
+        WHERE e.game_id = %(id)s
           AND e.kind IN ('card_played', 'card_moved_to_cell', 'cards_dealt', 'waste_redealt')
     ), result AS (
         INSERT INTO player_results (game_id, player_id, kind, variant, daily, won, score, hints, actions, started_at,
@@ -78,17 +79,43 @@ WRITE_CHANGE = """
                coalesce(acted.first_at, CASE WHEN acted.now THEN now() END),
                CASE WHEN acted.now THEN now() ELSE acted.last_at END, %(result_public_deal)s, %(result_abandoned)s,
                %(result_undos)s
-        FROM moved, acted WHERE %(result_player)s::uuid IS NOT NULL
+        FROM moved, acted
     ), abandoned AS (
         INSERT INTO games_abandoned (game_id) SELECT id FROM moved WHERE %(result_abandoned)s
-    ), response AS (
+    )"""
+
+_WRITE_RESPONSE = """
+    response AS (
         INSERT INTO idempotency_keys (scope, key_hash, fingerprint, status, body)
         SELECT %(scope)s::text, %(key_hash)s::text, %(fingerprint)s::text, %(response_status)s::integer,
                %(body)s::json
-        FROM moved WHERE %(scope)s::text IS NOT NULL
-    )
-    SELECT count(*) AS moved FROM moved
-"""
+        FROM moved
+    )"""
+
+
+@functools.cache
+def write_change(snapshot: bool, log_entries: bool, result: bool, response: bool) -> str:
+    """The one write of a change, with only the parts it has.
+
+    One statement, so one round trip and its own transaction: the games row moves only from the version the
+    change was computed against, and everything else is written only if it did. A concurrent action that moved
+    the row first leaves `moved` empty, and nothing is written.
+
+    Every write of a game first takes the game's advisory lock (held to the end of its transaction, and taking
+    no transaction id), so that a write's transaction id is assigned only after the game's previous write has
+    ended: the ids of one game's transactions then rise with its seqs, which the feed's order (READ_FEED) relies
+    on. A row lock would not do: a transaction takes its id before it waits for one.
+
+    A statement of every part for every change would open and lock all eight tables and their indexes on each
+    action, past PostgreSQL's sixteen fast-path locks a session, and have the planner weigh parts that write
+    nothing: most actions write the game, its position and its events, and nothing else."""
+    parts = [_WRITE_GAME]
+    parts += [_WRITE_SNAPSHOT] if snapshot else []
+    parts += [_WRITE_LOG_ENTRIES] if log_entries else []
+    parts += [_WRITE_RESULT] if result else []
+    parts += [_WRITE_RESPONSE] if response else []
+    return f"WITH {', '.join(part.strip() for part in parts)}\n    SELECT count(*) AS moved FROM moved"
+
 
 # Players' games in play (not daily ones, which their day's close ends) left without a write since `idle_since`:
 # found by creation time (an index that an action's update never touches), since such a game is older still.
@@ -122,7 +149,7 @@ SELECT_GAME_FOR_ACTION = f"""
 """
 
 LOCK_GAME = "SELECT pg_advisory_xact_lock(%(lock_key)s)"
-"""The game's advisory lock, to the end of the transaction (see WRITE_CHANGE)."""
+"""The game's advisory lock, to the end of the transaction (see write_change)."""
 
 _GAME_FILTERS = {
     # A daily game is listed to anyone once its day has closed, and to its player before.

@@ -1,5 +1,5 @@
 """Players' statistics on PostgreSQL (the Statistics port). PostgresStore has these methods; the write that
-reveals a game records its result and sums (sql.WRITE_CHANGE)."""
+reveals a game records its result and sums (sql.write_change)."""
 
 from __future__ import annotations
 
