@@ -28,7 +28,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -70,15 +70,12 @@ class Change:
     """The hub that published it, so that a hub skips its own notifications."""
 
 
-def encode(change: Change) -> str:
-    payload = json.dumps(
-        {"o": change.origin, "g": change.game_id, "n": change.version, "e": change.events},
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-    if len(payload.encode()) <= PAYLOAD_LIMIT:
-        return payload
-    return json.dumps({"o": change.origin, "g": change.game_id, "n": change.version, "e": []}, separators=(",", ":"))
+def notice(origin: str, game_id: str, version: int, events_json: str) -> str:
+    """The notification of a change: its events as the action's write and reply carry them (`events_json`, a JSON
+    array), or none when that would not fit."""
+    head = f'{{"o":{json.dumps(origin)},"g":{json.dumps(game_id)},"n":{int(version)},"e":'
+    payload = f"{head}{events_json}}}"
+    return payload if len(payload.encode()) <= PAYLOAD_LIMIT else f"{head}[]}}"
 
 
 def decode(payload: str) -> Change | None:
@@ -171,7 +168,8 @@ class Hub:
         self._feeds: set[FeedSubscription] = set()
         self._known: dict[str, int] = {}
         """The latest version passed on, of each game some connection here follows."""
-        self._outbox: deque[Change] = deque()
+        self._outbox: deque[str] = deque()
+        """The notifications not yet published."""
         self._outbox_filled = threading.Event()
         self._poll_now = threading.Event()
         self._tail_now = threading.Event()
@@ -259,14 +257,15 @@ class Hub:
 
     # --- what the service calls -------------------------------------------------------------------
 
-    def changed(self, game_id: str, version: int, events: Sequence[dict[str, Any]]) -> None:
-        """An action landed here: tell this process's connections at once, and every other process."""
-        change = Change(game_id, version, tuple(events), self._origin)
-        self._dispatch(change)
+    def changed(self, game_id: str, version: int, events_json: str) -> None:
+        """An action landed here, appending the events `events_json` holds: tell this process's connections at
+        once, and every other process."""
+        if game_id in self._by_game:  # its events are read back only for a connection here that follows it
+            self._dispatch(Change(game_id, version, tuple(json.loads(events_json)), self._origin))
         if self._feeds:
             self._tail_now.set()
         self._start("publisher", self._publish)
-        self._outbox.append(change)
+        self._outbox.append(notice(self._origin, game_id, version, events_json))
         if not self._outbox_filled.is_set():  # set, the publisher clears it before it drains, so it takes this one
             self._outbox_filled.set()
 
@@ -310,7 +309,7 @@ class Hub:
             self._outbox_filled.clear()
             batch: list[str] = []
             while self._outbox and len(batch) < 500:
-                batch.append(encode(self._outbox.popleft()))
+                batch.append(self._outbox.popleft())
             if self._outbox:
                 self._outbox_filled.set()
             if batch:

@@ -82,8 +82,8 @@ def test_a_new_game_is_told_to_whoever_follows_changes(store):
     told = []
 
     class Sink:
-        def changed(self, game_id, version, events):
-            told.append((game_id, version, [event["kind"] for event in events]))
+        def changed(self, game_id, version, events_json):
+            told.append((game_id, version, [event["kind"] for event in json.loads(events_json)]))
 
     cases = compose(store, changes=Sink())
     made = cases.creating.handle(NewGame(RULES)).outcome

@@ -9,9 +9,9 @@ lock, where it cannot be overtaken.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 from uuid import UUID
 
 from ...game.callers import Caller
@@ -45,7 +45,7 @@ class ActingStore(GameReads, GameWrites, KeptResponses, Protocol):
 class ChangeSink(Protocol):
     """What is told of every change that lands: see live.Hub."""
 
-    def changed(self, game_id: str, version: int, events: Sequence[dict[str, Any]]) -> None: ...
+    def changed(self, game_id: str, version: int, events_json: str) -> None: ...
 
 
 class Acting:
@@ -265,4 +265,4 @@ def keep_recent(recent: RecentGames, game: Game, now: datetime) -> None:
 
 def tell(changes: ChangeSink | None, change: Change) -> None:
     if changes is not None:
-        changes.changed(str(change.game.id), change.game.version, [event.to_dict() for event in change.events])
+        changes.changed(str(change.game.id), change.game.version, change.events_json)
