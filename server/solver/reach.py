@@ -25,6 +25,8 @@ from .plans import Plan
 
 ALL_CARDS = (1 << 52) - 1
 RANKS = (1 << 13) - 1
+Tables = tuple[tuple[int, ...], tuple[int, ...], list[int], int, bool, int]
+"""A reach's cards above each card, talon, each card's place in it, free places, cards a deal, and redeal."""
 
 
 class Waits:
@@ -66,6 +68,7 @@ class Reach:
         "free",
         "has_cell",
         "home",
+        "tables",
         "talon",
         "talon_cards",
     )
@@ -97,6 +100,8 @@ class Reach:
             talon_cards |= 1 << card
         self.at = at
         self.talon_cards = talon_cards
+        self.tables: Tables = (self.above, talon, at, free, can_redeal, draw)
+        """What the two searches of the talon read, for a hot function to bind to its locals at once."""
 
     def all_home(self, waits: Waits) -> bool:
         """Whether every card could come home under `waits`, the cell used by one card at a time."""
@@ -126,14 +131,7 @@ class Reach:
 
     def _closure(self, waits: Waits, home: int, left: int) -> int:
         """The cards that come home from `home`, with the cards in `left` (a superset) out of their places."""
-        above, talon, at, free, can_redeal, draw = (
-            self.above,
-            self.talon,
-            self.at,
-            self.free,
-            self.can_redeal,
-            self.draw,
-        )
+        above, talon, at, free, can_redeal, draw = self.tables
         talon_cards = self.talon_cards
         last = len(talon) - 1
         gone = 0
@@ -204,14 +202,7 @@ class Reach:
     def _leavable(self, home: int, tried: int) -> list[int]:
         """The cards not yet tried that could leave their place for the cell, with the cards in `home` home
         (and so the cell free)."""
-        above, talon, at, free, can_redeal, draw = (
-            self.above,
-            self.talon,
-            self.at,
-            self.free,
-            self.can_redeal,
-            self.draw,
-        )
+        above, talon, at, free, can_redeal, draw = self.tables
         last = len(talon) - 1
         gone = 0
         for i, card in enumerate(talon):
