@@ -101,15 +101,8 @@ class MemoryStore:
 
     # Games and their log
 
-    def create_game(
-        self,
-        game: GameRecord,
-        secret: GameSecret,
-        events: Sequence[Event],
-        response: StoredResponse | None,
-        sealed_deal_id: UUID | None = None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
+    def create_game(self, change: Change, response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+        game = change.game
         with self._lock:
             self._refuse_kept(response)
             if game.daily is not None and any(
@@ -122,11 +115,12 @@ class MemoryStore:
                 if sealed is None or sealed.game_id is not None:
                     raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
                 self._sealed[sealed_deal_id] = replace(sealed, game_id=game.id)
-            stored = _StoredGame(_copied_record(game), secret)
+            stored = _StoredGame(_copied_record(game), change.after.secret)
             self._games[game.id] = stored
-            self._append(stored, events)
+            self._append(stored, change.events)
             self._keep(response)
-            self._record(public_entry)
+            for entry in change.public_entries:
+                self._record(entry)
 
     def load_game(self, game_id: UUID) -> GameRecord:
         return self._stored(game_id).record

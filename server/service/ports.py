@@ -87,17 +87,10 @@ class GameWrites(Protocol):
     """What writes games and their log. A game is created, and each action written, whole or not at all; the reply
     to a request with an Idempotency-Key is kept in the same write (KeptResponses reads it)."""
 
-    def create_game(
-        self,
-        game: GameRecord,
-        secret: GameSecret,
-        events: Sequence[Event],
-        response: StoredResponse | None,
-        sealed_deal_id: UUID | None = None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
-        """Raises SealedDealUsed if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's
-        key is kept already; either way nothing is written. `public_entry` is recorded as pending with it."""
+    def create_game(self, change: Change, response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+        """Write the game `change` creates, its events and its public-log entries (pending). Raises SealedDealUsed
+        if `sealed_deal_id` already made a game, IdempotencyConflict if the reply's key is kept already; either
+        way nothing is written."""
         ...
 
     def write(self, change: Change, expected_version: int, kept: StoredResponse | None = None) -> bool:

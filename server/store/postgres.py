@@ -121,15 +121,8 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         with self._transaction() as conn:
             conn.execute(sql.WRITE_BARRIER)
 
-    def create_game(
-        self,
-        game: GameRecord,
-        secret: GameSecret,
-        events: Sequence[Event],
-        response: StoredResponse | None,
-        sealed_deal_id: UUID | None = None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
+    def create_game(self, change: Change, response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
+        game, secret = change.game, change.after.secret
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
@@ -148,11 +141,12 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
                         "token_hash": secret.token_hash,
                     },
                 )
-                insert_events(conn, game.id, events)
-                insert_pending(conn, public_entry)
+                insert_events(conn, game.id, change.events)
+                for entry in change.public_entries:
+                    insert_pending(conn, entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
-        self._committed(public_entry is not None)
+        self._committed(bool(change.public_entries))
 
     def create_sealed_deal(
         self, deal: SealedDeal, response: StoredResponse | None, public_entry: PublicEntry | None = None
@@ -213,7 +207,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
     @contextmanager
     def locked_game(self, game_id: UUID) -> Iterator[LockedGame]:
         # The game's lock first, then the read: under it no other write of the game runs, and the read sees
-        # the last one (see sql.WRITE_CHANGE for why not a row lock). The transaction ends with the block.
+        # the last one (see sql.write_change for why not a row lock). The transaction ends with the block.
         logged = False
         try:
             with self._connection() as conn, conn.transaction():

@@ -9,7 +9,7 @@ from uuid import uuid4
 
 from server.game.callers import ApiTokenRecord, PlayerRecord
 from server.game.change import Change, Game, Reply
-from server.game.records import GameRecord, GameSecret
+from server.game.records import GameRecord, GameSecret, PublicEntry
 from server.log.events import Event, events_json
 from server.rules import layout, opening, preset, shuffled_deck
 from server.service.records import StoredResponse
@@ -38,6 +38,19 @@ def a_game(
     )
     secret = GameSecret(secrets.token_bytes(32), "client seed", "opening position", "token hash")
     return record, secret, [Event(1, "game_created", {"game_id": str(game_id), "nested": {"list": [1, "2"]}}, "1" * 64)]
+
+
+def a_creation(
+    record: GameRecord, secret: GameSecret, events: list[Event], public_entry: PublicEntry | None = None
+) -> Change:
+    """A creation's change, as the creating use case hands it to a store."""
+    return Change(
+        Game(record, secret, OPENING),
+        tuple(events),
+        events_json(events),
+        Reply(201, "{}"),
+        public_entries=(public_entry,) if public_entry else (),
+    )
 
 
 OPENING = opening(preset("osmosis"), layout(shuffled_deck(b"\x00" * 32), preset("osmosis")))

@@ -10,7 +10,7 @@ from uuid import uuid4
 from server.game.records import Owner, PublicEntry
 from server.log import public_entries
 from server.service.records import DailyDeal
-from tests.store.records import EPOCH, a_game, a_player, an_action
+from tests.store.records import EPOCH, a_creation, a_game, a_player, an_action
 
 
 def a_deal(day, variant="peek"):
@@ -63,7 +63,7 @@ def test_a_players_daily_games_and_the_unrevealed_ones_of_closed_days_are_found(
     day = a_day()
     record, secret, events = a_game()
     game = replace(record, daily=day, variant="peek", owner=Owner(player.id, player.name, player.kind))
-    port_store.create_game(game, secret, events, None)
+    port_store.create_game(a_creation(game, secret, events), None)
 
     assert port_store.daily_games_of(player.id, day) == {"peek": game.id}
     assert port_store.load_audience(game.id) == (day, player.id)
@@ -83,7 +83,7 @@ def test_the_close_takes_the_games_of_the_oldest_accounts_first(port_store):
         port_store.create_player(player, key, replace(token, player_id=player.id), None)
         record, secret, events = a_game()
         game = replace(record, daily=day, variant="peek", owner=Owner(player.id, player.name, player.kind))
-        port_store.create_game(game, secret, events, None)
+        port_store.create_game(a_creation(game, secret, events), None)
         games.append(game.id)
 
     waiting = [

@@ -11,7 +11,7 @@ from server.game.records import PublicEntry
 from server.log import public_entries
 from server.service.records import SealedDeal
 from server.store import PostgresStore, migrate
-from tests.store.records import EPOCH, a_game, an_action
+from tests.store.records import EPOCH, a_creation, a_game, an_action
 from tests.store.test_public_log_port import created
 
 
@@ -34,10 +34,10 @@ def ended(record):
 def test_each_write_with_entries_tells_once_committed_and_writes_without_tell_nothing(told):
     store, calls = told
     record, secret, events = a_game()
-    store.create_game(record, secret, events, None, public_entry=created(record))
+    store.create_game(a_creation(record, secret, events, created(record)), None)
     assert calls == [True]  # committed when told: the sequencer it wakes finds the entry
     other, other_secret, other_events = a_game()
-    store.create_game(other, other_secret, other_events, None)
+    store.create_game(a_creation(other, other_secret, other_events), None)
     assert store.write(an_action(other), other.version)
     deal = SealedDeal(uuid4(), EPOCH, b"\1" * 32, "d" * 64, None)
     store.create_sealed_deal(deal, None)
@@ -56,7 +56,7 @@ def test_each_write_with_entries_tells_once_committed_and_writes_without_tell_no
 def test_a_locked_write_tells_after_its_commit_and_a_refused_one_not_at_all(told):
     store, calls = told
     record, secret, events = a_game()
-    store.create_game(record, secret, events, None)
+    store.create_game(a_creation(record, secret, events), None)
     with store.locked_game(record.id) as locked:
         locked.write(replace(an_action(record), public_entries=(ended(record),)), None)
         assert calls == []

@@ -1,7 +1,7 @@
 """The Feed port: every game's events in one order, the same for every reader, each event once."""
 
 from server.service.feed import FEED_START
-from tests.store.records import a_game, an_action
+from tests.store.records import a_creation, a_game, an_action
 
 
 def entries_after(store, position):
@@ -12,8 +12,8 @@ def entries_after(store, position):
 def test_events_written_after_the_head_follow_it_in_the_order_they_landed(port_store):
     head = port_store.feed_head()
     (one, *one_rest), (other, *other_rest) = a_game(variant="peek"), a_game(variant=None)
-    port_store.create_game(one, *one_rest, None)
-    port_store.create_game(other, *other_rest, None)
+    port_store.create_game(a_creation(one, *one_rest), None)
+    port_store.create_game(a_creation(other, *other_rest), None)
     assert port_store.write(an_action(one), 1)
 
     ours = [
@@ -42,7 +42,7 @@ def test_events_written_after_the_head_follow_it_in_the_order_they_landed(port_s
 def test_the_feed_is_read_a_page_at_a_time_from_where_the_last_page_ended(port_store):
     head = port_store.feed_head()
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None)
+    port_store.create_game(a_creation(record, secret, events), None)
     for version in range(1, 5):
         assert port_store.write(an_action(port_store.load_game(record.id)), version)
 
@@ -64,7 +64,7 @@ def test_the_feed_is_read_a_page_at_a_time_from_where_the_last_page_ended(port_s
 
 def test_the_head_stands_at_the_last_event_and_says_what_had_committed_by_then(port_store):
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None)
+    port_store.create_game(a_creation(record, secret, events), None)
 
     head = port_store.feed_head()
 

@@ -11,12 +11,12 @@ import pytest
 from server.game.errors import VersionConflict
 from server.service.errors import GameNotFound, IdempotencyConflict
 from server.service.records import GamesPage
-from tests.store.records import EPOCH, a_game, a_response, an_action
+from tests.store.records import EPOCH, a_creation, a_game, a_response, an_action
 
 
 def created(store, **kwargs):
     record, secret, events = a_game(**kwargs)
-    store.create_game(record, secret, events, None)
+    store.create_game(a_creation(record, secret, events), None)
     return record, secret, events
 
 

@@ -8,12 +8,12 @@ import pytest
 
 from server.game.records import GameKeys
 from server.service.errors import GameNotFound, IdempotencyConflict
-from tests.store.records import a_game, a_response, an_action
+from tests.store.records import a_creation, a_game, a_response, an_action
 
 
 def test_a_reply_kept_with_a_new_game_comes_back_byte_for_byte(port_store):
     response = a_response(body='{"b" : 2,"a":[1, 2.50]}', wrapped="00ff" * 8)
-    port_store.create_game(*a_game(), response)
+    port_store.create_game(a_creation(*a_game()), response)
 
     assert port_store.find_response(response.scope, response.key_hash) == response
 
@@ -25,10 +25,10 @@ def test_no_reply_is_found_for_a_key_never_used(port_store):
 def test_a_key_keeps_one_reply_and_the_game_of_a_second_is_not_made(port_store):
     response = a_response()
     first, second = a_game(), a_game()
-    port_store.create_game(*first, response)
+    port_store.create_game(a_creation(*first), response)
 
     with pytest.raises(IdempotencyConflict):
-        port_store.create_game(*second, replace(response, body="{}"))
+        port_store.create_game(a_creation(*second), replace(response, body="{}"))
 
     assert port_store.find_response(response.scope, response.key_hash).body == response.body
     with pytest.raises(GameNotFound):
@@ -37,7 +37,7 @@ def test_a_key_keeps_one_reply_and_the_game_of_a_second_is_not_made(port_store):
 
 def test_the_token_and_the_reply_of_an_action_are_read_together(port_store):
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None)
+    port_store.create_game(a_creation(record, secret, events), None)
     scope = f"game:{record.id}"
     response = a_response(scope=scope)
 
@@ -73,10 +73,10 @@ def test_a_retry_meets_the_conflict_of_its_key_before_any_other_of_its_write(por
     deal = a_sealed_deal()
     port_store.create_sealed_deal(deal, None)
     kept = a_response("games")
-    port_store.create_game(record, secret, events, kept, deal.id)
+    port_store.create_game(a_creation(record, secret, events), kept, deal.id)
     again, again_secret, again_events = a_game()
     with pytest.raises(IdempotencyConflict):
-        port_store.create_game(again, again_secret, again_events, kept, deal.id)
+        port_store.create_game(a_creation(again, again_secret, again_events), kept, deal.id)
 
 
 def test_replies_kept_before_a_time_are_forgotten_a_batch_at_a_time(port_store):
@@ -84,7 +84,7 @@ def test_replies_kept_before_a_time_are_forgotten_a_batch_at_a_time(port_store):
 
     responses = [a_response() for _ in range(3)]
     for response in responses:
-        port_store.create_game(*a_game(), response)
+        port_store.create_game(a_creation(*a_game()), response)
 
     assert port_store.forget_responses(datetime.now(UTC) - timedelta(hours=1), 10) == 0
     assert port_store.find_response(responses[0].scope, responses[0].key_hash) == responses[0]

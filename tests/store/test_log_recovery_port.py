@@ -19,7 +19,7 @@ from server.store import PostgresStore, migrate, open_pool
 from server.transparency.notes import generate_signer
 from server.transparency.tiles import partial_tiles
 from tests.databases import BACKENDS, _with_database, drop_database, migrated_database
-from tests.store.records import a_game
+from tests.store.records import a_creation, a_game
 from tests.store.test_public_log_port import created
 
 SIGNER = generate_signer("osmosis.test/recovered-log")
@@ -38,7 +38,7 @@ def store_on(url):
 def play(store, games):
     for _ in range(games):
         record, secret, events = a_game()
-        store.create_game(record, secret, events, None, public_entry=created(record))
+        store.create_game(a_creation(record, secret, events, created(record)), None)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

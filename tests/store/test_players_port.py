@@ -11,7 +11,7 @@ import pytest
 from server.game.records import GameKeys, Owner
 from server.service.errors import IdempotencyConflict, NameTaken, PlayerNotFound, TooManyTokens
 from server.service.records import GamesPage
-from tests.store.records import EPOCH, a_game, a_player, a_response, a_token
+from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, a_token
 
 
 def signed_up(store, kind="human"):
@@ -138,7 +138,7 @@ def test_a_players_game_reads_back_with_its_owner_who_opens_it(port_store):
     player, _, _ = signed_up(port_store)
     record, secret, events = a_game(created_at=EPOCH + timedelta(days=3650))  # the newest game of every test's
     owned = replace(record, owner=Owner(player.id, player.name, player.kind))
-    port_store.create_game(owned, secret, events, None)
+    port_store.create_game(a_creation(owned, secret, events), None)
 
     assert port_store.load_game(owned.id) == owned
     assert port_store.load_for_action(owned.id)[0].owner == owned.owner

@@ -12,7 +12,7 @@ from server.service.records import SealedDeal
 from server.transparency.merkle import inclusion_proof, leaf_hash, tree_hash, verify_inclusion
 from server.transparency.notes import generate_signer, open_checkpoint
 from server.transparency.tiles import bundle_entries, tile_subtrees
-from tests.store.records import EPOCH, a_game, an_action
+from tests.store.records import EPOCH, a_creation, a_game, an_action
 
 SIGNER = generate_signer("osmosis.test/contract-log")
 
@@ -37,7 +37,7 @@ def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_
     sequence_all(port_store)
     assert not port_store.has_pending_entries()
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None, public_entry=created(record))
+    port_store.create_game(a_creation(record, secret, events, created(record)), None)
     assert port_store.has_pending_entries()
     deal = SealedDeal(uuid4(), EPOCH, b"\1" * 32, "d" * 64, None)
     sealed = PublicEntry(deal.id, public_entries.DEAL_SEALED, public_entries.deal_sealed(deal.id, deal.commitment))
@@ -64,7 +64,7 @@ def test_entries_recorded_by_writes_are_sequenced_once_each_in_their_order(port_
 def test_tiles_bundles_and_checkpoints_are_as_the_sequencing_wrote_them(port_store):
     for _ in range(300):  # past a full tile and bundle
         record, secret, events = a_game()
-        port_store.create_game(record, secret, events, None, public_entry=created(record))
+        port_store.create_game(a_creation(record, secret, events, created(record)), None)
     sequence_all(port_store)
     latest = port_store.latest_checkpoint()
     checkpoint, _, _ = open_checkpoint(latest.note, SIGNER.verifier)
@@ -81,7 +81,7 @@ def test_tiles_bundles_and_checkpoints_are_as_the_sequencing_wrote_them(port_sto
 def test_one_sequencer_at_a_time_and_checkpoints_spaced(port_store):
     sequence_all(port_store)
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None, public_entry=created(record))
+    port_store.create_game(a_creation(record, secret, events, created(record)), None)
     inside, release = threading.Event(), threading.Event()
     log = PublicLog(port_store, port_store, SIGNER)
 
@@ -97,7 +97,7 @@ def test_one_sequencer_at_a_time_and_checkpoints_spaced(port_store):
     release.set()
     first.join()
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None, public_entry=created(record))
+    port_store.create_game(a_creation(record, secret, events, created(record)), None)
     assert port_store.sequence(1000, 3600.0, log._integrate) is None, "a checkpoint less than an hour after the last"
     assert len(sequence_all(port_store)) == 1
 
@@ -105,12 +105,12 @@ def test_one_sequencer_at_a_time_and_checkpoints_spaced(port_store):
 def test_the_published_checkpoint_is_the_newest_cosigned_by_every_witness_named_and_never_goes_back(port_store):
     sequence_all(port_store)
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None, public_entry=created(record))
+    port_store.create_game(a_creation(record, secret, events, created(record)), None)
     older = sequence_all(port_store) and port_store.latest_checkpoint()
     port_store.add_cosignature(older.size, "witness.test/a", "\u2014 witness.test/a AAAA\n")
     port_store.add_cosignature(older.size, "witness.test/a", "\u2014 witness.test/a BBBB\n")  # the first stays
     record, secret, events = a_game()
-    port_store.create_game(record, secret, events, None, public_entry=created(record))
+    port_store.create_game(a_creation(record, secret, events, created(record)), None)
     sequence_all(port_store)
     newest = port_store.latest_checkpoint()
     assert newest.size == older.size + 1 and newest.cosignatures == ()

@@ -7,7 +7,7 @@ import pytest
 
 from server.service.errors import GameNotFound, IdempotencyConflict, SealedDealNotFound, SealedDealUsed
 from server.service.records import SealedDeal
-from tests.store.records import EPOCH, a_game, a_response
+from tests.store.records import EPOCH, a_creation, a_game, a_response
 
 
 def a_sealed_deal() -> SealedDeal:
@@ -31,9 +31,9 @@ def test_a_sealed_deal_makes_one_game_only(port_store):
     port_store.create_sealed_deal(deal, None)
     first, second = a_game(), a_game()
 
-    port_store.create_game(*first, None, sealed_deal_id=deal.id)
+    port_store.create_game(a_creation(*first), None, sealed_deal_id=deal.id)
     with pytest.raises(SealedDealUsed):
-        port_store.create_game(*second, None, sealed_deal_id=deal.id)
+        port_store.create_game(a_creation(*second), None, sealed_deal_id=deal.id)
 
     assert port_store.load_sealed_deal(deal.id).game_id == first[0].id
     with pytest.raises(GameNotFound):

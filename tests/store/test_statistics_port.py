@@ -9,7 +9,7 @@ import pytest
 
 from server.game.records import Owner, PlayerResult
 from server.service.players.stats import wilson_interval
-from tests.store.records import EPOCH, a_game, a_player, an_action
+from tests.store.records import EPOCH, a_creation, a_game, a_player, an_action
 
 
 def a_day():
@@ -19,7 +19,7 @@ def a_day():
 def finished(store, player, variant, won, daily=None, hints=0, actions=10, valid=True):
     record, secret, events = a_game(variant=variant)
     owned = replace(record, owner=Owner(player.id, player.name, player.kind), daily=daily)
-    store.create_game(owned, secret, events, None)
+    store.create_game(a_creation(owned, secret, events), None)
     result = PlayerResult(
         owned.id, player.id, player.kind, variant, daily, won, 52 if won else 30, hints, actions, EPOCH, EPOCH
     )

@@ -68,14 +68,7 @@ class Creating:
         )
         sealed_deal_id = new.deal.deal_id if isinstance(new.deal, FromSealedDeal) else None
         try:
-            self._store.create_game(
-                change.game,
-                change.after.secret,
-                change.events,
-                kept_reply(scope, idempotency, change.reply, token),
-                sealed_deal_id,
-                change.public_entries[0] if change.public_entries else None,
-            )
+            self._store.create_game(change, kept_reply(scope, idempotency, change.reply, token), sealed_deal_id)
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
         keep_recent(self._recent, change.after, now)
