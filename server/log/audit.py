@@ -8,7 +8,7 @@ The reasons it gives never describe a hidden card, so the server can audit a gam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..rules import (
@@ -73,15 +73,7 @@ class Audit:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "valid": self.valid,
-            "complete": self.complete,
-            "checked_events": self.checked_events,
-            "first_bad_seq": self.first_bad_seq,
-            "reason": self.reason,
-            "unchecked": list(self.unchecked),
-            "summary": self.summary,
-        }
+        return {**asdict(self), "unchecked": list(self.unchecked), "summary": self.summary}
 
 
 @dataclass(slots=True)

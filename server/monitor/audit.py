@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..log import public_entries as pe
@@ -99,7 +99,13 @@ class MonitorState:
 
 @dataclass
 class Report:
+    """A monitor's run, as `to_dict` gives it, its fields in this order."""
+
     ok: bool = True
+    checkpoint_size: int | None = None
+    new_entries: int = 0
+    games_verified: int = 0
+    board_rows_checked: int = 0
     problems: list[str] = field(default_factory=list)
     split_view: list[str] | None = None
     """The two signed checkpoints that cannot both be the log's, when it showed a split view."""
@@ -107,27 +113,13 @@ class Report:
     """What the server showed when it served a checkpoint older than the one kept and proven its prefix."""
     retired: str | None = None
     """The log was retired: where, and the key of the log that succeeds it."""
-    checkpoint_size: int | None = None
-    new_entries: int = 0
-    games_verified: int = 0
-    board_rows_checked: int = 0
 
     def fail(self, problem: str) -> None:
         self.ok = False
         self.problems.append(problem)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "checkpoint_size": self.checkpoint_size,
-            "new_entries": self.new_entries,
-            "games_verified": self.games_verified,
-            "board_rows_checked": self.board_rows_checked,
-            "problems": self.problems,
-            "split_view": self.split_view,
-            "stale_view": self.stale_view,
-            "retired": self.retired,
-        }
+        return asdict(self)
 
 
 def audit(

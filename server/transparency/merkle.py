@@ -111,24 +111,32 @@ def _check_hashes(*hashes: bytes) -> None:
         raise ProofError(f"a hash in a proof, a leaf or a root is {HASH_SIZE} bytes")
 
 
+def _climb(fn: int, sn: int, start: bytes, path: Sequence[bytes], proof: str) -> tuple[bytes, bytes]:
+    """RFC 9162's walk up from node `fn` of a level whose last node is `sn`, `start` its hash, shared by both
+    verifications: the hash of the path's left siblings over `start` (a consistency proof's old root) and of the
+    whole path (the root)."""
+    fr = sr = start
+    for c in path:
+        if sn == 0:
+            raise ProofError(f"the {proof} proof is longer than the tree is high")
+        if fn & 1 or fn == sn:
+            fr, sr = node_hash(c, fr), node_hash(c, sr)
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = node_hash(sr, c)
+        fn, sn = fn >> 1, sn >> 1
+    if sn != 0:
+        raise ProofError(f"the {proof} proof is shorter than the tree is high")
+    return fr, sr
+
+
 def verify_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[bytes], root: bytes) -> None:
     """RFC 9162 2.1.3.2: raises ProofError unless `proof` leads from leaf hash `leaf` at `index` to `root`."""
     if not 0 <= index < size:
         raise ProofError(f"leaf index {index} is not below the tree size {size}")
     _check_hashes(leaf, root, *proof)
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            raise ProofError("the inclusion proof is longer than the tree is high")
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            while not fn & 1 and fn != 0:
-                fn, sn = fn >> 1, sn >> 1
-        else:
-            r = node_hash(r, p)
-        fn, sn = fn >> 1, sn >> 1
-    if sn != 0:
-        raise ProofError("the inclusion proof is shorter than the tree is high")
+    _, r = _climb(index, size - 1, leaf, proof, "inclusion")
     if r != root:
         raise ProofError(f"the inclusion proof of leaf {index} does not lead to the root of the tree of size {size}")
 
@@ -154,19 +162,7 @@ def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: 
     fn, sn = old_size - 1, new_size - 1
     while fn & 1:
         fn, sn = fn >> 1, sn >> 1
-    fr = sr = path[0]
-    for c in path[1:]:
-        if sn == 0:
-            raise ProofError("the consistency proof is longer than the tree is high")
-        if fn & 1 or fn == sn:
-            fr, sr = node_hash(c, fr), node_hash(c, sr)
-            while not fn & 1 and fn != 0:
-                fn, sn = fn >> 1, sn >> 1
-        else:
-            sr = node_hash(sr, c)
-        fn, sn = fn >> 1, sn >> 1
-    if sn != 0:
-        raise ProofError("the consistency proof is shorter than the tree is high")
+    fr, sr = _climb(fn, sn, path[0], path[1:], "consistency")
     if fr != old_root:
         raise ProofError(f"the consistency proof does not lead to the old root (size {old_size})")
     if sr != new_root:
