@@ -42,6 +42,7 @@ from server.service.records import (
     DailyBoardRow,
     DailyDeal,
     GamesPage,
+    Joining,
     LockedGame,
     LogGrowth,
     PendingEntry,
@@ -538,22 +539,16 @@ class MemoryStore:
 
     # Players and their API tokens
 
-    def create_player(
-        self,
-        player: PlayerRecord,
-        name_key: str,
-        token: ApiTokenRecord,
-        response: StoredResponse | None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
+    def create_player(self, joining: Joining, response: StoredResponse | None) -> None:
+        player = joining.player
         with self._lock:
             self._refuse_kept(response)
-            if name_key in self._player_keys:
+            if joining.name_key in self._player_keys:
                 raise NameTaken(f"the name {player.name!r} is taken")
-            self._player_keys[name_key] = player
-            self._tokens[token.id] = token
+            self._player_keys[joining.name_key] = player
+            self._tokens[joining.token.id] = joining.token
             self._keep(response)
-            self._record(public_entry)
+            self._record(joining.entry)
 
     def authenticate(self, token_hash: str, now: datetime) -> Caller | None:
         with self._lock:

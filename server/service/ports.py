@@ -26,6 +26,7 @@ from .records import (
     DailyBoardRow,
     DailyDeal,
     GamesPage,
+    Joining,
     LockedGame,
     LogGrowth,
     PendingEntry,
@@ -248,17 +249,10 @@ class PublicLogStore(TileReads, Protocol):
 class Players(Protocol):
     """Players and their API tokens. A player is created with a first token, whole or not at all."""
 
-    def create_player(
-        self,
-        player: PlayerRecord,
-        name_key: str,
-        token: ApiTokenRecord,
-        response: StoredResponse | None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
-        """Raises NameTaken if a player has `name_key` already, IdempotencyConflict if the reply's key is kept
-        already; either way nothing is written. `public_entry`: the player's joining, pending for the public log in
-        the same transaction."""
+    def create_player(self, joining: Joining, response: StoredResponse | None) -> None:
+        """Write the player, their first token and their entry (pending for the public log). Raises NameTaken if a
+        player has the name key already, IdempotencyConflict if the reply's key is kept already; either way
+        nothing is written."""
         ...
 
     def authenticate(self, token_hash: str, now: datetime) -> Caller | None:

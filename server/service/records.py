@@ -10,6 +10,7 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
+from ..game.callers import ApiTokenRecord, PlayerRecord
 from ..game.change import Change
 from ..game.records import GameRecord, GameSecret, PublicEntry
 from ..log.events import Event
@@ -58,6 +59,17 @@ class StoredResponse:
     """The body as sent, JSON text; a created game's without its player token, which is kept wrapped."""
     player_token_wrapped: str | None = None
     """A created game's player token, XORed with a pad drawn from the raw key, which only the client has."""
+
+
+@dataclass(frozen=True, slots=True)
+class Joining:
+    """What a sign-up writes: the player, the key their name is unique by, their first token, and their joining
+    as an entry for the public log."""
+
+    player: PlayerRecord
+    name_key: str
+    token: ApiTokenRecord
+    entry: PublicEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,8 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..game.callers import ApiTokenRecord, Caller, PlayerRecord
-from ..game.records import PublicEntry
 from ..service.errors import NameTaken, PlayerNotFound, TooManyTokens
-from ..service.records import StoredResponse
+from ..service.records import Joining, StoredResponse
 from . import player_sql
 from .public_log import insert_pending
 from .rows import keep_first, raise_translated, record_params
@@ -28,23 +27,17 @@ class _Connections(Protocol):
 
 
 class PlayerTables:
-    def create_player(
-        self: _Connections,
-        player: PlayerRecord,
-        name_key: str,
-        token: ApiTokenRecord,
-        response: StoredResponse | None,
-        public_entry: PublicEntry | None = None,
-    ) -> None:
+    def create_player(self: _Connections, joining: Joining, response: StoredResponse | None) -> None:
+        player = joining.player
         try:
             with self._transaction() as conn:
                 keep_first(conn, response)
                 conn.execute(
                     player_sql.INSERT_PLAYER,
-                    {**record_params(player), "name_key": name_key},
+                    {**record_params(player), "name_key": joining.name_key},
                 )
-                conn.execute(player_sql.INSERT_TOKEN, _token_params(token))
-                insert_pending(conn, public_entry)
+                conn.execute(player_sql.INSERT_TOKEN, _token_params(joining.token))
+                insert_pending(conn, joining.entry)
         except psycopg.errors.UniqueViolation as error:
             if error.diag.constraint_name == "players_name_key_unique":
                 raise NameTaken(
@@ -52,7 +45,7 @@ class PlayerTables:
                     "characters are one name)"
                 ) from error
             raise_translated(error)
-        self._committed(public_entry is not None)
+        self._committed(joining.entry is not None)
 
     def authenticate(self: _Connections, token_hash: str, now: datetime) -> Caller | None:
         with self._connection() as conn:

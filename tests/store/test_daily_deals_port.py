@@ -9,7 +9,7 @@ from uuid import uuid4
 
 from server.game.records import Owner, PublicEntry
 from server.log import public_entries
-from server.service.records import DailyDeal
+from server.service.records import DailyDeal, Joining
 from tests.store.records import EPOCH, a_creation, a_game, a_player, an_action
 
 
@@ -59,7 +59,7 @@ def test_of_openings_at_once_one_wins_and_all_find_it(port_store):
 
 def test_a_players_daily_games_and_the_unrevealed_ones_of_closed_days_are_found(port_store):
     player, key, token = a_player()
-    port_store.create_player(player, key, token, None)
+    port_store.create_player(Joining(player, key, token), None)
     day = a_day()
     record, secret, events = a_game()
     game = replace(record, daily=day, variant="peek", owner=Owner(player.id, player.name, player.kind))
@@ -80,7 +80,7 @@ def test_the_close_takes_the_games_of_the_oldest_accounts_first(port_store):
     for hours in (48, 0, 24):  # accounts made two days, no time and one day before the test's epoch
         player, key, token = a_player()
         player = replace(player, created_at=EPOCH - timedelta(hours=hours))
-        port_store.create_player(player, key, replace(token, player_id=player.id), None)
+        port_store.create_player(Joining(player, key, replace(token, player_id=player.id)), None)
         record, secret, events = a_game()
         game = replace(record, daily=day, variant="peek", owner=Owner(player.id, player.name, player.kind))
         port_store.create_game(a_creation(game, secret, events), None)

@@ -8,6 +8,7 @@ import pytest
 
 from server.game.records import GameKeys
 from server.service.errors import GameNotFound, IdempotencyConflict
+from server.service.records import Joining
 from tests.store.records import a_creation, a_game, a_response, an_action
 
 
@@ -65,9 +66,9 @@ def test_a_retry_meets_the_conflict_of_its_key_before_any_other_of_its_write(por
 
     player, key, token = a_player()
     response = a_response("players")
-    port_store.create_player(player, key, token, response)
+    port_store.create_player(Joining(player, key, token), response)
     with pytest.raises(IdempotencyConflict):
-        port_store.create_player(player, key, replace(token, id=uuid4()), response)
+        port_store.create_player(Joining(player, key, replace(token, id=uuid4())), response)
 
     record, secret, events = a_game()
     deal = a_sealed_deal()

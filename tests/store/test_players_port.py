@@ -10,13 +10,13 @@ import pytest
 
 from server.game.records import GameKeys, Owner
 from server.service.errors import IdempotencyConflict, NameTaken, PlayerNotFound, TooManyTokens
-from server.service.records import GamesPage
+from server.service.records import GamesPage, Joining
 from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, a_token
 
 
 def signed_up(store, kind="human"):
     player, key, token = a_player(kind)
-    store.create_player(player, key, token, None)
+    store.create_player(Joining(player, key, token), None)
     return player, key, token
 
 
@@ -36,7 +36,9 @@ def test_a_second_player_with_a_taken_key_is_refused_and_writes_nothing(port_sto
     other, _, other_token = a_player()
 
     with pytest.raises(NameTaken):
-        port_store.create_player(replace(other, name=player.name.upper()), key, other_token, a_response("players"))
+        port_store.create_player(
+            Joining(replace(other, name=player.name.upper()), key, other_token), a_response("players")
+        )
 
     assert port_store.authenticate(other_token.token_hash, EPOCH) is None
     assert port_store.load_player(key) == player
@@ -51,7 +53,7 @@ def test_of_concurrent_sign_ups_with_one_key_exactly_one_wins(port_store):
     def sign_up(player, token):
         start.wait()
         try:
-            port_store.create_player(player, key, token, None)
+            port_store.create_player(Joining(player, key, token), None)
             outcomes.append(player)
         except NameTaken:
             outcomes.append(None)
@@ -70,11 +72,11 @@ def test_of_concurrent_sign_ups_with_one_key_exactly_one_wins(port_store):
 def test_a_sign_up_whose_reply_key_is_kept_already_writes_nothing(port_store):
     response = a_response("players")
     signed = a_player()
-    port_store.create_player(*signed, response)
+    port_store.create_player(Joining(*signed), response)
     player, key, token = a_player()
 
     with pytest.raises(IdempotencyConflict):
-        port_store.create_player(player, key, token, response)
+        port_store.create_player(Joining(player, key, token), response)
 
     with pytest.raises(PlayerNotFound):
         port_store.load_player(key)

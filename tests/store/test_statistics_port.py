@@ -9,6 +9,7 @@ import pytest
 
 from server.game.records import Owner, PlayerResult
 from server.service.players.stats import wilson_interval
+from server.service.records import Joining
 from tests.store.records import EPOCH, a_creation, a_game, a_player, an_action
 
 
@@ -30,7 +31,7 @@ def finished(store, player, variant, won, daily=None, hints=0, actions=10, valid
 
 def signed_up(store, kind="human"):
     player, key, token = a_player(kind)
-    store.create_player(player, key, token, None)
+    store.create_player(Joining(player, key, token), None)
     return player
 
 

@@ -23,6 +23,7 @@ from ..errors import IdempotencyConflict, Unauthorized
 from ..games.idempotency import answer_after_race, kept_answer, kept_reply
 from ..outcomes import Answer, Answered
 from ..ports import KeptResponses, Players
+from ..records import Joining
 from . import names, tokens
 from .tokens import require, token_hash_of
 
@@ -80,7 +81,8 @@ class Accounts:
         )
         try:
             self._store.create_player(
-                player, names.name_key(chosen), made.token, kept_reply(scope, idempotency, reply, made.secret), joined
+                Joining(player, names.name_key(chosen), made.token, joined),
+                kept_reply(scope, idempotency, reply, made.secret),
             )
         except IdempotencyConflict:
             return answer_after_race(self._store, scope, idempotency)
