@@ -58,20 +58,7 @@ class Reach:
     The talon is the position's (the cards neither home nor in the cell, in the order of the pass), so a
     place in it is an index, and the cards that have left it are a mask of places."""
 
-    __slots__ = (
-        "above",
-        "at",
-        "below",
-        "can_redeal",
-        "cell",
-        "draw",
-        "free",
-        "has_cell",
-        "home",
-        "tables",
-        "talon",
-        "talon_cards",
-    )
+    __slots__ = ("at", "below", "cell", "has_cell", "home", "tables", "talon_cards")
 
     def __init__(
         self,
@@ -84,12 +71,7 @@ class Reach:
         has_cell: bool,
         home: int,
     ) -> None:
-        self.above = piles.above
         self.below = piles.below
-        self.talon = talon
-        self.free = free
-        self.draw = draw
-        self.can_redeal = can_redeal
         self.cell = cell
         self.has_cell = has_cell
         self.home = home
@@ -100,7 +82,7 @@ class Reach:
             talon_cards |= 1 << card
         self.at = at
         self.talon_cards = talon_cards
-        self.tables: Tables = (self.above, talon, at, free, can_redeal, draw)
+        self.tables: Tables = (piles.above, talon, at, free, can_redeal, draw)
         """What the two searches of the talon read, for a hot function to bind to its locals at once."""
 
     def all_home(self, waits: Waits) -> bool:
