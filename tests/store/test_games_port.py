@@ -1,17 +1,20 @@
 """The game ports (GameReads, GameWrites): games and their log, each change written whole or not at all, from the
 version it was decided on."""
 
+import itertools
 import threading
 import time
+from dataclasses import replace
 from datetime import timedelta
 from uuid import uuid4
 
 import pytest
 
 from server.game.errors import VersionConflict
+from server.game.records import Owner, PlayerResult, PublicEntry
 from server.service.errors import GameNotFound, IdempotencyConflict
-from server.service.records import GamesPage
-from tests.store.records import EPOCH, a_creation, a_game, a_response, an_action
+from server.service.records import GamesPage, Joining
+from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, an_action
 
 
 def created(store, **kwargs):
@@ -63,6 +66,37 @@ def test_the_write_that_reveals_the_seeds_stores_the_revealed_deal(port_store):
     assert port_store.write(revealed, 2)
 
     assert port_store.load_game(record.id) == revealed.game
+
+
+@pytest.mark.parametrize(
+    "snapshot, entry, result, kept",
+    list(itertools.product((False, True), repeat=4)),
+    ids=lambda part: "with" if part else "without",
+)
+def test_a_write_lands_every_part_its_change_has_and_no_other(port_store, snapshot, entry, result, kept):
+    player, key, token = a_player()
+    port_store.create_player(Joining(player, key, token), None)
+    record, secret, events = a_game()
+    owned = replace(record, owner=Owner(player.id, player.name, player.kind))
+    port_store.create_game(a_creation(owned, secret, events), None)
+    change = replace(
+        an_action(owned, snapshot=snapshot),
+        public_entries=(PublicEntry(owned.id, "game_ended", b"an entry"),) if entry else (),
+        result=PlayerResult(owned.id, player.id, player.kind, "osmosis", None, True, 52, 0, 1, EPOCH, EPOCH)
+        if result
+        else None,
+    )
+    response = a_response() if kept else None
+
+    assert port_store.write(change, owned.version, response)
+    assert not port_store.write(change, owned.version, a_response() if kept else None), "moved past its version"
+    assert port_store.load_game(owned.id).version == owned.version + 1
+    assert (owned.version + 1 in port_store.load_snapshots(owned.id)) is snapshot
+    assert (owned.id in port_store.unverified_results(100_000)) is result
+    if kept:
+        assert port_store.find_response(response.scope, response.key_hash).status == response.status
+    if entry:
+        assert port_store.has_pending_entries()
 
 
 def test_a_write_of_a_game_that_does_not_exist_lands_nowhere(port_store):
