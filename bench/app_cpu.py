@@ -5,7 +5,9 @@ Calls the WSGI apps in this process, one request at a time, and measures this pr
 and system: the driver's socket calls count, PostgreSQL's own work does not). Side by side, in
 alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action and a game read
 through the whole app, the action's use case alone (no HTTP), and the HTTP layer alone (an app
-whose acting use case answers from memory). bench/load.py says how the whole system does under load; this
+whose acting use case answers from memory), sent the same mix of moves and draws as the whole app (and,
+as it was measured before issue 51's third step, draws alone, whose empty body is the cheapest to read).
+bench/load.py says how the whole system does under load; this
 says which layer of the game server a change made cheaper. Uses DATABASE_URL if set, else the embedded
 PostgreSQL in var/bench. Prints medians over rounds.
 """
@@ -16,6 +18,7 @@ import argparse
 import dataclasses
 import importlib
 import io
+import itertools
 import json
 import os
 import random
@@ -90,7 +93,13 @@ class Player:
         return action
 
 
-def over_http(app: Wsgi) -> Callable[[], None]:
+Request = tuple[str, dict[str, Any]]
+"""An action's route under its game and its body."""
+
+
+def over_http(app: Wsgi, sent: list[Request] | None = None) -> Callable[[], None]:
+    """Random legal actions through `app`; each one's route and body also appended to `sent`, if given."""
+
     def create() -> dict[str, Any]:
         status, content = call(app, "POST", "/games", {"variant": "osmosis-draw-one"})
         assert status == 201, content
@@ -101,15 +110,25 @@ def over_http(app: Wsgi) -> Callable[[], None]:
 
     def act() -> None:
         action = player.next_action()
-        game_id = player.game["id"]
-        if action["kind"] == "move":
-            status, content = call(
-                app, "POST", f"/games/{game_id}/moves", {"card": action["card"], "to": action["to"]}, player.token
-            )
-        else:
-            status, content = call(app, "POST", f"/games/{game_id}/draw", {}, player.token)
+        move = action["kind"] == "move"
+        request: Request = ("moves", {"card": action["card"], "to": action["to"]}) if move else ("draw", {})
+        status, content = call(app, "POST", f"/games/{player.game['id']}/{request[0]}", request[1], player.token)
         assert status == 200, content
         player.game = json.loads(content)["game"]
+        if sent is not None:
+            sent.append(request)
+
+    return act
+
+
+def replayed(app: Wsgi, requests: list[Request]) -> Callable[[], None]:
+    """`requests` in turn, to a game that `app` answers from memory: the HTTP layer's share of the same actions."""
+    turns = itertools.cycle(requests)
+
+    def act() -> None:
+        route, body = next(turns)
+        status, content = call(app, "POST", f"/games/{UUID(int=0)}/{route}", body, "token")
+        assert status == 200, content
 
     return act
 
@@ -173,8 +192,11 @@ def main() -> None:
         store = PostgresStore(pool, "unused")
         cases = compose(store)
 
+        mix: list[Request] = []
+        record = over_http(game_app, mix)
+        for _ in range(300):
+            record()
         act = over_http(game_app)
-        act()
         read_path = f"/games/{json.loads(call(game_app, 'POST', '/games', {})[1])['id']}"
         created = created_in(cases)
         drawn = cases.acting.handle(Draw(UUID(created["id"]), created["player_token"])).outcome
@@ -196,7 +218,8 @@ def main() -> None:
             "ceiling: INSERT + COMMIT": expect(ceiling.app, "POST", "/insert", 201),
             "game: action, whole app": act,
             "game: action, service only": in_service(cases),
-            "game: action, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
+            "game: action, HTTP layer only": replayed(canned_app, mix),
+            "game: draw, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
             "ceiling: SELECT by key": expect(ceiling.app, "GET", "/select/7", 200),
             "game: read": expect(game_app, "GET", read_path, 200),
         }

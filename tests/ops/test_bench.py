@@ -65,6 +65,7 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
         "game: action, whole app",
         "game: action, service only",
         "game: action, HTTP layer only",
+        "game: draw, HTTP layer only",
         "ceiling: SELECT by key",
         "game: read",
     ):
