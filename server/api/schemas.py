@@ -398,13 +398,18 @@ class GameSchema(ma.Schema):
     )
 
 
-class GameListSchema(ma.Schema):
-    games = fields.List(fields.Nested(GameSchema), required=True)
-    next = fields.String(
+def next_page_url(null_when: str) -> fields.String:
+    """A list's `next`: the next page's URL, which the Link header gives too."""
+    return fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "The next page's URL (the Link header's); null on the last page."},
+        metadata={"description": f"The next page's URL (the Link header's); null {null_when}."},
     )
+
+
+class GameListSchema(ma.Schema):
+    games = fields.List(fields.Nested(GameSchema), required=True)
+    next = next_page_url("on the last page")
     next_cursor = fields.String(
         required=True,
         allow_none=True,

@@ -8,7 +8,7 @@ from marshmallow import fields, validate
 
 from ...rules import PRESETS
 from ...service.feed import FEED_POSITION_PATTERN
-from ..schemas import SEQ_PATTERN, PublicStateSchema, component
+from ..schemas import SEQ_PATTERN, PublicStateSchema, component, next_page_url
 
 
 class EventQuerySchema(ma.Schema):
@@ -84,11 +84,7 @@ class FeedHeadersSchema(_HeadersSchema):
 
 class EventListSchema(ma.Schema):
     events = fields.List(component("Event"), required=True)
-    next = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={"description": "The next page's URL (the Link header's); null when no more events are stored now."},
-    )
+    next = next_page_url("when no more events are stored now")
     next_after = fields.Integer(
         required=True,
         allow_none=True,
