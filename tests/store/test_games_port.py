@@ -12,6 +12,7 @@ import pytest
 
 from server.game.errors import VersionConflict
 from server.game.records import Owner, PlayerResult, PublicEntry
+from server.log import public_entries
 from server.service.errors import GameNotFound, IdempotencyConflict
 from server.service.records import GamesPage, Joining
 from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, an_action
@@ -68,6 +69,15 @@ def test_the_write_that_reveals_the_seeds_stores_the_revealed_deal(port_store):
     assert port_store.load_game(record.id) == revealed.game
 
 
+def ended(record):
+    """The game's end for the public log: an entry of its own (the log holds each entry once)."""
+    return PublicEntry(
+        record.id,
+        public_entries.GAME_ENDED,
+        public_entries.game_ended(record.id, "won", 2, "2" * 64, 52, b"\2" * 32, "c"),
+    )
+
+
 @pytest.mark.parametrize(
     "snapshot, entry, result, kept",
     list(itertools.product((False, True), repeat=4)),
@@ -81,7 +91,7 @@ def test_a_write_lands_every_part_its_change_has_and_no_other(port_store, snapsh
     port_store.create_game(a_creation(owned, secret, events), None)
     change = replace(
         an_action(owned, snapshot=snapshot),
-        public_entries=(PublicEntry(owned.id, "game_ended", b"an entry"),) if entry else (),
+        public_entries=(ended(owned),) if entry else (),
         result=PlayerResult(owned.id, player.id, player.kind, "osmosis", None, True, 52, 0, 1, EPOCH, EPOCH)
         if result
         else None,
