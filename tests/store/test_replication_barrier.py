@@ -33,6 +33,14 @@ def primary_alone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         embedded.stop(data_dir)
 
 
+@pytest.fixture(scope="module")
+def log_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data directory of the apps on `primary_alone`: one deployment's, as its database is. An app with a
+    directory of its own would keep the log's record in a place other than the one the first app claimed in the
+    database, and its log would rightly refuse to sign."""
+    return Path(tmp_path_factory.mktemp("log-home"))
+
+
 def standby(url: str, waited_for: bool) -> None:
     """Commits wait for the named synchronous standby (none ever connects), or for nothing."""
     with psycopg.connect(url, autocommit=True, options="-c synchronous_commit=local") as conn:
@@ -75,10 +83,10 @@ def test_a_checkpoint_no_standby_has_is_not_served(waiting_for_a_standby):
             conn.execute("TRUNCATE log_checkpoints CASCADE")
 
 
-def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(primary_alone, tmp_path):
+def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(primary_alone, log_home):
     settings = Settings(
         database_url=primary_alone,
-        data_dir=tmp_path,  # the log's key and record of this database's, not the run's (which other databases share)
+        data_dir=log_home,  # the log's key and record of this database's, not the run's (which other databases share)
         rate_limit="",
         pool_min_size=1,
         pool_max_size=4,
@@ -112,13 +120,13 @@ def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(prima
     assert after["version"] == 2, "the retries drew again"
 
 
-def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primary_alone, tmp_path):
+def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primary_alone, log_home):
     """The barrier guards what leaves the server as settled, never a look at the server's standing: /readyz stays
     200 and says why writes answer 503 (found by the no-standby cluster drill once the barrier waited)."""
     app = create_app(
         Settings(
             database_url=primary_alone,
-            data_dir=tmp_path,
+            data_dir=log_home,
             rate_limit="",
             statement_timeout_ms=500,
             log_interval_seconds=0.1,
