@@ -6,7 +6,10 @@ and system: the driver's socket calls count, PostgreSQL's own work does not). Si
 alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action and a game read
 through the whole app, the action's use case alone (no HTTP), and the HTTP layer alone (an app
 whose acting use case answers from memory), sent the same mix of moves and draws as the whole app (and,
-as it was measured before issue 51's third step, draws alone, whose empty body is the cheapest to read).
+as it was measured before issue 51's third step, draws alone, whose empty body is the cheapest to read), and the
+two halves in turn (a service action, then an HTTP-only one: what the halves cost when their code shares the CPU's
+caches as it does in the whole app, where each measured alone has the caches to itself). Then the whole app's
+action over the INSERT route, over its halves measured alone, and over its halves in turn, round by round.
 bench/load.py says how the whole system does under load; this
 says which layer of the game server a change made cheaper. Uses DATABASE_URL if set, else the embedded
 PostgreSQL in var/bench. Prints medians over rounds.
@@ -219,6 +222,7 @@ def main() -> None:
             "game: action, whole app": act,
             "game: action, service only": in_service(cases),
             "game: action, HTTP layer only": replayed(canned_app, mix),
+            "game: action, halves in turn": in_turn(in_service(cases), replayed(canned_app, mix)),
             "game: draw, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
             "ceiling: SELECT by key": expect(ceiling.app, "GET", "/select/7", 200),
             "game: read": expect(game_app, "GET", read_path, 200),
@@ -241,7 +245,31 @@ def main() -> None:
                 f"{name:<32} {statistics.median(process):6.0f}   ({min(process):.0f} to {max(process):.0f})"
                 f"   requests {statistics.median(thread):6.0f}   others {statistics.median(others):6.0f}"
             )
+        print_ratios({name: [whole for whole, _ in values] for name, values in spent.items()})
         pool.close()
+
+
+def in_turn(*halves: Callable[[], None]) -> Callable[[], None]:
+    def act() -> None:
+        for half in halves:
+            half()
+
+    return act
+
+
+def print_ratios(rounds: dict[str, list[float]]) -> None:
+    """The whole app's action over the INSERT route, and over its halves (measured alone, and in turn): the median
+    of each round's ratio, whose phases ran one after another, so that the machine's drift between rounds cancels."""
+    whole = rounds["game: action, whole app"]
+    service, http = rounds["game: action, service only"], rounds["game: action, HTTP layer only"]
+    alone = [a + b for a, b in zip(service, http, strict=True)]
+    for name, base in (
+        ("whole app / INSERT + COMMIT", rounds["ceiling: INSERT + COMMIT"]),
+        ("whole app / halves alone", alone),
+        ("whole app / halves in turn", rounds["game: action, halves in turn"]),
+    ):
+        ratios = [w / b for w, b in zip(whole, base, strict=True)]
+        print(f"{name:<32} {statistics.median(ratios):6.2f}   ({min(ratios):.2f} to {max(ratios):.2f})")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
         "game: action, whole app",
         "game: action, service only",
         "game: action, HTTP layer only",
+        "game: action, halves in turn",
         "game: draw, HTTP layer only",
         "ceiling: SELECT by key",
         "game: read",
@@ -72,6 +73,9 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
         assert phase in printed
     whole = next(line for line in printed.splitlines() if line.startswith("game: action, whole app"))
     assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
+    for ratio in ("whole app / INSERT + COMMIT", "whole app / halves alone", "whole app / halves in turn"):
+        line = next(line for line in printed.splitlines() if line.startswith(ratio))
+        assert float(line.split()[-1]) > 0, line
 
 
 def test_compare_runs_each_revision_s_own_benchmark_in_turns_and_tables_them_side_by_side(embedded_server_url):
