@@ -22,10 +22,8 @@ from ..rules import (
     PRESETS,
     Layout,
     RulesError,
-    deal_number_seed,
     layout,
     numbered_opening,
-    parse_server_seed,
     preset,
     shuffled_deck,
 )
@@ -34,6 +32,7 @@ from ..service.players.stats import wilson_interval
 from ..solver.players import play_greedy, play_random
 from ..transparency.notes import NoteError, parse_verifier
 from .backup_commands import add_commands as add_backup_commands
+from .deal_source import add_deal_source, seeds_of
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
 from .log_recovery_commands import add_commands as add_log_recovery_commands
@@ -67,10 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     deal = commands.add_parser("deal", help="print the opening layout of a deal")
-    source = deal.add_mutually_exclusive_group(required=True)
-    source.add_argument("--deal-number", type=int, metavar="N", help="a public, shareable deal number")
-    source.add_argument("--server-seed", metavar="HEX", help="a 32-byte server seed in hexadecimal")
-    deal.add_argument("--client-seed", default="", metavar="S", help="the client seed (with --server-seed)")
+    add_deal_source(deal)
     deal.add_argument("--variant", default="osmosis", choices=list(PRESETS), help="the preset (default osmosis)")
     deal.add_argument("--json", action="store_true", help="print JSON: reserves, base and stock")
     deal.set_defaults(run=_deal)
@@ -129,19 +125,8 @@ def _add_server_commands(commands: Any) -> None:
     openapi.set_defaults(run=_openapi)
 
 
-def _layout_of(args: argparse.Namespace) -> Layout:
-    rules = preset(args.variant)
-    if args.server_seed is not None:
-        seed = parse_server_seed(args.server_seed)
-        client_seed = args.client_seed
-    else:
-        seed = deal_number_seed(args.deal_number)
-        client_seed = ""
-    return layout(shuffled_deck(seed, client_seed), rules)
-
-
 def _deal(args: argparse.Namespace) -> int:
-    deal = _layout_of(args)
+    deal = layout(shuffled_deck(*seeds_of(args)), preset(args.variant))
     if args.json:
         print(json.dumps(deal.to_dict()))
     else:

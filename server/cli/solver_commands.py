@@ -7,10 +7,11 @@ import json
 import time
 from typing import Any
 
-from ..rules import PRESETS, Rules, RulesError, deal_number_seed, parse_server_seed, preset
+from ..rules import PRESETS, Rules, RulesError, preset
 from ..solver import DEFAULT_BUDGET, MAX_BUDGET, solve
 from ..solver.winnable import candidate_opening, first_winnable
 from . import win_rates
+from .deal_source import add_deal_source, seeds_of
 
 
 def add_commands(commands: Any) -> None:
@@ -20,10 +21,7 @@ def add_commands(commands: Any) -> None:
         description="Search the deal with every card known: winnable (with the actions that win), unwinnable "
         "(every position searched) or unknown (the budget ran out).",
     )
-    source = solve_command.add_mutually_exclusive_group(required=True)
-    source.add_argument("--deal-number", type=int, metavar="N", help="a public, shareable deal number")
-    source.add_argument("--server-seed", metavar="HEX", help="a revealed 32-byte server seed in hexadecimal")
-    solve_command.add_argument("--client-seed", default="", metavar="S", help="the client seed (with --server-seed)")
+    add_deal_source(solve_command)
     solve_command.add_argument("--variant", default="osmosis", choices=list(PRESETS))
     solve_command.add_argument(
         "--rules", type=_rules, metavar="JSON", help="custom rules instead of --variant, e.g. '{\"draw\": 1}'"
@@ -68,12 +66,12 @@ def _rules(text: str) -> Rules:
 
 def _solve(args: argparse.Namespace) -> int:
     rules = args.rules or preset(args.variant)
-    if args.server_seed is not None:
-        server_seed, client_seed = parse_server_seed(args.server_seed), args.client_seed
-        deal: dict[str, Any] = {"server_seed": args.server_seed.lower(), "client_seed": client_seed}
-    else:
-        server_seed, client_seed = deal_number_seed(args.deal_number), ""
-        deal = {"deal_number": args.deal_number}
+    server_seed, client_seed = seeds_of(args)
+    deal: dict[str, Any] = (
+        {"deal_number": args.deal_number}
+        if args.server_seed is None
+        else {"server_seed": args.server_seed.lower(), "client_seed": client_seed}
+    )
     if args.winnable:
         chosen = first_winnable(rules, server_seed, client_seed)
         deal["winnable"] = chosen.record
