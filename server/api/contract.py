@@ -25,8 +25,9 @@ from ..solver import Verdict
 from . import errors
 from .event_schemas import EVENT_SCHEMAS
 from .examples import problem_example
+from .games.action_schemas import ACTION_SCHEMAS
 from .meta_schemas import ProblemSchema
-from .schemas import ACTION_SCHEMAS, CARD_PATTERN, IDEMPOTENCY_KEY_PATTERN, SEQ_PATTERN, SOURCES, TARGETS
+from .schemas import CARD_PATTERN, IDEMPOTENCY_KEY_PATTERN, SEQ_PATTERN, SOURCES, TARGETS
 
 SCHEMAS = "#/components/schemas/"
 RESPONSES = "#/components/responses/"

@@ -17,7 +17,7 @@ from .. import examples
 from ..callers import credential
 from ..common import use_cases
 from ..contract import ACTION_ERRORS, answers
-from ..schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
+from .action_schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
 from .blueprint import blp
 from .writes import ACTION_CODES, Written, action_response, write_doc, written, written_action
 

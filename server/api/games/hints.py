@@ -13,7 +13,7 @@ from .. import examples
 from ..callers import credential
 from ..common import use_cases
 from ..contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
-from ..schemas import ActionRequestSchema
+from .action_schemas import ActionRequestSchema
 from .blueprint import blp
 from .solver_schemas import HintResultSchema
 from .writes import ACTION_CODES, action_response, write_doc, written

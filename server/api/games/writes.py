@@ -16,7 +16,7 @@ from ...service.outcomes import Answered
 from .. import replies
 from ..common import etag, request_idempotency
 from ..contract import ETAG_HEADER, REPLAYED_HEADER, parameter
-from ..schemas import ActionResultSchema
+from .action_schemas import ActionResultSchema
 from .blueprint import blp
 
 ACTION_CODES = (
