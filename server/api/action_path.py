@@ -84,7 +84,7 @@ class ActionPath:
             return self._full(environ, start_response)
         limit_headers: LimitHeaders | None = None
         if self._limits is not None:
-            limit_headers = self._limits.counted(environ, taken.route.endpoint)
+            limit_headers = self._limits.counted(environ)
             if limit_headers is None and not isinstance(taken.command, RequestTimeout):
                 return self._full(environ, start_response)
         use_cases: UseCases = self._app.extensions["osmosis.use_cases"]
@@ -121,7 +121,7 @@ class ActionPath:
         token = _game_token(environ.get("HTTP_AUTHORIZATION"))
         if route is None or token is None:
             return None
-        if self._limits is not None and not self._limits.allow(environ, route.endpoint):
+        if self._limits is not None and not self._limits.allow(environ):
             return None  # refused before its body is read, as the full path refuses it
         path = matched.group(0)
         try:

@@ -1,4 +1,4 @@
-"""Rate limits: each client address's requests on each route (RATE_LIMIT), each player's from any address, the
+"""Rate limits: each client address's requests, on whatever routes (RATE_LIMIT), each player's from any address, the
 sign-ups' own (SIGN_UP_RATE_LIMIT), counted where every worker counts them (RATE_LIMIT_STORAGE_URI).
 
 flask-limiter counts the requests Flask dispatches. The actions' short path (action_path.py) counts its own in the
@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from flask import Flask, g, request
-from flask_limiter import HeaderNames, Limit, Limiter, RequestLimit
+from flask_limiter import ApplicationLimit, HeaderNames, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 from prometheus_client import Counter
 
@@ -24,6 +24,9 @@ LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 """Where the limiter writes its Retry-After: a 429 gets its Retry-After from it, a 503 keeps its own."""
 RATE_LIMITED = Counter("osmosis_rate_limited_total", "Requests refused with 429")
 FORWARDED_HEADERS = ("HTTP_FORWARDED", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+ADDRESS_SCOPE, PLAYER_SCOPE = "address", "player"
+"""The counters' scopes: RATE_LIMIT's of each address, and of each player (flask-limiter keys a count by the
+limit, the key and the scope)."""
 """Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
 
 
@@ -31,26 +34,28 @@ def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> Route
     """Each address's limit, and each player's from any address; the sign-up's own, tighter. What the actions'
     short path counts with them is returned."""
     exempt = ExemptAddresses(settings)
-    per_player = Limit(
+
+    def uncounted() -> bool:
+        return request.endpoint in unmetered or request.endpoint == "web.static" or exempt.of_request()
+
+    per_address = ApplicationLimit(settings.rate_limit, scope=ADDRESS_SCOPE, exempt_when=uncounted)
+    per_player = ApplicationLimit(
         settings.rate_limit,
         key_function=_calling_player,
-        scope="player",
-        exempt_when=lambda: exempt.of_request() or not _calling_player(),
+        scope=PLAYER_SCOPE,
+        exempt_when=lambda: uncounted() or not _calling_player(),
     )
     limiter = Limiter(
         key_func=lambda: request.remote_addr or "unknown",
         app=app,
-        # Each request counts against its address, and a player's against the player too, from whatever
-        # address: many addresses do not multiply one player's allowance.
-        default_limits=[settings.rate_limit, per_player],
+        # Each request counts against its address, whatever its route, and a player's against the player too,
+        # from whatever address: neither many routes nor many addresses multiply one client's allowance.
+        application_limits=[per_address, per_player],
         storage_uri=settings.rate_limit_storage_uri,
         headers_enabled=True,
         # The limiter would write Retry-After on every response, even over a 503's own; it writes this
         # instead, and a 429 gets its Retry-After from it.
         header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
-        default_limits_exempt_when=lambda: (
-            request.endpoint in unmetered or request.endpoint == "web.static" or exempt.of_request()
-        ),
         on_breach=lambda limit: RATE_LIMITED.inc(),
         # Redis out of reach: count in this process meanwhile (and log it) rather than refuse every request.
         in_memory_fallback_enabled=True,
@@ -111,8 +116,8 @@ def _calling_player() -> str:
 
 
 class RouteLimits:
-    """RATE_LIMIT on one route for a request that names no player (a game's own token): what flask-limiter counts
-    for it, counted in its counters under its keys (the address, the endpoint), with the headers it would write.
+    """RATE_LIMIT for a request that names no player (a game's own token): what flask-limiter counts for it,
+    counted in its counters under its keys (the address, its scope), with the headers it would write.
 
     It only counts a request every limit still allows: one that a limit refuses, or one met while the counters are
     out of reach, is left to the full path, whose limiter answers it (429, or counting in memory meanwhile)."""
@@ -122,25 +127,25 @@ class RouteLimits:
         self._items: list[RateLimitItem] = sorted(parse_many(settings.rate_limit))
         self._exempt = exempt
 
-    def allow(self, environ: dict[str, Any], endpoint: str) -> bool:
+    def allow(self, environ: dict[str, Any]) -> bool:
         """Whether every limit still allows the request (nothing counted): a client at its limit is refused at once,
         before its body is read."""
         if self._exempt.of(environ):
             return True
         if self._limiter._storage_dead:  # counting in memory until the storage is back: the limiter's own business
             return False
-        args = (environ.get("REMOTE_ADDR") or "unknown", endpoint)
+        args = (environ.get("REMOTE_ADDR") or "unknown", ADDRESS_SCOPE)
         try:
             return all(self._limiter.limiter.test(item, *args) for item in self._items)
         except Exception:  # the storage failed: the full path's limiter falls back to memory and says so
             return False
 
-    def counted(self, environ: dict[str, Any], endpoint: str) -> Callable[[str | None], list[tuple[str, str]]] | None:
+    def counted(self, environ: dict[str, Any]) -> Callable[[str | None], list[tuple[str, str]]] | None:
         """Counts the request; the headers of its answer (given the answer's own Retry-After), or None when the full
         path must answer it (another request took the last one since `allow`)."""
         if self._exempt.of(environ):
             return lambda retry_after: []
-        args = [environ.get("REMOTE_ADDR") or "unknown", endpoint]
+        args = [environ.get("REMOTE_ADDR") or "unknown", ADDRESS_SCOPE]
         counters = self._limiter.limiter
         try:
             if not all([counters.hit(item, *args) for item in self._items]):

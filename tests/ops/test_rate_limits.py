@@ -162,3 +162,36 @@ def test_sign_ups_are_limited_per_address_beside_the_rate_limit():
     assert sign_up("198.51.100.21", 0) == 201  # another address
     assert _statuses(client, 3, "198.51.100.20") == [200] * 3  # its other requests are not held up
     assert [sign_up("127.0.0.1", n) for n in range(5)] == [201] * 5  # this machine's own, exempt
+
+
+def test_a_client_s_requests_count_against_one_limit_whatever_routes_they_go_to():
+    """RATE_LIMIT is each client address's: requests spread over routes (reads, lists, a game, a player) do not get
+    the limit once a route."""
+    client = _app({"RATE_LIMIT": "5 per minute"})
+    address = {"REMOTE_ADDR": "198.51.100.30"}
+    paths = ["/variants", "/games", "/variants", "/daily", "/games", "/players/nobody"]
+
+    statuses = [client.get(path, environ_base=address).status_code for path in paths]
+
+    assert statuses[:5] == [200, 200, 200, 200, 200]
+    assert statuses[5] == 429
+    assert _statuses(client, 1, "198.51.100.31") == [200]  # another address has its own
+
+
+def test_a_player_s_requests_count_against_one_limit_from_whatever_addresses_and_routes():
+    """Many addresses do not multiply one player's allowance: requests with the player's API token count against
+    RATE_LIMIT once, beside each address's own count."""
+    client = _app({"RATE_LIMIT": "4 per minute"})
+    made = client.post("/players", json={"name": "roamer"}, environ_base={"REMOTE_ADDR": "127.0.0.1"})
+    token = {"Authorization": f"Bearer {made.get_json()['token']}"}
+    requests = [
+        ("/players/me", "198.51.100.40"),
+        ("/players/me/tokens", "198.51.100.41"),
+        ("/variants", "198.51.100.42"),
+        ("/players/me", "198.51.100.43"),
+        ("/players/me/tokens", "198.51.100.44"),
+    ]
+
+    statuses = [client.get(path, headers=token, environ_base={"REMOTE_ADDR": at}).status_code for path, at in requests]
+
+    assert statuses == [200, 200, 200, 200, 429]
