@@ -195,3 +195,21 @@ def test_a_player_s_requests_count_against_one_limit_from_whatever_addresses_and
     statuses = [client.get(path, headers=token, environ_base={"REMOTE_ADDR": at}).status_code for path, at in requests]
 
     assert statuses == [200, 200, 200, 200, 429]
+
+
+def test_with_its_counters_out_of_reach_the_server_counts_in_memory_and_answers_every_request():
+    """Redis gone: no request gets a 5xx for it; each worker counts in its own memory meanwhile, actions on the
+    short path and reads alike."""
+    client = _app(
+        {"RATE_LIMIT": "3 per minute", "RATE_LIMIT_EXEMPT": "", "RATE_LIMIT_STORAGE_URI": "redis://127.0.0.1:1/0"}
+    )
+    address = {"REMOTE_ADDR": "198.51.100.50"}
+    game = client.post("/games", json={}, environ_base=address).get_json()
+    token = {"Authorization": f"Bearer {game['player_token']}"}
+
+    draws = [client.post(f"/games/{game['id']}/draw", headers=token, environ_base=address) for _ in range(3)]
+
+    assert [draw.status_code for draw in draws] == [200, 200, 429]
+    assert draws[2].get_json()["code"] == "rate-limited"
+    assert client.get("/variants", environ_base=address).status_code == 429
+    assert client.get("/variants", environ_base={"REMOTE_ADDR": "198.51.100.51"}).status_code == 200
