@@ -75,7 +75,8 @@ def test_the_app_benchmark_reports_each_layer(embedded_server_url):
     assert "requests" in whole and "others" in whole, "the CPU of the requests' thread apart from the process's own"
     for ratio in ("whole app / INSERT + COMMIT", "whole app / halves alone", "whole app / halves in turn"):
         line = next(line for line in printed.splitlines() if line.startswith(ratio))
-        assert float(line.split()[-1]) > 0, line
+        median, spread = line.removeprefix(ratio).split(maxsplit=1)
+        assert float(median) > 0 and spread.startswith("(") and " to " in spread, line
 
 
 def test_compare_runs_each_revision_s_own_benchmark_in_turns_and_tables_them_side_by_side(embedded_server_url):
