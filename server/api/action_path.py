@@ -38,7 +38,7 @@ from .errors import problem_for
 from .games.actions import ACTION_ROUTES, ActionCommand, ActionRoute
 from .games.writes import Written, action_headers, versions_of
 from .observability import REQUEST_ID_HEADER, Meter
-from .rate_limits import RouteLimits
+from .rate_limits import AddressLimits
 from .replies import answer_of
 
 action_answered = Namespace().signal("action-answered")
@@ -65,7 +65,7 @@ class _Taken:
 class ActionPath:
     """WSGI: the action routes' short path in front of the full Flask app (`full`)."""
 
-    def __init__(self, app: Flask, full: Wsgi, meter: Meter, limits: RouteLimits | None, settings: Settings) -> None:
+    def __init__(self, app: Flask, full: Wsgi, meter: Meter, limits: AddressLimits | None, settings: Settings) -> None:
         self._app = app
         self._full = full
         self._meter = meter
@@ -226,6 +226,6 @@ def _game_token(authorization: str | None) -> str | None:
     return token
 
 
-def install(app: Flask, settings: Settings, meter: Meter, limits: RouteLimits | None) -> None:
+def install(app: Flask, settings: Settings, meter: Meter, limits: AddressLimits | None) -> None:
     if settings.action_short_path:
         app.wsgi_app = ActionPath(app, app.wsgi_app, meter, limits, settings)  # type: ignore[method-assign]

@@ -30,7 +30,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
 from . import rate_limits
-from .rate_limits import LIMITER_RETRY_AFTER, RouteLimits
+from .rate_limits import LIMITER_RETRY_AFTER, AddressLimits
 
 REQUEST_ID_HEADER = "X-Request-ID"
 UNMETERED = {"health.Health", "health.Readiness", "metrics"}
@@ -153,7 +153,7 @@ class Meter:
             _log_request(method, path, route, status, request_id, elapsed)
 
 
-def install(app: Flask, settings: Settings, meter: Meter) -> RouteLimits | None:
+def install(app: Flask, settings: Settings, meter: Meter) -> AddressLimits | None:
     """Request ids, the request log, metrics and /metrics, and the rate limiter (unless turned off): what the
     actions' short path counts with it."""
 

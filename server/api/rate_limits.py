@@ -2,7 +2,7 @@
 sign-ups' own (SIGN_UP_RATE_LIMIT), counted where every worker counts them (RATE_LIMIT_STORAGE_URI).
 
 flask-limiter counts the requests Flask dispatches. The actions' short path (action_path.py) counts its own in the
-same counters, under the same keys, through `RouteLimits`: one count whichever path a request takes."""
+same counters, under the same keys, through `AddressLimits`: one count whichever path a request takes."""
 
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 """Where the limiter writes its Retry-After: a 429 gets its Retry-After from it, a 503 keeps its own."""
 RATE_LIMITED = Counter("osmosis_rate_limited_total", "Requests refused with 429")
 FORWARDED_HEADERS = ("HTTP_FORWARDED", "HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP")
+"""Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
 ADDRESS_SCOPE, PLAYER_SCOPE = "address", "player"
 """The counters' scopes: RATE_LIMIT's of each address, and of each player (flask-limiter keys a count by the
 limit, the key and the scope)."""
-"""Forwarded, X-Forwarded-For and X-Real-IP, as the WSGI environ names them."""
 
 
-def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> RouteLimits:
+def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> AddressLimits:
     """Each address's limit, and each player's from any address; the sign-up's own, tighter. What the actions'
     short path counts with them is returned."""
     exempt = ExemptAddresses(settings)
@@ -71,7 +71,7 @@ def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> Route
             override_defaults=False,
         )(app.view_functions[signing_up])
         app.view_functions[signing_up] = limited
-    return RouteLimits(limiter, settings, exempt)
+    return AddressLimits(limiter, settings, exempt)
 
 
 class ExemptAddresses:
@@ -115,7 +115,7 @@ def _calling_player() -> str:
     return "" if found is None else f"player:{found}"
 
 
-class RouteLimits:
+class AddressLimits:
     """RATE_LIMIT for a request that names no player (a game's own token): what flask-limiter counts for it,
     counted in its counters under its keys (the address, its scope), with the headers it would write.
 

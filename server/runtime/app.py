@@ -88,9 +88,9 @@ def _requests_pass_through(app: Flask, settings: Settings, pool_stats: Callable[
     client, the actions' short path, and Flask with its hooks (request ids, metrics and logs; rate limits; the
     boundary)."""
     meter = observability.Meter(pool_stats)
-    route_limits = observability.install(app, settings, meter)
+    address_limits = observability.install(app, settings, meter)
     boundary.install(app, viewer, refused_authorization)
-    action_path.install(app, settings, meter, route_limits)
+    action_path.install(app, settings, meter, address_limits)
     observability.trust_proxies(app, settings)
     security_headers.install(app)
 
