@@ -47,11 +47,16 @@ system-packages:
 
 LINTED := .
 
+# The tests run on this many pytest-xdist workers, handed out by tests/lanes.py: a module at a time, longest first,
+# the timing-sensitive drills one after another in the first worker, the rest at a lower CPU priority
+# (docs/testing.md).
+TEST_WORKERS ?= 4
+
 test: $(VENV)/.test-tools $(VENV)/.solver-accelerator system-packages
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 # The fast tier, after every change: lint, layout, types, and the tests that need neither PostgreSQL nor Flask nor a
 # browser, the slow ones left out (pytest -m slow: the solver's long checks). Under a minute. Its folders are every
@@ -64,7 +69,7 @@ check: $(VENV)/.test-tools $(VENV)/.solver-accelerator
 	$(BIN)/mypy
 	# The front end's modules parse (Node's syntax check; the browser tests run them).
 	for module in server/api/web/*.js; do node --experimental-default-type=module --check $$module || exit 1; done
-	OSMOSIS_FAST_TIER=1 $(BIN)/pytest -q -m "not slow" tests $(addprefix --ignore=,$(NEEDS_SERVERS))
+	OSMOSIS_FAST_TIER=1 $(BIN)/pytest -q -n 2 -m "not slow" tests $(addprefix --ignore=,$(NEEDS_SERVERS))
 
 bench: $(VENV)/.project
 	$(BIN)/python bench/engine.py

@@ -246,7 +246,8 @@ class Measurement:
             f"{self.name:<28} {self.rate:>9,.0f}/s   p50 {self.p50 * 1000:7.2f} ms   "
             f"p99 {self.p99 * 1000:7.2f} ms   n={count}"
         )
-        per_request = {party: used / count * 1000 for party, used in self.cpu.items()}
+        # A phase that finished no request (too short a run on a busy machine) has no cost a request to give.
+        per_request = {party: used / count * 1000 for party, used in self.cpu.items()} if count else {}
         spent = "  ".join(f"{party} {ms:.2f}" for party, ms in per_request.items() if ms >= 0.005)
         print(f"{'':<28} CPU ms a request: {spent}")
 

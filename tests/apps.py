@@ -14,12 +14,25 @@ from flask import request, request_finished
 from server.api.action_path import action_answered
 from server.config import Settings
 from server.runtime.app import create_app
-from tests.answers import Answers
+from tests import run
+from tests.answers import Answers, prepare_the_check
 from tests.databases import drop_database, migrated_database
 from tests.processes import start_gunicorn, stop
+from tests.run import free_port
 
 ANSWERED = Answers()
 """Every response an app answered in this run, held to the OpenAPI document (tests/answers.py)."""
+
+
+def pytest_configure(config):
+    """The answers' check compiled before any test runs, whose time it would count: by xdist's controller before
+    its workers start (they load what it compiled), else when this process's session starts."""
+    if run.is_controller(config):
+        prepare_the_check()
+
+
+def pytest_sessionstart(session):
+    prepare_the_check()
 
 
 @request_finished.connect
@@ -52,9 +65,7 @@ def client(app):
 @pytest.fixture(scope="session")
 def redis_url():
     """A redis-server of the test's own, on a free loopback port, keeping nothing on disk."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,
@@ -72,12 +83,6 @@ def redis_url():
     yield f"redis://127.0.0.1:{port}/0"
     process.terminate()
     process.wait(timeout=10)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager

@@ -3,20 +3,27 @@ the live servers' in tests/apps.py: loaded as plugins by every run but `make che
 
 `make check` (OSMOSIS_FAST_TIER set) runs the tests that need neither PostgreSQL nor Flask nor a browser: without
 those plugins, and failing if any of its tests imported Flask, psycopg or Playwright all the same. A test there
-that asks for a database or an app finds no such fixture: it belongs in a folder `make check` does not run."""
+that asks for a database or an app finds no such fixture: it belongs in a folder `make check` does not run.
+
+The run's own checks (no log written into the project's var/, every answer held to the OpenAPI document, the fast
+tier's imports) are made by the process that runs the session: each of xdist's workers hands what it saw to its
+controller when it stops (tests/lanes.py hands out the tests)."""
 
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
+
+import pytest
+
+from tests import run
 
 HEAVY = ("flask", "psycopg", "playwright")
 FAST_TIER = bool(os.environ.get("OSMOSIS_FAST_TIER"))
 
 # The apps a test builds keep their log's key and its record of checkpoints in the data directory: the run's own,
 # never the project's var/, where `make serve` would find a log of a test's beside a database of its own.
-RUN_DATA_DIR = os.environ["OSMOSIS_DATA_DIR"] = tempfile.mkdtemp(prefix="osmosis-test-data-")
+RUN_DATA_DIR = os.environ["OSMOSIS_DATA_DIR"] = os.path.join(run.directory(), f"data-{run.worker_id()}")
+os.makedirs(RUN_DATA_DIR, exist_ok=True)
 PROJECT_DATA = Path(__file__).resolve().parents[1] / "var"
 LOG_FILES = ("log-signing-key", "log-checkpoints-*.json", "log-record-place")
 
@@ -26,16 +33,24 @@ def _log_files_in_the_project() -> set[Path]:
 
 
 LOG_FILES_BEFORE = _log_files_in_the_project()
+HEARD_FROM_WORKERS: dict[str, list] = {"heavy": []}
+"""What xdist's workers saw of the run's checks, gathered by the controller."""
+
+pytest_plugins = ["tests.lanes"] if FAST_TIER else ["tests.lanes", "tests.databases", "tests.apps"]
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    shutil.rmtree(RUN_DATA_DIR, ignore_errors=True)
-
-
-pytest_plugins = [] if FAST_TIER else ["tests.databases", "tests.apps"]
+    run.remove()
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workeroutput"):  # a worker: its controller checks what it saw
+        answers = _answered()
+        session.config.workeroutput["statuses"] = [] if answers is None else [list(s) for s in answers.statuses]
+        session.config.workeroutput["breaches"] = [] if answers is None else answers.breaches
+        session.config.workeroutput["heavy"] = _heavy_imports() if FAST_TIER else []
+        return
     if _log_files_in_the_project() - LOG_FILES_BEFORE and session.exitstatus == 0:
         session.exitstatus = 1  # a test wrote a log's files where `make serve` would take them for its own
     answers = _answered()
@@ -43,6 +58,17 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
     if FAST_TIER and _heavy_imports() and session.exitstatus == 0:
         session.exitstatus = 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """A worker stopped: what it saw joins the run's checks."""
+    output = getattr(node, "workeroutput", {})
+    answers = _answered()
+    if answers is not None:
+        answers.statuses.update(tuple(status) for status in output.get("statuses", []))
+        answers.breaches.extend(output.get("breaches", []))
+    HEARD_FROM_WORKERS["heavy"].extend(output.get("heavy", []))
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -72,4 +98,6 @@ def _answered():
 
 
 def _heavy_imports() -> list[str]:
-    return [name for name in HEAVY if name in sys.modules]
+    """What the fast tier imported that it must not, here or in any worker."""
+    here = [name for name in HEAVY if name in sys.modules]
+    return sorted(set(here + HEARD_FROM_WORKERS["heavy"]))

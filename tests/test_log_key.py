@@ -38,6 +38,7 @@ def test_a_given_key_is_used_and_its_origin_must_match(tmp_path):
         ("PRIVATE+KEY+nonsense", "not a note signing key"),
         (generate_signer("witness.example/w", COSIGNATURE_V1).skey, "not a witness's"),
     ],
+    ids=["nonsense", "a witness's key"],  # not the key: a run's workers collect the same names
 )
 def test_a_wrong_key_is_refused(tmp_path, key, message):
     with pytest.raises(ConfigError, match=message):

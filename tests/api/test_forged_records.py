@@ -291,6 +291,7 @@ def test_a_reason_never_repeats_more_than_a_short_excerpt_of_what_was_sent():
 # --- what a check may cost ------------------------------------------------------------------------------
 
 
+@pytest.mark.drill  # timed: within a second
 def test_a_2kb_upload_claiming_a_late_winnable_candidate_costs_nothing_over_http_and_says_so(client):
     costly = crafted_export(Rules(waste_access="group", max_passes=2, start_rule="rank_above"), winnable_candidate=99)
     assert len(json.dumps(costly)) < 2500

@@ -94,6 +94,7 @@ def test_your_games_are_listed_to_resume_and_back_and_forward_move_between_pages
     expect(page.locator("#game-id")).to_have_text(game_id)
     page.click("#resign")
     page.click("#resign-yes")
+    expect(page.locator("#status")).to_have_text("You resigned.")  # landed before the player walks away
     page.goto("/#tables")
     expect(mine.first).to_contain_text("peek, deal 12: resigned")
     expect(page.locator("#my-games-list li a").first).to_have_text("Replay")

@@ -64,8 +64,10 @@ def test_four_colours_are_chosen_remembered_and_legible(page, scheme):
 
     page.reload()
     expect(page.locator("#four-colour")).to_be_checked()
+    expect(page.locator("#board .card:not(.back)").first).to_be_visible()  # the table drawn again
     assert colours(page) == four
     page.uncheck("#four-colour")
     page.reload()
     expect(page.locator("#four-colour")).not_to_be_checked()
+    expect(page.locator("#board .card:not(.back)").first).to_be_visible()
     assert colours(page) == two

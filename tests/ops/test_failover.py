@@ -27,7 +27,7 @@ from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert
 from tests.patroni_cluster import LEASE_SECONDS, PatroniCluster
 from tests.processes import call, start_gunicorn, stop
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.drill]
 
 STATEMENT_TIMEOUT_MS = 2000
 ETCD_OUTAGE_SECONDS = 30

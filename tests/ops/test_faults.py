@@ -11,11 +11,14 @@ import time
 
 import psutil
 import psycopg
+import pytest
 
 from server.store import embedded
 from tests.apps import free_port
 from tests.load import Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies
 from tests.processes import call, start_gunicorn, stop
+
+pytestmark = pytest.mark.drill
 
 
 def test_postgres_stopped_under_load_gives_quick_503s_then_recovers_and_loses_no_acknowledged_action(own_postgres):

@@ -17,6 +17,8 @@ from tests.apps import free_port
 from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn, stop
 
+pytestmark = pytest.mark.drill
+
 OLD_THREADS = 32
 """What the server had before gevent: 4 workers x 8 threads, each held by one waiting connection."""
 

@@ -5,9 +5,13 @@ import statistics
 import threading
 import time
 
+import pytest
+
 from tests.apps import free_port, gunicorn_on_a_new_database
 from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
+
+pytestmark = pytest.mark.drill
 
 
 def test_a_worker_busy_with_hints_still_answers_other_requests_at_once(embedded_server_url):

@@ -4,9 +4,13 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 from tests.apps import free_port
 from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn
+
+pytestmark = pytest.mark.drill
 
 
 def test_sigterm_ends_every_open_event_stream_promptly_and_the_server_stops(embedded_server_url):

@@ -17,6 +17,8 @@ from tests.apps import free_port
 from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
 
+pytestmark = pytest.mark.drill
+
 ATTACKER, VICTIM = "10.0.0.1", "10.0.0.2"
 
 

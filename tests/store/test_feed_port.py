@@ -2,11 +2,19 @@
 
 from server.service.feed import FEED_START
 from tests.store.records import a_creation, a_game, an_action
+from tests.waiting import until
 
 
 def entries_after(store, position):
     entries, _ = store.read_feed(position, 10_000)
     return entries
+
+
+def written_by(store, record, position):
+    """The game's entries in the feed after `position`, once the feed has reached them: it reaches an event once
+    every transaction begun before it has ended, in any database of the server (another test's, in a parallel
+    run), and the tests wait for that."""
+    return [entry for entry in entries_after(store, position) if entry.event["game_id"] == str(record.id)]
 
 
 def test_events_written_after_the_head_follow_it_in_the_order_they_landed(port_store):
@@ -16,11 +24,15 @@ def test_events_written_after_the_head_follow_it_in_the_order_they_landed(port_s
     port_store.create_game(a_creation(other, *other_rest), None)
     assert port_store.write(an_action(one), 1)
 
-    ours = [
-        entry
-        for entry in entries_after(port_store, head.position)
-        if entry.event["game_id"] in (str(one.id), str(other.id))
-    ]
+    def ours():
+        return [
+            entry
+            for entry in entries_after(port_store, head.position)
+            if entry.event["game_id"] in (str(one.id), str(other.id))
+        ]
+
+    until(lambda: len(ours()) == 3, seconds=30)
+    ours = ours()
 
     assert [(entry.event["game_id"], entry.event["seq"]) for entry in ours] == [
         (str(one.id), 1),
@@ -45,6 +57,7 @@ def test_the_feed_is_read_a_page_at_a_time_from_where_the_last_page_ended(port_s
     port_store.create_game(a_creation(record, secret, events), None)
     for version in range(1, 5):
         assert port_store.write(an_action(port_store.load_game(record.id)), version)
+    until(lambda: len(written_by(port_store, record, head.position)) == 5, seconds=30)
 
     whole = entries_after(port_store, head.position)
     paged, position = [], head.position
@@ -65,6 +78,7 @@ def test_the_feed_is_read_a_page_at_a_time_from_where_the_last_page_ended(port_s
 def test_the_head_stands_at_the_last_event_and_says_what_had_committed_by_then(port_store):
     record, secret, events = a_game()
     port_store.create_game(a_creation(record, secret, events), None)
+    until(lambda: written_by(port_store, record, FEED_START), seconds=30)
 
     head = port_store.feed_head()
 

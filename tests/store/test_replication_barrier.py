@@ -17,6 +17,8 @@ from server.runtime.app import create_app
 from server.service.errors import ReplicationUnconfirmed
 from server.store import PostgresStore, embedded, migrate, open_pool
 
+pytestmark = pytest.mark.drill
+
 HOLD_LIMIT = 1.0
 NO_STANDBY = "a_standby_that_never_comes"
 

@@ -67,7 +67,9 @@ def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
     }
     first = Terminal(f"{OSMOSIS} play --deal-number 11", env)
     try:
-        opened = first.wait_for("osmosis | deal 11 | base 2")
+        first.wait_for("osmosis | deal 11 | base 2")
+        first.wait_for("R1 ░░ ░░ ░░ 1 9♦")  # the table is drawn after its header
+        opened = first.wait_for("1 9D from R1 to F1")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         (SCREENSHOTS / "terminal-table.txt").write_text(opened)
         lines = opened.splitlines()
