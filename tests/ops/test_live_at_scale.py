@@ -16,6 +16,7 @@ from tests.api.helpers import sse_messages
 from tests.apps import free_port
 from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn, stop
+from tests.waiting import until
 
 pytestmark = pytest.mark.drill
 
@@ -67,7 +68,7 @@ def test_streams_long_polls_and_slow_clients_past_the_old_thread_count_hold_up_n
         for sock in polls + slow_heads + slow_bodies:
             stack.callback(sock.close)
         assert len(streams) + len(polls) + len(slow_heads) + len(slow_bodies) > 6 * OLD_THREADS
-        time.sleep(0.5)
+        until(lambda: live_followers(base) == len(streams), seconds=10)  # every stream held by the live tier
 
         created = [timed_call("POST", f"{base}/games", {"variant": "peek"}) for _ in range(5)]
         game, token = created[0][1], created[0][1]["player_token"]
@@ -152,7 +153,7 @@ def test_a_statement_waiting_in_the_database_does_not_stall_its_worker(embedded_
                 )
             )
             action.start()
-            time.sleep(0.5)  # the draw now waits for the row lock, inside PostgreSQL
+            until(lambda: waiting_for_a_lock(locker), seconds=10)  # the draw waits for the row lock, in PostgreSQL
 
             meanwhile = [
                 timed_call("GET", f"{base}/healthz"),
@@ -169,6 +170,14 @@ def test_a_statement_waiting_in_the_database_does_not_stall_its_worker(embedded_
         stop(server)
 
 
+def waiting_for_a_lock(conn):
+    """Whether a statement of another session waits for a lock, in the database of `conn`."""
+    query = """
+        SELECT count(*) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"""
+    return conn.execute(query).fetchone()[0] > 0
+
+
 def live_followers(base):
     metrics = urllib.request.urlopen(f"{base}/metrics", timeout=10).read().decode()
     line = next(line for line in metrics.splitlines() if line.startswith("osmosis_live_followers "))
@@ -183,14 +192,14 @@ def test_streams_are_handed_to_the_live_tier_and_let_go_when_their_readers_leave
 
     streams = [urllib.request.urlopen(f"{base}/games/{game['id']}/events/stream", timeout=30) for _ in range(30)]
     finished = urllib.request.urlopen(f"{base}/games/{over['id']}/events/stream", timeout=30).read()
-    time.sleep(0.5)
+    until(lambda: live_followers(base) == len(streams), seconds=10)
     handed_over = live_followers(base)
     call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])
     seen = [next(m for m in sse_messages(iter(stream.readline, b"")) if m.get("id") == "2") for stream in streams]
     for stream in streams:
         stream.close()
     call("POST", f"{base}/games/{game['id']}/draw", token=game["player_token"])  # writes find them gone
-    time.sleep(0.5)
+    until(lambda: live_followers(base) == 0, seconds=10)
 
     assert handed_over == 30
     assert all(json.loads(message["data"])["kind"] == "cards_dealt" for message in seen)

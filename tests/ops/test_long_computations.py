@@ -10,6 +10,7 @@ import pytest
 from tests.apps import free_port, gunicorn_on_a_new_database
 from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
+from tests.waiting import until
 
 pytestmark = pytest.mark.drill
 
@@ -53,14 +54,18 @@ def test_a_worker_busy_with_hints_still_answers_other_requests_at_once(embedded_
     assert statistics.median(delays) < 0.1 and max(delays) < 0.4, (statistics.median(delays), max(delays))
 
 
+def log_of(process):
+    process.log.seek(0)
+    return process.log.read()
+
+
 def test_a_refused_hint_is_an_answer_in_the_log_not_a_traceback(embedded_server_url):
     with gunicorn_on_a_new_database(embedded_server_url, WEB_CONCURRENCY="1", LOG_LEVEL="info") as (base, process):
         _, game, _ = call("POST", f"{base}/games", {"deal_number": 0})
         call("POST", f"{base}/games/{game['id']}/resign", token=game["player_token"])
         status, problem, _ = call("POST", f"{base}/games/{game['id']}/hint", token=game["player_token"])
-        time.sleep(0.5)
-    process.log.seek(0)
-    log = process.log.read()
+        until(lambda: "/hint 409" in log_of(process), seconds=10)  # the worker has logged the answer
+    log = log_of(process)
 
     assert (status, problem["code"]) == (409, "game-over")
     assert "/hint 409" in log

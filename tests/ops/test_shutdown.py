@@ -9,6 +9,7 @@ import pytest
 from tests.apps import free_port
 from tests.databases import migrated_database
 from tests.processes import call, start_gunicorn
+from tests.waiting import until
 
 pytestmark = pytest.mark.drill
 
@@ -31,7 +32,7 @@ def test_sigterm_ends_every_open_event_stream_promptly_and_the_server_stops(embe
     readers = [threading.Thread(target=read, args=(i,)) for i in range(len(streams))]
     for reader in readers:
         reader.start()
-    time.sleep(1)
+    until(lambda: all(b"id: 1" in text for text in received))  # every stream open and sent the game
 
     signalled = time.monotonic()
     server.terminate()

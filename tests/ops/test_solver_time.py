@@ -16,6 +16,7 @@ from tests.api.helpers import crafted_export
 from tests.apps import free_port
 from tests.databases import drop_database, migrated_database
 from tests.processes import call, healthz_delays_while, start_gunicorn, stop
+from tests.waiting import until
 
 pytestmark = pytest.mark.drill
 
@@ -82,7 +83,8 @@ class Flood:
     def __enter__(self):
         for thread in self.threads:
             thread.start()
-        time.sleep(3)  # every worker has the attacker's jobs by now
+        # The attack in full: hints of the attacker's answered, and others refused, its share of the workers taken.
+        until(lambda: 200 in self.statuses and 429 in self.statuses, seconds=60)
         return self
 
     def __exit__(self, *exc):

@@ -8,6 +8,7 @@ from uuid import UUID
 
 import psycopg
 from alembic import command
+from alembic.script import ScriptDirectory
 
 from server.game.commands import Draw, Hint, NewGame, NumberedDeal, Resign
 from server.rules import preset
@@ -136,3 +137,8 @@ def test_the_undo_migration_counts_what_each_game_could_take_back_and_goes_back_
         True,
         False,
     ]
+
+
+def test_the_newest_revision_is_alembic_s_head():
+    """The server names the newest migration without importing alembic (server/store/migrate.py): as alembic does."""
+    assert head_revision() == ScriptDirectory.from_config(alembic_config("postgresql://unused")).get_current_head()
