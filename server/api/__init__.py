@@ -9,12 +9,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, current_app
+from flask import json as flask_json
 from flask_cors import CORS
 from flask_smorest import Api as SmorestApi
 
 from ..config import Settings
-from . import contract, errors, front_end, routes
+from . import contract, errors, examples, front_end, routes
 
 API_TITLE = "Osmosis game server"
 API_VERSION = importlib.metadata.version("osmosis-server")
@@ -62,6 +63,17 @@ class Api(SmorestApi):  # type: ignore[misc]
     def _register_responses(self) -> None:
         """The contract's own: the error responses with their codes, the shared components (contract.py)."""
         contract.register(self.spec)
+
+    def document(self) -> dict[str, Any]:
+        """The OpenAPI document, its examples made (examples.Later)."""
+        document: dict[str, Any] = examples.rendered(self.spec.to_dict())
+        return document
+
+    def _openapi_json(self) -> Response:
+        """flask-smorest's route of the document, with the examples made."""
+        return current_app.response_class(
+            flask_json.dumps(self.document(), indent=2, sort_keys=False), mimetype="application/json"
+        )
 
 
 def _app_and_api() -> tuple[Flask, Api]:
@@ -137,5 +149,4 @@ def http_app(settings: Settings) -> Flask:
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document, as committed in openapi/openapi.json; needs no database."""
     _, api = _app_and_api()
-    document: dict[str, Any] = api.spec.to_dict()
-    return document
+    return api.document()

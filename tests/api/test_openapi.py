@@ -1,5 +1,7 @@
 """The committed OpenAPI document is the contract: it matches the app, validates, and is well formed."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,22 @@ def test_the_committed_document_is_what_the_app_generates():
 
 def test_the_app_serves_the_same_document(client, document):
     assert client.get("/openapi.json").get_json() == document
+
+
+def test_a_server_starting_makes_no_example_until_its_document_is_read():
+    """The played game's examples take a hint and a verification: every worker of every server paid them at its
+    start (examples.Later)."""
+    program = (
+        "from server.api import examples, http_app\n"
+        "from server.config import Settings\n"
+        "app = http_app(Settings.from_env({}))\n"
+        "print(examples._played.cache_info().currsize)\n"
+        "app.test_client().get('/openapi.json')\n"
+        "print(examples._played.cache_info().currsize)\n"
+    )
+    made = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+
+    assert made.stdout.split() == ["0", "1"]
 
 
 def test_the_document_is_valid_openapi(document):

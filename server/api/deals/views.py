@@ -11,6 +11,7 @@ from flask.views import MethodView
 from .. import examples, replies
 from ..common import Blueprint, request_idempotency, use_cases
 from ..contract import BODY_ERRORS, READ_ERRORS, REPLAYED_HEADER, SOLVER_CODES, answers, header, parameter
+from ..examples import Later
 from .schemas import ReplayDocumentSchema, SealedDealSchema, VerdictSchema
 
 deals_blp = Blueprint(
@@ -28,7 +29,7 @@ class SealedDeals(MethodView):
         201,
         SealedDealSchema,
         headers={"Location": header("Location"), **REPLAYED_HEADER},
-        example=examples.sealed_deal(),
+        example=Later(examples.sealed_deal),
     )
     @answers(*READ_ERRORS, *BODY_ERRORS, only=("validation-failed", "idempotency-key-reused"))
     def post(self) -> Response:
@@ -44,7 +45,7 @@ class SealedDeals(MethodView):
 
 class SealedDealResource(MethodView):
     @deals_blp.doc(operationId="getSealedDeal", security=[])
-    @deals_blp.response(200, SealedDealSchema, example=examples.sealed_deal())
+    @deals_blp.response(200, SealedDealSchema, example=Later(examples.sealed_deal))
     @answers(*READ_ERRORS, 404, only=("sealed-deal-not-found", "validation-failed"))
     def get(self, deal_id: UUID) -> dict[str, Any]:
         """Read a sealed deal: its commitment and the game made from it, if any
@@ -56,8 +57,8 @@ class SealedDealResource(MethodView):
 
 class ReplayVerification(MethodView):
     @replays_blp.doc(operationId="verifyReplay", security=[])
-    @replays_blp.arguments(ReplayDocumentSchema(), example=examples.replay())
-    @replays_blp.response(200, VerdictSchema, example=examples.verdict())
+    @replays_blp.arguments(ReplayDocumentSchema(), example=Later(examples.replay))
+    @replays_blp.response(200, VerdictSchema, example=Later(examples.verdict))
     @answers(400, 401, 408, 413, 415, 422, 429, 503, only=("validation-failed", *SOLVER_CODES))
     def post(self, document: dict[str, Any]) -> dict[str, Any]:
         """Verify an uploaded replay export, as `osmosis verify` does offline

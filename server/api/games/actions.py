@@ -17,6 +17,7 @@ from .. import examples
 from ..callers import credential
 from ..common import use_cases
 from ..contract import ACTION_ERRORS, answers
+from ..examples import Later
 from .action_schemas import ActionRequestSchema, ActionSubmissionSchema, MoveSchema
 from .blueprint import blp
 from .writes import ACTION_CODES, Written, action_response, write_doc, written, written_action
@@ -27,13 +28,13 @@ class Actions(MethodView):
     @blp.arguments(
         ActionSubmissionSchema(),
         examples={
-            "move": {"value": {"action": examples.move_request(), "expected_version": 3}},
+            "move": {"value": {"action": Later(examples.move_request), "expected_version": 3}},
             "deal": {"value": {"action": {"kind": "deal"}}},
             "resign": {"value": {"action": {"kind": "resign"}}},
             "undo": {"value": {"action": {"kind": "undo"}, "expected_version": 4}},
         },
     )
-    @written_action(examples.moved())
+    @written_action(Later(examples.moved))
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Take an action: one of the game's legal_actions, as it lists it, or resign
@@ -53,7 +54,7 @@ class Actions(MethodView):
 class Moves(MethodView):
     @write_doc("playMove")
     @blp.arguments(MoveSchema(), example={"card": "7S"})
-    @written_action(examples.moved())
+    @written_action(Later(examples.moved))
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Play a card to its foundation, or to the free cell with "to": "cell\"
@@ -69,7 +70,7 @@ class Moves(MethodView):
 class Draw(MethodView):
     @write_doc("drawCards")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 3})
-    @written_action(examples.dealt())
+    @written_action(Later(examples.dealt))
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Deal from the stock to the waste, or redeal the waste when the stock is empty
@@ -84,7 +85,7 @@ class Draw(MethodView):
 class Resignation(MethodView):
     @write_doc("resignGame")
     @blp.arguments(ActionRequestSchema(), required=False, example={})
-    @written_action(examples.resigned())
+    @written_action(Later(examples.resigned))
     @answers(*ACTION_ERRORS, only=ACTION_CODES)
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Give up the game: it ends as resigned and its seeds are revealed

@@ -11,13 +11,14 @@ from .. import examples
 from ..callers import readable
 from ..common import use_cases
 from ..contract import READ_ERRORS, SOLVER_CODES, answers
+from ..examples import Later
 from .blueprint import blp
 from .solver_schemas import AnalysisSchema
 
 
 class Analysis(MethodView):
     @blp.doc(operationId="getGameAnalysis", security=[])
-    @blp.response(200, AnalysisSchema, example=examples.analysis())
+    @blp.response(200, AnalysisSchema, example=Later(examples.analysis))
     @answers(
         *READ_ERRORS,
         404,

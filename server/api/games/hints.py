@@ -13,6 +13,7 @@ from .. import examples
 from ..callers import credential
 from ..common import use_cases
 from ..contract import ACTION_ERRORS, ETAG_HEADER, REPLAYED_HEADER, SOLVER_CODES, answers
+from ..examples import Later
 from .action_schemas import ActionRequestSchema
 from .blueprint import blp
 from .solver_schemas import HintResultSchema
@@ -22,7 +23,7 @@ from .writes import ACTION_CODES, action_response, write_doc, written
 class Hint(MethodView):
     @write_doc("askForHint")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})
-    @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=examples.hinted())
+    @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=Later(examples.hinted))
     @answers(*ACTION_ERRORS, only=(*(code for code in ACTION_CODES if code != "illegal-action"), *SOLVER_CODES))
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Ask for a hint: the best action by what the player has seen

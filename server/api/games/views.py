@@ -31,6 +31,7 @@ from ..contract import (
     ref,
 )
 from ..deals.schemas import ReplaySchema, VerdictSchema
+from ..examples import Later
 from ..pages import game_list, json_response, link_header, next_page
 from ..schemas import SEQ_PATTERN, CreateGameSchema, GameListQuerySchema, GameListSchema, GameSchema
 from ..streaming import streams
@@ -71,7 +72,7 @@ class Games(MethodView):
     @blp.response(
         201,
         ref("CreatedGame"),
-        example=examples.created_game(),
+        example=Later(examples.created_game),
         headers={"Location": header("Location"), **ETAG_HEADER, **REPLAYED_HEADER},
     )
     @answers(
@@ -124,7 +125,7 @@ class Games(MethodView):
 
     @blp.doc(operationId="listGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
-    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
+    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=Later(examples.game_list))
     @answers(*READ_ERRORS, only=("validation-failed", "invalid-cursor"))
     def get(self, args: dict[str, Any]) -> Response:
         """List games, newest first, optionally by status and variant
@@ -146,7 +147,7 @@ class Games(MethodView):
 
 class Game(MethodView):
     @blp.doc(operationId="getGame", parameters=[parameter("IfNoneMatch")], security=[])
-    @blp.response(200, GameSchema, headers=ETAG_HEADER, example=examples.game())
+    @blp.response(200, GameSchema, headers=ETAG_HEADER, example=Later(examples.game))
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match", headers=ETAG_HEADER)
     @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> Response:
@@ -167,7 +168,7 @@ class Game(MethodView):
 class Events(MethodView):
     @blp.doc(operationId="listGameEvents", security=[])
     @blp.arguments(EventQuerySchema(), location="query")
-    @blp.response(200, EventListSchema, headers=LINK_HEADER, example=examples.event_list())
+    @blp.response(200, EventListSchema, headers=LINK_HEADER, example=Later(examples.event_list))
     @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Read the move log: events with seq > after, oldest first; with wait, a long poll
@@ -196,7 +197,7 @@ class StateAt(MethodView):
             path_parameter("seq", {"type": "integer", "minimum": 1}, "An event's seq, from 1 to the game's version.")
         ],
     )
-    @blp.response(200, StateAtSchema, example=examples.state_at())
+    @blp.response(200, StateAtSchema, example=Later(examples.state_at))
     @answers(*READ_ERRORS, 404, only=("game-not-found", "event-not-found", "validation-failed"))
     def get(self, game_id: UUID, seq: int) -> Response:
         """Time travel: the public view and legal actions right after event seq
@@ -210,7 +211,7 @@ class StateAt(MethodView):
 
 class Replay(MethodView):
     @blp.doc(operationId="getGameReplay", security=[])
-    @blp.response(200, ReplaySchema, example=examples.replay())
+    @blp.response(200, ReplaySchema, example=Later(examples.replay))
     @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed"))
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Export the game as an osmosis-replay/1 document, for offline verification
@@ -234,7 +235,7 @@ class Replay(MethodView):
 
 class Verification(MethodView):
     @blp.doc(operationId="getGameVerification", security=[])
-    @blp.response(200, VerdictSchema, example=examples.verdict())
+    @blp.response(200, VerdictSchema, example=Later(examples.verdict))
     @answers(*READ_ERRORS, 404, only=("game-not-found", "validation-failed", *SOLVER_CODES))
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Re-check the game from its stored log: commitment, deal, every move, the hash chain, the projection
@@ -257,7 +258,7 @@ STREAM_DESCRIPTION = (
 )
 STREAM_RESPONSE = {
     "description": STREAM_DESCRIPTION,
-    "content": {"text/event-stream": {"schema": ref("GameStreamMessage"), "example": examples.stream_message()}},
+    "content": {"text/event-stream": {"schema": ref("GameStreamMessage"), "example": Later(examples.stream_message)}},
 }
 
 

@@ -16,6 +16,7 @@ from ...service.outcomes import Answered
 from .. import replies
 from ..common import etag, request_idempotency
 from ..contract import ETAG_HEADER, REPLAYED_HEADER, parameter
+from ..examples import Later
 from .action_schemas import ActionResultSchema
 from .blueprint import blp
 
@@ -100,5 +101,5 @@ def write_doc(operation_id: str) -> Any:
     )
 
 
-def written_action(example: dict[str, Any]) -> Any:
+def written_action(example: Later) -> Any:
     return blp.response(200, ActionResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=example)

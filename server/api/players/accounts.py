@@ -15,6 +15,7 @@ from .. import examples, replies
 from ..callers import caller, reader
 from ..common import Blueprint, request_idempotency, use_cases
 from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
+from ..examples import Later
 from ..pages import game_list, next_page
 from ..schemas import GameListQuerySchema, GameListSchema
 from . import examples as player_examples
@@ -49,7 +50,7 @@ class Players(MethodView):
         201,
         PlayerCreatedSchema,
         headers={"Location": header("Location"), **REPLAYED_HEADER},
-        example=player_examples.player_made(),
+        example=Later(player_examples.player_made),
     )
     @answers(
         *READ_ERRORS,
@@ -73,7 +74,7 @@ class Players(MethodView):
 
 class Me(MethodView):
     @blp.doc(operationId="getMe", security=API_TOKEN)
-    @blp.response(200, PlayerSchema, example=player_examples.player())
+    @blp.response(200, PlayerSchema, example=Later(player_examples.player))
     @answers(*READ_ERRORS, 401, only=("validation-failed", *TOKEN_CODES))
     def get(self) -> dict[str, Any]:
         """Who your API token belongs to
@@ -85,7 +86,7 @@ class Me(MethodView):
 
 class ApiTokens(MethodView):
     @blp.doc(operationId="listApiTokens", security=API_TOKEN)
-    @blp.response(200, ApiTokenListSchema, example=player_examples.api_token_list())
+    @blp.response(200, ApiTokenListSchema, example=Later(player_examples.api_token_list))
     @answers(*READ_ERRORS, 401, 403, only=("validation-failed", *TOKEN_CODES))
     def get(self) -> dict[str, Any]:
         """List your live API tokens, with their scopes and last use
@@ -99,7 +100,7 @@ class ApiTokens(MethodView):
     @blp.arguments(
         CreateApiTokenSchema(), examples={"a bot's token": {"value": {"label": "my bot", "scopes": ["play"]}}}
     )
-    @blp.response(201, ApiTokenCreatedSchema, headers=REPLAYED_HEADER, example=player_examples.api_token_made())
+    @blp.response(201, ApiTokenCreatedSchema, headers=REPLAYED_HEADER, example=Later(player_examples.api_token_made))
     @answers(
         *READ_ERRORS,
         *BODY_ERRORS,
@@ -137,7 +138,7 @@ class ApiToken(MethodView):
 
 class Player(MethodView):
     @blp.doc(operationId="getPlayer", security=[])
-    @blp.response(200, PlayerProfileSchema, example=player_examples.profile())
+    @blp.response(200, PlayerProfileSchema, example=Later(player_examples.profile))
     @answers(*READ_ERRORS, 404, only=("validation-failed", "player-not-found"))
     def get(self, name: str) -> dict[str, Any]:
         """A player's page: name, kind, and statistics per preset
@@ -153,7 +154,7 @@ class Player(MethodView):
 class PlayerGames(MethodView):
     @blp.doc(operationId="listPlayerGames", security=[])
     @blp.arguments(GameListQuerySchema(), location="query")
-    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=examples.game_list())
+    @blp.response(200, GameListSchema, headers=LINK_HEADER, example=Later(examples.game_list))
     @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "player-not-found"))
     def get(self, args: dict[str, Any], name: str) -> Response:
         """A player's games, newest first, optionally by status and variant

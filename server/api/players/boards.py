@@ -9,6 +9,7 @@ from flask.views import MethodView
 from ...rules import PRESETS
 from ..common import Blueprint, day_named, use_cases
 from ..contract import READ_ERRORS, answers, path_parameter
+from ..examples import Later
 from . import examples as player_examples
 from .schemas import BoardQuerySchema, BoardSchema, DailyBoardQuerySchema, DailyBoardSchema
 
@@ -29,7 +30,7 @@ class DailyBoard(MethodView):
         ],
     )
     @blp.arguments(DailyBoardQuerySchema(), location="query")
-    @blp.response(200, DailyBoardSchema, example=player_examples.daily_board())
+    @blp.response(200, DailyBoardSchema, example=Later(player_examples.daily_board))
     @answers(*READ_ERRORS, 409, only=("validation-failed", "invalid-input", "invalid-cursor", "day-not-closed"))
     def get(self, args: dict[str, Any], day: str) -> dict[str, Any]:
         """A day's board of a preset's daily deal, humans or bots
@@ -52,7 +53,7 @@ class PresetBoard(MethodView):
         ],
     )
     @blp.arguments(BoardQuerySchema(), location="query")
-    @blp.response(200, BoardSchema, example=player_examples.board())
+    @blp.response(200, BoardSchema, example=Later(player_examples.board))
     @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "not-found"))
     def get(self, args: dict[str, Any], variant: str) -> dict[str, Any]:
         """The all-time board of a preset, humans or bots

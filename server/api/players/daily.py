@@ -9,6 +9,7 @@ from flask.views import MethodView
 from ..callers import optional_caller
 from ..common import Blueprint, day_named, use_cases
 from ..contract import READ_ERRORS, answers, path_parameter
+from ..examples import Later
 from . import examples as player_examples
 from .schemas import DailySchema
 
@@ -22,7 +23,7 @@ blp = Blueprint(
 
 class Today(MethodView):
     @blp.doc(operationId="getDaily", security=[])
-    @blp.response(200, DailySchema, example=player_examples.daily())
+    @blp.response(200, DailySchema, example=Later(player_examples.daily))
     @answers(*READ_ERRORS, 401, only=("validation-failed", "unauthorized"))
     def get(self) -> dict[str, Any]:
         """Today's daily deals: one per preset, their commitments, and when the day closes
@@ -47,7 +48,7 @@ class Day(MethodView):
             )
         ],
     )
-    @blp.response(200, DailySchema, example=player_examples.daily(closed=True))
+    @blp.response(200, DailySchema, example=Later(player_examples.daily, closed=True))
     @answers(*READ_ERRORS, 401, 404, only=("validation-failed", "invalid-input", "unauthorized", "day-not-found"))
     def get(self, day: str) -> dict[str, Any]:
         """A day's daily deals: once the day has closed, with their seeds revealed

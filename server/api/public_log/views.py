@@ -16,6 +16,7 @@ from ...transparency.tiles import TilePathError, parse_tile_path
 from ..callers import readable
 from ..common import Blueprint, use_cases
 from ..contract import READ_ERRORS, answers, path_parameter
+from ..examples import Later
 from . import examples as log_examples
 from .schemas import ConsistencyProofSchema, ConsistencyQuerySchema, GameTransparencySchema, RetirementsSchema
 
@@ -39,7 +40,7 @@ LOG_READ_CODES = ("validation-failed", "rate-limited", "service-unavailable")
 """What any read of the public log may answer: a bad query, too many requests, a database away."""
 
 
-def _answers_text(operation_id: str, description: str, example: str) -> Any:
+def _answers_text(operation_id: str, description: str, example: str | Later) -> Any:
     """The documentation of a public read answered with plain text."""
     answer = {"description": description, "content": {"text/plain": {"schema": {"type": "string"}, "example": example}}}
     return blp.doc(operationId=operation_id, security=[], responses={"200": answer})
@@ -47,7 +48,7 @@ def _answers_text(operation_id: str, description: str, example: str) -> Any:
 
 class LogCheckpoint(MethodView):
     @_answers_text(
-        "getLogCheckpoint", "The checkpoint, a C2SP signed note (tlog-checkpoint).", log_examples.checkpoint()
+        "getLogCheckpoint", "The checkpoint, a C2SP signed note (tlog-checkpoint).", Later(log_examples.checkpoint)
     )
     @answers(
         *READ_ERRORS,
@@ -100,7 +101,7 @@ class LogTile(MethodView):
                 "content": {
                     "application/octet-stream": {
                         "schema": {"type": "string", "format": "binary"},
-                        "example": log_examples.level_zero_tile(),
+                        "example": Later(log_examples.level_zero_tile),
                     }
                 },
             }
@@ -132,7 +133,7 @@ class LogTile(MethodView):
 class LogConsistency(MethodView):
     @blp.doc(operationId="getLogConsistencyProof", security=[])
     @blp.arguments(ConsistencyQuerySchema(), location="query")
-    @blp.response(200, ConsistencyProofSchema, example=log_examples.consistency())
+    @blp.response(200, ConsistencyProofSchema, example=Later(log_examples.consistency))
     @answers(
         *READ_ERRORS,
         404,
@@ -154,7 +155,7 @@ class LogConsistency(MethodView):
 
 class LogRetirements(MethodView):
     @blp.doc(operationId="getLogRetirements", security=[])
-    @blp.response(200, RetirementsSchema, example=log_examples.retirements())
+    @blp.response(200, RetirementsSchema, example=Later(log_examples.retirements))
     @answers(*READ_ERRORS, only=LOG_READ_CODES)
     def get(self) -> dict[str, Any]:
         """Read the logs this server retired
@@ -167,7 +168,7 @@ class LogRetirements(MethodView):
 
 class GameTransparency(MethodView):
     @blp.doc(operationId="getGameTransparency", security=[])
-    @blp.response(200, GameTransparencySchema, example=log_examples.game_transparency())
+    @blp.response(200, GameTransparencySchema, example=Later(log_examples.game_transparency))
     @answers(
         *READ_ERRORS,
         404,

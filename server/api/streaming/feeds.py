@@ -13,6 +13,7 @@ from ...service.feed import FeedPosition
 from .. import examples
 from ..common import Blueprint, event_stream, live_hub, use_cases
 from ..contract import READ_ERRORS, answers, ref
+from ..examples import Later
 from ..games.reading_schemas import FeedHeadersSchema, FeedQuerySchema
 from . import streams
 
@@ -39,7 +40,7 @@ class Feed(MethodView):
             "200": {
                 "description": FEED_DESCRIPTION,
                 "content": {
-                    "text/event-stream": {"schema": ref("FeedMessage"), "example": examples.feed_message_example()}
+                    "text/event-stream": {"schema": ref("FeedMessage"), "example": Later(examples.feed_message_example)}
                 },
             }
         },
