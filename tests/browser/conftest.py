@@ -6,11 +6,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.table import CHROMIUM, FLAGS, SCREENSHOTS, watch_for_errors
 
 AXE = Path(__file__).parent / "axe"
+
+# A parallel run's lanes share two cores below the drills' priority (tests/lanes.py): a table's answer may wait
+# seconds for the CPU. No browser test times the server (bench/front_end.py measures the table), so each waits for
+# its condition as long as that can take, not Playwright's default five seconds.
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,7 @@ FLAGS = [
 CODES = re.compile(r"\b([A2-9TJQK][CDHS]|[FR][1-4])\b")
 """A card's or a pile's code (3S, F2), which the table never shows a player."""
 SUIT_SIGNS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
+SCREENSHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 FAILED_RESOURCE = "Failed to load resource: the server responded with a status of 4"
 
 

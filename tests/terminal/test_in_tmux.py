@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 OSMOSIS = Path(sys.executable).parent / "osmosis"
-SCREENSHOTS = Path(__file__).parents[2] / "var" / "screenshots"
+SCREENSHOTS = Path(__file__).parents[2] / "build" / "screenshots"
 
 
 class Terminal:
