@@ -55,6 +55,9 @@ class Settings:
     shares (server/runtime/shared_counters.py); redis://… shares them between all instances too."""
     proxy_count: int = 0
     """How many proxies (nginx, a load balancer) stand in front: their X-Forwarded-For is trusted."""
+    ipv6_client_prefix: int = 64
+    """How many leading bits of an IPv6 address name its client, for every count kept per client
+    (server/api/clients.py): a provider hands each customer a whole /64."""
     recent_games: int = 1024
     """Games each process keeps as it last wrote them, so that their next action skips the read."""
     action_short_path: bool = True
@@ -105,6 +108,7 @@ class Settings:
             sign_up_rate_limit=env.get("SIGN_UP_RATE_LIMIT", DEFAULT_SIGN_UP_RATE_LIMIT),
             rate_limit_storage_uri=env.get("RATE_LIMIT_STORAGE_URI") or "osmosis-shared://",
             proxy_count=_int(env, "PROXY_COUNT", 0, minimum=0),
+            ipv6_client_prefix=_int(env, "IPV6_CLIENT_PREFIX", 64, minimum=1, maximum=128),
             recent_games=_int(env, "RECENT_GAMES", 1024, minimum=0),
             action_short_path=_switch(env, "ACTION_SHORT_PATH", default=True),
             body_seconds=float(_int(env, "BODY_SECONDS", 10, minimum=1)),
@@ -168,7 +172,7 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     return raw == "on"
 
 
-def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -178,4 +182,6 @@ def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
         raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
     if value < minimum:
         raise ConfigError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be at most {maximum}, not {value}")
     return value

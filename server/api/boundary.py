@@ -20,6 +20,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeou
 
 from ..log import strict_json
 from ..service.ports import requester
+from .clients import client
 from .errors import BEARER_CHALLENGE, problem
 
 _BODY = "osmosis.body"
@@ -124,7 +125,7 @@ def install(
 
     def requester_of_request() -> str:
         player = player_calling()
-        return f"player:{player}" if player is not None else (request.remote_addr or "unknown")
+        return f"player:{player}" if player is not None else client(request.environ)
 
     @app.before_request
     def check() -> Response | None:

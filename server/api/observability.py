@@ -29,7 +29,7 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
-from . import rate_limits
+from . import clients, rate_limits
 from .rate_limits import LIMITER_RETRY_AFTER, AddressLimits
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -185,7 +185,9 @@ def install(app: Flask, settings: Settings, meter: Meter) -> AddressLimits | Non
 
 
 def trust_proxies(app: Flask, settings: Settings) -> None:
-    """The client's address as the proxies in front (PROXY_COUNT of them) forwarded it, before anything reads it."""
+    """The client's address as the proxies in front (PROXY_COUNT of them) forwarded it, and the client it belongs to
+    (clients.py), before anything reads them."""
+    app.wsgi_app = clients.Clients(app.wsgi_app, settings.ipv6_client_prefix)  # type: ignore[method-assign]
     if settings.proxy_count:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 

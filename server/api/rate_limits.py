@@ -1,5 +1,6 @@
-"""Rate limits: each client address's requests, on whatever routes (RATE_LIMIT), each player's from any address, the
-sign-ups' own (SIGN_UP_RATE_LIMIT), counted where every worker counts them (RATE_LIMIT_STORAGE_URI).
+"""Rate limits: each client's requests (clients.py: an IPv6 client is its /64), on whatever routes (RATE_LIMIT),
+each player's from any address, the sign-ups' own (SIGN_UP_RATE_LIMIT), counted where every worker counts them
+(RATE_LIMIT_STORAGE_URI).
 
 flask-limiter counts the requests Flask dispatches. The actions' short path (action_path.py) counts its own in the
 same counters, under the same keys, through `AddressLimits`: one count whichever path a request takes."""
@@ -19,6 +20,7 @@ from prometheus_client import Counter
 
 from ..config import Settings
 from .callers import viewer
+from .clients import client
 
 LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
 """Where the limiter writes its Retry-After: a 429 gets its Retry-After from it, a 503 keeps its own."""
@@ -46,7 +48,7 @@ def install(app: Flask, settings: Settings, unmetered: Collection[str]) -> Addre
         exempt_when=lambda: uncounted() or not _calling_player(),
     )
     limiter = Limiter(
-        key_func=lambda: request.remote_addr or "unknown",
+        key_func=lambda: client(request.environ),
         app=app,
         # Each request counts against its address, whatever its route, and a player's against the player too,
         # from whatever address: neither many routes nor many addresses multiply one client's allowance.
@@ -134,7 +136,7 @@ class AddressLimits:
             return True
         if self._limiter._storage_dead:  # counting in memory until the storage is back: the limiter's own business
             return False
-        args = (environ.get("REMOTE_ADDR") or "unknown", ADDRESS_SCOPE)
+        args = (client(environ), ADDRESS_SCOPE)
         try:
             return all(self._limiter.limiter.test(item, *args) for item in self._items)
         except Exception:  # the storage failed: the full path's limiter falls back to memory and says so
@@ -145,7 +147,7 @@ class AddressLimits:
         path must answer it (another request took the last one since `allow`)."""
         if self._exempt.of(environ):
             return lambda retry_after: []
-        args = [environ.get("REMOTE_ADDR") or "unknown", ADDRESS_SCOPE]
+        args = [client(environ), ADDRESS_SCOPE]
         counters = self._limiter.limiter
         try:
             if not all([counters.hit(item, *args) for item in self._items]):

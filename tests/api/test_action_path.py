@@ -58,7 +58,17 @@ class Dispatches:
         self.count += 1
 
 
-def send(app, method, path, body=b"", headers=None, query="", content_type="application/json", stream=None):
+def send(
+    app,
+    method,
+    path,
+    body=b"",
+    headers=None,
+    query="",
+    content_type="application/json",
+    stream=None,
+    address="192.0.2.7",
+):
     environ = {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
@@ -66,7 +76,7 @@ def send(app, method, path, body=b"", headers=None, query="", content_type="appl
         "SERVER_NAME": "127.0.0.1",
         "SERVER_PORT": "80",
         "SERVER_PROTOCOL": "HTTP/1.1",
-        "REMOTE_ADDR": "192.0.2.7",
+        "REMOTE_ADDR": address,
         "wsgi.version": (1, 0),
         "wsgi.url_scheme": "http",
         "wsgi.input": stream or io.BytesIO(body),
@@ -236,6 +246,22 @@ def test_one_count_whichever_path_a_request_takes():
         assert status.startswith("429"), content
         assert dict(headers_given)["X-RateLimit-Remaining"] == "0"
         assert int(dict(headers_given)["Retry-After"]) >= 1
+    finally:
+        app.extensions["osmosis.hub"].stop()
+
+
+def test_the_short_path_counts_an_ipv6_client_by_its_64_as_the_full_path_does():
+    app = make_app(True, rate_limit="3 per minute")  # the creation and two draws
+    try:
+        game = json.loads(send(app, "POST", "/games", b"{}", address="2001:db8:a:b::1")[2])
+        token = {"Authorization": f"Bearer {game['player_token']}"}
+        draws = [
+            send(app, "POST", f"/games/{game['id']}/draw", headers=token, address=f"2001:db8:a:b::{n}")
+            for n in (2, 3, 4)
+        ]
+        assert [status[:3] for status, _, _ in draws] == ["200", "200", "429"]
+        other = send(app, "POST", f"/games/{game['id']}/draw", headers=token, address="2001:db8:a:c::1")
+        assert other[0].startswith("200")
     finally:
         app.extensions["osmosis.hub"].stop()
 

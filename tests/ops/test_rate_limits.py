@@ -134,6 +134,14 @@ def test_an_exempt_network_that_is_not_one_stops_the_server(value):
         Settings.from_env({"RATE_LIMIT_EXEMPT": value})
 
 
+@pytest.mark.parametrize(("value", "said"), [("0", "at least 1"), ("129", "at most 128"), ("/64", "a whole number")])
+def test_an_ipv6_client_prefix_out_of_range_stops_the_server(value, said):
+    from server.config import ConfigError, Settings
+
+    with pytest.raises(ConfigError, match=f"IPV6_CLIENT_PREFIX must be {said}"):
+        Settings.from_env({"IPV6_CLIENT_PREFIX": value})
+
+
 def test_a_bot_beside_a_server_with_the_default_settings_plays_at_full_speed(embedded_server_url):
     """What docs/clients.md promises a bot author against `make serve`: the rate limit, here far below what the bot
     sends, does not cut off a client on the same machine (RATE_LIMIT_EXEMPT left at its default)."""
@@ -213,3 +221,64 @@ def test_with_its_counters_out_of_reach_the_server_counts_in_memory_and_answers_
     assert draws[2].get_json()["code"] == "rate-limited"
     assert client.get("/variants", environ_base=address).status_code == 429
     assert client.get("/variants", environ_base={"REMOTE_ADDR": "198.51.100.51"}).status_code == 200
+
+
+# --- who a client is: an IPv6 client holds a whole /64, an IPv4 address is one however written ---------------------
+
+
+def test_sixty_addresses_of_one_ipv6_64_share_one_budget_and_another_64_has_its_own():
+    client = _app({"RATE_LIMIT": "20 per minute"})
+
+    statuses = [_statuses(client, 1, f"2001:db8:7:7::{n:x}")[0] for n in range(1, 61)]
+
+    assert statuses == [200] * 20 + [429] * 40
+    assert _statuses(client, 1, "2001:db8:7:8::1") == [200]
+
+
+def test_each_ipv6_address_is_a_client_of_its_own_when_the_prefix_says_so():
+    client = _app({"RATE_LIMIT": "20 per minute", "IPV6_CLIENT_PREFIX": "128"})
+
+    assert [_statuses(client, 1, f"2001:db8:7:9::{n:x}")[0] for n in range(1, 31)] == [200] * 30
+
+
+def test_through_a_proxy_one_ipv4_address_written_three_ways_is_one_client():
+    client = _app({"RATE_LIMIT": "6 per minute", "PROXY_COUNT": "1"})
+    forms = ["198.51.100.40", "::ffff:198.51.100.40", "198.51.100.40:5678"]
+
+    statuses = [
+        client.get(
+            "/variants", headers={"X-Forwarded-For": forms[n % 3]}, environ_base={"REMOTE_ADDR": "10.0.0.2"}
+        ).status_code
+        for n in range(9)
+    ]
+
+    assert statuses == [200] * 6 + [429] * 3
+
+
+def test_sign_ups_from_one_ipv6_64_share_the_sign_up_limit():
+    client = _app({"RATE_LIMIT": "100 per minute", "SIGN_UP_RATE_LIMIT": "2 per hour"})
+
+    statuses = [
+        client.post(
+            "/players", json={"name": f"six{n}x{os.getpid()}"}, environ_base={"REMOTE_ADDR": f"2001:db8:5:5::{n}"}
+        ).status_code
+        for n in range(1, 4)
+    ]
+
+    assert statuses == [201, 201, 429]
+
+
+def test_the_solver_s_turns_count_an_ipv6_client_by_its_64():
+    from server.service.ports import requester
+
+    client = _app({})
+    seen = []
+
+    @client.application.before_request  # after the boundary's own hook, which names the requester
+    def note_the_requester():
+        who = requester.get()
+        seen.append(who() if callable(who) else who)
+
+    client.get("/variants", environ_base={"REMOTE_ADDR": "2001:db8:3:4:5:6:7:8"})
+
+    assert seen == ["2001:db8:3:4::/64"]
