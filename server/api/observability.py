@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -87,6 +88,10 @@ def read_on_the_primary(read: str) -> None:
     READS_ON_THE_PRIMARY.labels(read).inc()
 
 
+_SENSIBLE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
+"""What ids are made of (UUIDs, hex, a W3C traceparent, `trace-42`): the id is echoed in a header and logged."""
+
+
 class _RequestIds:
     """The caller's X-Request-ID when it is a sensible one, else a new one: 32 hex digits, a random half
     drawn once per process and a counter, so ids are unique across processes without drawing randomness
@@ -97,7 +102,7 @@ class _RequestIds:
         self._counter = itertools.count()
 
     def __call__(self, given: str) -> str:
-        if 0 < len(given) <= 128 and given.isprintable():
+        if _SENSIBLE_REQUEST_ID.fullmatch(given):
             return given
         return f"{self._prefix}{next(self._counter):016x}"
 

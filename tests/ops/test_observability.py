@@ -6,6 +6,7 @@ import logging
 import urllib.request
 import uuid
 
+import pytest
 import redis
 
 from server.config import Settings
@@ -40,6 +41,23 @@ def test_a_request_id_that_is_too_long_or_unprintable_is_replaced(client):
     unprintable = client.get("/variants", headers={"X-Request-ID": "a\tb"}).headers["X-Request-ID"]
 
     assert len(too_long) == 32 and len(unprintable) == 32
+
+
+@pytest.mark.parametrize(
+    "given", ["<script>alert(1)</script>", "caf\u00e9-42", "a b", "id;rm -rf", '"quoted"', "x\u202eevil"]
+)
+def test_a_request_id_of_anything_but_letters_digits_and_id_punctuation_is_replaced(client, given):
+    """It is echoed in a header and written to the log: only what ids are made of passes (a W3C traceparent does)."""
+    answered = client.get("/variants", headers={"X-Request-ID": given.encode().decode("latin-1")})
+
+    assert answered.headers["X-Request-ID"] != given and len(answered.headers["X-Request-ID"]) == 32
+
+
+@pytest.mark.parametrize(
+    "given", ["trace-42", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "5f0c7e0e-1f7b.x_y:z/w+q=@a"]
+)
+def test_a_request_id_made_of_what_ids_are_made_of_is_kept(client, given):
+    assert client.get("/variants", headers={"X-Request-ID": given}).headers["X-Request-ID"] == given
 
 
 def test_each_request_is_logged_as_json_with_its_request_id(client, caplog):
