@@ -14,7 +14,6 @@ from ..log import events as ev
 from ..log import public_entries
 from ..log.deal_record import game_opening
 from ..rules import GameState, can_redeal, commitment, to_text
-from . import document
 from .change import Change, Game, Reply
 from .commands import Act, Command, Draw, End, GiveHint, Resign, TakeBack, Versions
 from .days import still_private
@@ -64,8 +63,8 @@ def taken_back(game: Game, log: Sequence[ev.Event]) -> tuple[ev.Event, GameState
         raise rules.GameOver("the game is over: an ended game stays ended, and no action of it is taken back")
     if record.daily is not None:
         raise rules.IllegalAction("undo-in-daily", "a daily deal is a competition: its actions are not taken back")
-    if record.undos >= document.MAX_UNDOS:
-        limit = document.MAX_UNDOS
+    if record.undos >= ev.MAX_UNDOS:
+        limit = ev.MAX_UNDOS
         raise rules.IllegalAction("undo-limit", f"a game takes at most {limit:,} undos, and this one has had them")
     if not log or log[-1].seq != record.version:
         raise PositionMoved("the game moved on while its log was read for the undo: ask again")

@@ -7,18 +7,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from ..log import events
 from ..rules import GameState, action_to_dict, legal_actions, public_view
 from .records import GameRecord
-
-MAX_UNDOS = 1_000
-"""Undos a game takes at most. An undo folds the game's whole log from its opening, and a log grows by two events
-with each action taken back and taken again: this bounds what one undo may cost (docs/performance.md)."""
 
 
 def can_undo(record: GameRecord, state: GameState) -> bool:
     """Whether an undo would take an action back now: the game is on, not a daily deal, has an action left that
-    was not taken back, and has not had its MAX_UNDOS."""
-    return record.undoable > 0 and record.daily is None and not state.is_over and record.undos < MAX_UNDOS
+    was not taken back, and has not had its MAX_UNDOS (events.MAX_UNDOS)."""
+    return record.undoable > 0 and record.daily is None and not state.is_over and record.undos < events.MAX_UNDOS
 
 
 def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:

@@ -282,12 +282,19 @@ def _fold_checking_snapshots(
         raise ReplayError(min(beyond), "a snapshot is kept for an event the log does not have")
     final = start
     hinted = []
+    undos = 0
     for index, (event, state) in enumerate(ev.positions(start, events)):
         final = state
         if event.kind == ev.HINT_GIVEN:
             hinted.append((event, state))
-        if event.kind == ev.ACTION_UNDONE and daily:
-            raise ReplayError(event.seq, "an action of a daily deal is taken back: a competition's actions are final")
+        if event.kind == ev.ACTION_UNDONE:
+            if daily:
+                raise ReplayError(
+                    event.seq, "an action of a daily deal is taken back: a competition's actions are final"
+                )
+            undos += 1
+            if undos > ev.MAX_UNDOS:
+                raise ReplayError(event.seq, f"more than {ev.MAX_UNDOS:,} undos: a game takes at most that many")
         snapshot = snapshots.get(event.seq)
         if snapshot is not None and (not ends(events, index) or snapshot != to_text(state)):
             raise ReplayError(

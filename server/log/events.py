@@ -48,6 +48,11 @@ SEEDS_REVEALED = "seeds_revealed"
 HINT_GIVEN = "hint_given"
 ACTION_UNDONE = "action_undone"
 
+MAX_UNDOS = 1_000
+"""Undos a game takes at most, and so action_undone events its log holds (the verifier holds a log to it). An undo
+folds the game's whole log from its opening, and a log grows by two events with each action taken back and taken
+again: this bounds what one undo may cost (docs/performance.md)."""
+
 EVENT_KINDS = (
     GAME_CREATED,
     CARD_PLAYED,

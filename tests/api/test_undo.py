@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from server.game import document
+from server.log import events
 from server.log.replay import verify
 from server.rules import numbered_opening, preset
 from server.solver.players import play_first_legal as first_legal_line
@@ -208,7 +208,7 @@ def test_a_hint_after_an_undo_is_for_the_position_undone_to(client):
 
 
 def test_a_game_takes_at_most_max_undos(client, monkeypatch):
-    monkeypatch.setattr(document, "MAX_UNDOS", 2)
+    monkeypatch.setattr(events, "MAX_UNDOS", 2)
     game, token = create(client, variant="osmosis", deal_number=5)
     for _ in range(2):
         drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
@@ -218,3 +218,22 @@ def test_a_game_takes_at_most_max_undos(client, monkeypatch):
     refused = undo(client, drawn, token)
     assert refused.status_code == 409 and refused.get_json()["rule"] == "undo-limit"
     assert "at most 2 undos" in refused.get_json()["detail"]
+
+
+def test_an_export_with_more_undos_than_a_game_takes_is_invalid_at_the_one_too_many(client, monkeypatch):
+    """The verifier holds a log to the server's own limit (events.MAX_UNDOS): a server that took back more (here one
+    told a limit of 3, the verifier's being 2) wrote a log no honest server writes."""
+    monkeypatch.setattr(events, "MAX_UNDOS", 3)
+    game, token = create(client, variant="osmosis", deal_number=5)
+    for _ in range(3):
+        drawn = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+        game = undone(client, drawn, token)["game"]
+    client.post(f"/games/{game['id']}/resign", headers=token)  # the seeds revealed: the moves can be checked
+    exported = client.get(f"/games/{game['id']}/replay").get_json()
+    third = [event["seq"] for event in exported["events"] if event["kind"] == "action_undone"][2]
+    monkeypatch.setattr(events, "MAX_UNDOS", 2)
+
+    verdict = verify(exported)
+
+    assert not verdict.valid and verdict.first_bad_seq == third, verdict.summary
+    assert "more than 2 undos" in verdict.summary
