@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, current_app
 from flask.views import MethodView
 
 from ..service.games.queries import variants
@@ -54,4 +54,5 @@ class Readiness(MethodView):
         reason = health.readiness()
         if reason is not None:
             return problem(503, NOT_READY, reason, {"Retry-After": "1"})
-        return {"status": "ready", **health.standing()}
+        untold = current_app.extensions.get("osmosis.untold_proxies")
+        return {"status": "ready", **health.standing(), **(untold.standing() if untold is not None else {})}

@@ -45,6 +45,13 @@ class HealthSchema(ma.Schema):
             "example": "ok",
         }
     )
+    proxies = fields.String(
+        metadata={
+            "description": "Readiness only, and only when it is so: requests came through a proxy the server was not "
+            "told of (a forwarded address while PROXY_COUNT is 0), within the hour. Every client then has the proxy's "
+            "address: set PROXY_COUNT.",
+        }
+    )
 
 
 class ProblemSchema(ma.Schema):

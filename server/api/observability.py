@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
+from limits.storage import Storage
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -30,7 +31,7 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import Settings
-from . import clients, rate_limits
+from . import clients, proxies, rate_limits
 from .rate_limits import LIMITER_RETRY_AFTER, AddressLimits
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -189,10 +190,15 @@ def install(app: Flask, settings: Settings, meter: Meter) -> AddressLimits | Non
     return rate_limits.install(app, settings, UNMETERED) if settings.rate_limit else None
 
 
-def trust_proxies(app: Flask, settings: Settings) -> None:
+def trust_proxies(app: Flask, settings: Settings, counters: Storage) -> None:
     """The client's address as the proxies in front (PROXY_COUNT of them) forwarded it, and the client it belongs to
-    (clients.py), before anything reads them."""
+    (clients.py), before anything reads them; with no proxy counted, a request that came through one is noted
+    (proxies.py)."""
     app.wsgi_app = clients.Clients(app.wsgi_app, settings.ipv6_client_prefix)  # type: ignore[method-assign]
+    if not settings.proxy_count:
+        untold = proxies.UntoldProxies(app.wsgi_app, counters)
+        app.wsgi_app = untold  # type: ignore[method-assign]
+        app.extensions["osmosis.untold_proxies"] = untold
     if settings.proxy_count:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_count, x_proto=settings.proxy_count)  # type: ignore[method-assign]
 

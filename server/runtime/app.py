@@ -91,7 +91,7 @@ def _requests_pass_through(app: Flask, settings: Settings, pool_stats: Callable[
     address_limits = observability.install(app, settings, meter)
     boundary.install(app, viewer, refused_authorization)
     action_path.install(app, settings, meter, address_limits)
-    observability.trust_proxies(app, settings)
+    observability.trust_proxies(app, settings, _shared_counters(settings))
     security_headers.install(app)
 
 
@@ -199,7 +199,12 @@ def _waking(*threads: Turns) -> Callable[[], None]:
 
 def _solver_queue(settings: Settings) -> ComputeQueue:
     """Solver work in fair turns, each client's jobs in flight counted where its rate limits are counted."""
+    return ComputeQueue(JobLeases(_shared_counters(settings), settings.solver_jobs_per_client))
+
+
+def _shared_counters(settings: Settings) -> Storage:
+    """The counters every worker (and, through Redis, every instance) shares, where the rate limits count."""
     counters = storage_from_string(settings.rate_limit_storage_uri, wrap_exceptions=True)
     if not isinstance(counters, Storage):
         raise ConfigError(f"RATE_LIMIT_STORAGE_URI names an asynchronous storage: {settings.rate_limit_storage_uri}")
-    return ComputeQueue(JobLeases(counters, settings.solver_jobs_per_client))
+    return counters

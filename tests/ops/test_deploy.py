@@ -87,6 +87,18 @@ def test_the_compose_file_wires_postgres_redis_servers_and_nginx():
     assert (DEPLOY / services["server"]["env_file"]).exists()
 
 
+def test_every_shipped_deployment_with_a_proxy_in_front_counts_it():
+    """Behind a proxy PROXY_COUNT does not count, every client is one client (issue 61)."""
+    for compose_file in (DEPLOY / "compose.yaml", DEPLOY / "patroni" / "compose.yaml"):
+        services = yaml.safe_load(compose_file.read_text())["services"]
+        assert "nginx" in services and services["server"]["environment"]["PROXY_COUNT"] == "1", compose_file
+    documents = {doc["kind"]: doc for doc in yaml.safe_load_all((DEPLOY / "kubernetes" / "osmosis.yaml").read_text())}
+    assert documents["Service"]["spec"].get("type", "ClusterIP") == "ClusterIP"  # reached through an ingress
+    assert documents["ConfigMap"]["data"]["PROXY_COUNT"] == "1"
+    example = (DEPLOY / "osmosis.env.example").read_text()
+    assert "PROXY_COUNT=0" in example.splitlines() and "behind nginx" in example  # BIND there lets clients in
+
+
 def test_the_dockerfile_runs_as_a_user_through_the_entrypoint():
     lines = [line.strip() for line in (DEPLOY / "Dockerfile").read_text().splitlines()]
 

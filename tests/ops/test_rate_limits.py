@@ -282,3 +282,29 @@ def test_the_solver_s_turns_count_an_ipv6_client_by_its_64():
     client.get("/variants", environ_base={"REMOTE_ADDR": "2001:db8:3:4:5:6:7:8"})
 
     assert seen == ["2001:db8:3:4::/64"]
+
+
+# --- a proxy the server was not told of ------------------------------------------------------------------------------
+
+
+def test_a_server_told_of_no_proxy_says_so_when_requests_come_through_one(caplog):
+    client = _app({"RATE_LIMIT": "100 per minute"})
+    assert "proxies" not in client.get("/readyz").get_json()
+
+    with caplog.at_level("WARNING", logger="server.api.proxies"):
+        for _ in range(3):
+            client.get(
+                "/variants", headers={"X-Forwarded-For": "203.0.113.50"}, environ_base={"REMOTE_ADDR": "10.0.0.9"}
+            )
+    ready = client.get("/readyz")
+
+    assert ready.status_code == 200 and "PROXY_COUNT is 0" in ready.get_json()["proxies"]
+    assert [record.getMessage() for record in caplog.records].count(ready.get_json()["proxies"]) == 1  # once
+
+
+def test_a_server_told_of_its_proxy_says_nothing_of_the_forwarded_addresses():
+    client = _app({"RATE_LIMIT": "100 per minute", "PROXY_COUNT": "1"})
+
+    client.get("/variants", headers={"X-Forwarded-For": "203.0.113.50"}, environ_base={"REMOTE_ADDR": "10.0.0.9"})
+
+    assert "proxies" not in client.get("/readyz").get_json()
