@@ -80,8 +80,9 @@ def test_the_compose_file_wires_postgres_redis_servers_and_nginx():
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
 
     services = compose["services"]
-    assert set(services) == {"postgres", "redis", "server", "nginx"}
-    assert services["server"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert set(services) == {"postgres", "redis", "migrate", "server", "nginx"}
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert services["server"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert services["server"]["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["nginx"]["volumes"]
     assert (DEPLOY / services["server"]["env_file"]).exists()
@@ -97,6 +98,31 @@ def test_every_shipped_deployment_with_a_proxy_in_front_counts_it():
     assert documents["ConfigMap"]["data"]["PROXY_COUNT"] == "1"
     example = (DEPLOY / "osmosis.env.example").read_text()
     assert "PROXY_COUNT=0" in example.splitlines() and "behind nginx" in example  # BIND there lets clients in
+
+
+def test_the_compose_file_runs_the_servers_as_the_app_role_with_passwords_from_env_alone():
+    """As deploy/patroni does: the migrations as the owner, the servers as a role that cannot alter the log (issue 61);
+    no password written in a file the project ships."""
+    text = (DEPLOY / "compose.yaml").read_text()
+    services = yaml.safe_load(text)["services"]
+
+    assert services["server"]["environment"]["DATABASE_URL"].startswith("postgresql://osmosis_app:${APP_PASSWORD:?")
+    assert services["migrate"]["environment"]["DATABASE_URL"].startswith(
+        "postgresql://osmosis_owner:${OWNER_PASSWORD:?"
+    )
+    assert services["migrate"]["entrypoint"] == ["osmosis", "migrate"]
+    passwords = re.findall(r"(\w*PASSWORD\w*): (\S+)", text)
+    assert passwords and all(value.startswith("${") and ":?" in value for _, value in passwords), passwords
+    assert "osmosis:osmosis@" not in text
+    mounts = dict(volume.split(":")[:2] for volume in services["postgres"]["volumes"] if volume.startswith("./"))
+    assert mounts == {
+        "./create-roles.sh": "/docker-entrypoint-initdb.d/create-roles.sh",
+        "./patroni/roles.sql": "/etc/osmosis/roles.sql",
+    }
+    script = (DEPLOY / "create-roles.sh").read_text()
+    assert "--file /etc/osmosis/roles.sql" in script and os.access(DEPLOY / "create-roles.sh", os.X_OK)
+    assert "OSMOSIS_OWNER_PASSWORD" in services["postgres"]["environment"]
+    assert "OSMOSIS_APP_PASSWORD" in services["postgres"]["environment"]
 
 
 def test_the_dockerfile_runs_as_a_user_through_the_entrypoint():
