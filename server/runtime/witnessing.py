@@ -21,6 +21,7 @@ from ..service.ports import PublicLogStore
 from ..service.public_log.log import PublicLog
 from ..service.records import SignedCheckpoint
 from ..transparency.notes import COSIGNATURE_V1, NoteError, Verifier, open_note, parse_signature_line, parse_verifier
+from ..witness.protocol import NEVER_COSIGNED
 
 log = logging.getLogger(__name__)
 SIZE_MEDIA_TYPE = "text/x.tlog.size"
@@ -182,11 +183,13 @@ class WitnessCheckpointReader:
         return list(self._urls)
 
     def latest_cosigned(self, witness: str) -> str | None:
+        """The note the witness says it cosigned last of this log; None for the protocol's own "never cosigned"
+        answer. Any other answer, a 404 of a mistyped URL or a proxy's page among them, is no witness's (ValueError)."""
         status, _, text = _request("GET", self._urls[witness], None, self._timeout)
-        if status == 404:
+        if status == 404 and text.strip() == NEVER_COSIGNED:
             return None
         if status != 200:
-            raise ValueError(f"it answered {status}: {text.strip()[:200]}")
+            raise ValueError(f"it answered {status}, not as a witness does: {text.strip()[:200]}")
         return text
 
 

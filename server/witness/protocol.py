@@ -38,6 +38,9 @@ MAX_REQUEST_BYTES = MAX_NOTE_BYTES + 64 * (MAX_PROOF_LINES + 1)
 SIZE_MEDIA_TYPE = "text/x.tlog.size"
 TEXT = "text/plain; charset=utf-8"
 _OLD_LINE = re.compile(r"old (0|[1-9][0-9]{0,18})")
+NEVER_COSIGNED = "this witness has cosigned no checkpoint of a log with that origin hash"
+"""The body of GET <prefix>/<origin hash>/checkpoint's 404 for a log the witness never cosigned: a log that lists
+the witness takes this answer, and no other 404, for "nothing yet" (runtime/witnessing.py)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,7 @@ class Witness:
         origin = next((o for o in self._logs if hashlib.sha256(o.encode()).hexdigest() == origin_hash), None)
         latest = self._ledger.latest(origin) if origin is not None else None
         if latest is None:
-            return Answer(404, "this witness has cosigned no checkpoint of a log with that origin hash\n")
+            return Answer(404, NEVER_COSIGNED + "\n")
         return Answer(200, latest.note)
 
     def _add_checkpoint(self, body: bytes) -> Answer:

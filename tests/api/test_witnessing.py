@@ -16,7 +16,7 @@ from server.service.records import SignedCheckpoint
 from server.transparency.notes import COSIGNATURE_V1, cosign, generate_signer, open_checkpoint, parse_note
 from server.witness.http import WitnessServer
 from server.witness.ledger import FileLedger
-from server.witness.protocol import Witness
+from server.witness.protocol import NEVER_COSIGNED, Witness
 from tests.api.helpers import LOG_SIGNER, create
 from tests.memory_store import MemoryStore, backup_of
 
@@ -110,6 +110,46 @@ def test_a_witness_ahead_is_left_alone_and_one_holding_the_checkpoint_cosigns_it
     assert cosigners(note) == [WITNESS.verifier] and open_checkpoint(note, LOG_SIGNER.verifier)[0].size == newer.size
 
 
+def never_cosigned(handler: BaseHTTPRequestHandler) -> None:
+    """The witness protocol's answer to GET <origin hash>/checkpoint for a log it never cosigned."""
+    body = (NEVER_COSIGNED + "\n").encode()
+    handler.send_response(404)
+    handler.send_header("Content-Type", "text/plain; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+class Maintenance(BaseHTTPRequestHandler):
+    """A witness's URL answered by a page: every request 200, the page for a body."""
+
+    def do_GET(self):
+        body = b"<html><body>Down for maintenance</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_witness_answering_a_maintenance_page_is_not_heard_the_log_signs_nothing_and_readyz_says_why():
+    page = Served(ThreadingHTTPServer(("127.0.0.1", 0), Maintenance))
+    try:
+        app = log_app((WITNESS, page.url))
+        signed = grow(app)
+        status = app.test_client().get("/readyz").get_json()["log"]
+    finally:
+        page.stop()
+
+    assert signed is None and app.extensions["osmosis.store"].latest_checkpoint() is None
+    assert WITNESS.name in status and "not a checkpoint of this log" in status, status
+
+
 class Liar(BaseHTTPRequestHandler):
     """A witness that answers every add-checkpoint with a cosignature made by another key of its name."""
 
@@ -117,9 +157,7 @@ class Liar(BaseHTTPRequestHandler):
 
     def do_GET(self):
         # What it cosigned last of the log: nothing (a log listing a witness hears this first, then signs).
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        never_cosigned(self)
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"])).decode()
@@ -196,9 +234,7 @@ class Trickler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         # What it cosigned last of the log: nothing (a log listing a witness hears this first, then signs).
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        never_cosigned(self)
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
@@ -270,3 +306,22 @@ def test_a_log_restored_behind_a_witness_signs_nothing_serves_what_it_cosigned_a
 
 def _origin_hash():
     return hashlib.sha256(LOG_SIGNER.name.encode()).hexdigest()
+
+
+def test_only_the_witness_s_own_never_cosigned_answer_counts_as_never_cosigned(monkeypatch):
+    """A 404 from a mistyped URL or a proxy's page is no answer of a witness: the guard keeps asking."""
+    from server.runtime import witnessing
+
+    reader = witnessing.WitnessCheckpointReader("guard.example/log", [(WITNESS.verifier, "http://witness.invalid")])
+    answers = {
+        "never": (404, "text/plain", NEVER_COSIGNED + "\n"),
+        "mistyped": (404, "text/html", "<html>404 Not Found</html>"),
+        "wrong route": (404, "text/plain", "the witness serves GET /<origin hash>/checkpoint\n"),
+    }
+    for name, answer in answers.items():
+        monkeypatch.setattr(witnessing, "_request", lambda *args, answer=answer: answer)
+        if name == "never":
+            assert reader.latest_cosigned(WITNESS.verifier.name) is None
+        else:
+            with pytest.raises(ValueError, match="404"):
+                reader.latest_cosigned(WITNESS.verifier.name)

@@ -231,3 +231,46 @@ def test_a_process_whose_key_did_not_sign_the_log_says_so_and_signs_nothing(stor
     assert refusal is not None and "another key signed" in refusal and "LOG_SIGNING_KEY" in refusal
     assert other.status() == f"it signs nothing: {refusal}"
     assert log.key_refusal() is None and log.status() == "ok"
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("<html><body>Down for maintenance</body></html>", "is not a checkpoint of this log"),
+        (
+            "guard.example/log\n1000000\n" + "A" * 43 + "=\n\n\u2014 guard.example/log AAAAAAAAAA==\n",
+            "is not a checkpoint",
+        ),
+        (ValueError("it answered 404: 404 page not found"), "404 page not found"),
+    ],
+    ids=["a maintenance page", "a made-up checkpoint of size 1,000,000", "a 404 of a mistyped URL"],
+)
+def test_a_witness_that_says_nothing_a_witness_says_is_not_heard_and_the_log_says_why(store, record, answer, said):
+    witness = Witness(answer)
+    log, cases = guarded(store, record, witness)
+    play(cases, 1)
+
+    for asked in (1, 2):
+        with pytest.raises(LogRefused, match="no witness has said yet"):
+            log.sequence()
+        assert witness.asked == asked, "a witness not heard is asked again at the next turn"
+
+    assert store.latest_checkpoint() is None
+    assert "witness.example/w1" in log.status() and said in log.status()
+
+
+def test_a_witness_claiming_a_bigger_tree_of_this_log_than_it_could_have_is_an_error(store, record, caplog):
+    """A note in this log's name with a signature its key did not make: what a fork's other side would look like."""
+    forged = "guard.example/log\n1000000\n" + "A" * 43 + "=\n\n\u2014 guard.example/log AAAAAAAAAA==\n"
+    log, cases = guarded(store, record, Witness(forged))
+    play(cases, 1)
+
+    with caplog.at_level("ERROR"), pytest.raises(LogRefused):
+        log.sequence()
+
+    assert any(
+        r.levelname == "ERROR"
+        and "witness.example/w1" in r.getMessage()
+        and "not a checkpoint of this log" in r.getMessage()
+        for r in caplog.records
+    )

@@ -116,7 +116,10 @@ class ForkGuard:
         self._claimed: str | None = None
         self._records = tuple(records)
         self._witnesses = witnesses
-        self._unheard = list(witnesses.names()) if witnesses is not None else []
+        self._unheard: dict[str, str] = (
+            {name: "not asked yet" for name in witnesses.names()} if witnesses is not None else {}
+        )
+        """Each witness not heard from yet, and why: unreachable, or an answer that is no witness's."""
         self._heard: list[tuple[str, SignedCheckpoint]] = []
         """What each witness heard from said it cosigned last, with the words that name it in a refusal."""
         self._agreed: set[tuple[int, bytes]] = set()
@@ -138,13 +141,22 @@ class ForkGuard:
                 note = self._witnesses.latest_cosigned(name)
             except (OSError, ValueError) as error:
                 log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
+                self._unheard[name] = str(error)
                 continue
             source = f"the checkpoint witness {name} cosigned"
-            heard = self._ours(source, note) if note else None
+            try:
+                heard = self._ours(note) if note else None
+            except (NoteError, ValueError) as error:
+                # A page in a witness's place, or a checkpoint in this log's name its key did not sign (the other
+                # side of a fork would look so): no witness spoke, and whatever it claims is no reference.
+                said = f"what it answered is not a checkpoint of this log: {error}"
+                log.error("witness %s: %s", name, said)
+                self._unheard[name] = said
+                continue
             with self._lock:
                 if heard is not None:
                     self._heard.append((source, heard))
-                self._unheard.remove(name)
+                del self._unheard[name]
 
     def claim_place(self, claim: Callable[[str], str]) -> None:
         """Learn which place the deployment's record is kept in (`claim`: the store's, claiming ours if none was)."""
@@ -199,9 +211,11 @@ class ForkGuard:
             with self._lock:
                 heard_from = len(self._witnesses.names()) - len(self._unheard)
             if not heard_from:
+                with self._lock:
+                    why = "; ".join(f"{name}: {said}" for name, said in self._unheard.items())
                 raise LogRefused(
                     "no witness has said yet which checkpoint of this log it cosigned last: it signs nothing "
-                    f"until one does (asked: {', '.join(self._witnesses.names())})",
+                    f"until one does ({why})",
                     size,
                     size,
                 )
@@ -239,11 +253,8 @@ class ForkGuard:
             )
         self._agreed.add(key)
 
-    def _ours(self, source: str, note: str) -> SignedCheckpoint | None:
-        """The checkpoint `note` carries (with its cosignatures), if this log's key signed it."""
-        try:
-            open_checkpoint(note, self._verifier)
-            return published_checkpoint_of(note)
-        except (NoteError, ValueError) as error:
-            log.warning("%s is not a checkpoint of this log: %s", source, error)
-            return None
+    def _ours(self, note: str) -> SignedCheckpoint:
+        """The checkpoint `note` carries (with its cosignatures): NoteError or ValueError unless this log's key
+        signed it."""
+        open_checkpoint(note, self._verifier)
+        return published_checkpoint_of(note)
