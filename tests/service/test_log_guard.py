@@ -12,7 +12,7 @@ from server.service.errors import LogBehind
 from server.service.public_log.guard import ForkGuard, LogRefused
 from server.service.public_log.log import PublicLog, published_note
 from server.transparency.notes import generate_signer
-from tests.memory_store import backup_of
+from tests.memory_store import MemoryStore, backup_of
 
 SIGNER = generate_signer("guard.example/log")
 
@@ -274,3 +274,62 @@ def test_a_witness_claiming_a_bigger_tree_of_this_log_than_it_could_have_is_an_e
         and "not a checkpoint of this log" in r.getMessage()
         for r in caplog.records
     )
+
+
+class UnconfirmedCommits(MemoryStore):
+    """A store whose commits land but cannot be confirmed while no synchronous standby answers: PostgreSQL has
+    committed locally when it gives up waiting, and says so only as an error."""
+
+    standby = True
+
+    def sequence(self, limit, spacing, integrate):
+        growth = super().sequence(limit, spacing, integrate)
+        if growth is not None and not self.standby:
+            raise RuntimeError("canceling wait for synchronous replication: committed locally, not confirmed")
+        return growth
+
+    def latest_checkpoint(self, *, confirmed=True):
+        if confirmed and not self.standby:
+            raise RuntimeError("no synchronous standby confirms what is read")
+        return super().latest_checkpoint(confirmed=confirmed)
+
+
+def test_a_checkpoint_committed_without_its_confirmation_is_handed_out_once_it_is_confirmed(record):
+    """The commit's outcome is unknown, not a failure: the log says so, and hands the checkpoint out at the first turn
+    a standby confirms it (issue 61: it stayed signed and never published while nothing else was written)."""
+    store = UnconfirmedCommits()
+    log, cases = guarded(store, record)
+    play(cases, 1)
+    first = log.sequence()
+    store.standby = False
+    play(cases, 1)
+
+    with pytest.raises(RuntimeError, match="committed locally"):
+        log.sequence()
+
+    assert store.latest_checkpoint(confirmed=False).size == first.size + 1  # in the database, signed
+    assert store.published_checkpoint().size == first.size and not log.caught_up()
+    assert "cannot publish" in log.status() and "committed locally" in log.status()
+    store.standby = True
+    assert log.sequence() is None  # nothing new to sign: the turn hands out what was signed
+    assert store.published_checkpoint().size == first.size + 1 == record.signed().size
+    assert log.caught_up() and log.status() == "ok"
+
+
+def test_a_checkpoint_another_instance_left_unpublished_is_handed_out_by_the_next_turn(record):
+    """An instance that committed a checkpoint and went away before handing it out: the database holds it, unpublished,
+    and no instance's own memory says so."""
+    store = UnconfirmedCommits()
+    log, cases = guarded(store, record)
+    play(cases, 1)
+    log.sequence()
+    gone, gone_cases = guarded(store)
+    play(gone_cases, 1)
+    store.standby = False
+    with pytest.raises(RuntimeError):
+        gone.sequence()
+    store.standby = True
+
+    assert not log.caught_up(), "the database's latest checkpoint is not the one published"
+    log.sequence()
+    assert store.published_checkpoint() == store.latest_checkpoint() and log.caught_up()

@@ -28,7 +28,7 @@ from ...transparency.tiles import (
 from ..errors import LogBehind, LogNotStarted, TileNotFound
 from ..ports import GameReads, PublicLogStore, TileReads
 from ..records import LogGrowth, PendingEntry, Retirement, SignedCheckpoint
-from .guard import CheckpointRecord, ForkGuard, RecordUnreadable
+from .guard import CheckpointRecord, ForkGuard, LogRefused, RecordUnreadable
 from .retirement import predecessor_signed
 from .tile_reads import covered, stored_tile, tiles_between
 
@@ -156,7 +156,16 @@ class PublicLog:
             self._guard.consult_witnesses()
             self._guard.claim_place(self._store.claim_record_place)
         self._catch_up()
-        growth = self._store.sequence(limit, self._spacing, self._integrate)
+        try:
+            growth = self._store.sequence(limit, self._spacing, self._integrate)
+        except (LogRefused, KeyMismatch):  # refused before anything was written
+            raise
+        except Exception as error:
+            # An unknown outcome, not a failure: a commit whose confirmation failed (no synchronous standby within
+            # the statement timeout) has landed in the primary all the same. The next turns read what the database
+            # holds and hand it out once a standby confirms it (`_catch_up`).
+            self._unpublished = f"a checkpoint's commit was not confirmed, and may have landed: {error}"
+            raise
         if growth is None:
             return None
         self._hand_out(growth)
@@ -195,15 +204,24 @@ class PublicLog:
             raise
 
     def caught_up(self) -> bool:
-        """Whether the last checkpoint this process signed was handed out whole (else its turns go on)."""
-        return self._unpublished is None
+        """Whether every checkpoint signed was handed out (else the sequencer's turns go on): this process's last
+        turn finished past its commit, and the database publishes its latest checkpoint (where no witness listed
+        must cosign it first: their turns go on for it), whichever instance signed it."""
+        return self._unpublished is None and not self._published_behind()
+
+    def _published_behind(self) -> bool:
+        if self.witnesses:
+            return False
+        latest = self._store.latest_checkpoint(confirmed=False)
+        published = self._store.published_checkpoint()
+        return latest is not None and (published is None or published.size < latest.size)
 
     def _catch_up(self) -> None:
         """Hand out the latest checkpoint signed if it was not whole: a turn that failed past its commit, in this
         instance or another (the tiles directory all instances share, behind the database, says so; with none, this
         process's last turn does). Before anything newer is signed: a tiles directory never misses a range."""
         mirrored = self._mirror.signed() if self._mirror is not None else None
-        if self._mirror is None and self._unpublished is None:
+        if self._mirror is None and self._unpublished is None and not self._published_behind():
             return
         latest = self.latest_signed()
         if latest is None or (self._mirror is not None and mirrored is not None and mirrored.size >= latest.size):
