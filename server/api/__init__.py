@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -52,7 +53,21 @@ _is_coroutine_function = functools.lru_cache(maxsize=1024)(inspect.iscoroutinefu
 
 
 class Api(SmorestApi):  # type: ignore[misc]
-    """flask-smorest, with problem+json for every documented and actual error."""
+    """flask-smorest, with problem+json for every documented and actual error, and the document written when it is
+    first read: a blueprint's routes are registered at once, its views' documentation (some 0.15 s of every worker's
+    start, most of it flask-smorest copying each view's doc) when the document is asked for."""
+
+    def __init__(self, app: Flask, **options: Any) -> None:
+        self._undocumented: list[tuple[Any, str, Any]] = []
+        self._documenting = threading.Lock()
+        super().__init__(app, **options)
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        """flask-smorest's, less the views' documentation, which `document` writes, in the same order."""
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+        self._undocumented.append((blp, name, parameters))
 
     def _register_error_handlers(self) -> None:
         errors.register(self._app)
@@ -66,6 +81,11 @@ class Api(SmorestApi):  # type: ignore[misc]
 
     def document(self) -> dict[str, Any]:
         """The OpenAPI document, its examples made (examples.Later)."""
+        with self._documenting:
+            for blp, name, parameters in self._undocumented:
+                blp.register_views_in_doc(self, self._app, self.spec, name=name, parameters=parameters)
+                self.spec.tag({"name": name, "description": blp.description})
+            self._undocumented.clear()
         document: dict[str, Any] = examples.rendered(self.spec.to_dict())
         return document
 
