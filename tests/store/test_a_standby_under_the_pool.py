@@ -9,6 +9,7 @@ import pytest
 from server.config import Settings
 from server.runtime.app import create_app
 from tests.databases import drop_database, migrated_database
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -20,14 +21,23 @@ def database(embedded_server_url):
 
 def sessions_read_only(url: str, read_only: bool) -> None:
     """New sessions of the database read-only (as a standby's are) or not, and every session open now ended, as a
-    failover ends them: the pool opens new ones."""
+    failover ends them: the pool opens new ones. Ended, not only told to end: pg_terminate_backend returns once it
+    has signalled, and a session still on its way out looks alive to the pool (its goodbye not sent yet)."""
     with psycopg.connect(url, autocommit=True, options="-c default_transaction_read_only=off") as conn:
         name = conn.info.dbname
         setting = "SET default_transaction_read_only = on" if read_only else "RESET default_transaction_read_only"
         conn.execute(psycopg.sql.SQL("ALTER DATABASE {} " + setting).format(psycopg.sql.Identifier(name)))
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            (name,),
+        ended = [
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (name,)
+            ).fetchall()
+        ]
+        conn.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (ended,))
+        until(
+            lambda: (
+                not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", (ended,)).fetchone()[0]
+            )
         )
 
 
