@@ -45,6 +45,14 @@ def play(cases, games):
         cases.creating.handle(NewGame(preset("peek")))
 
 
+def refused_at_two_turns(log, witness):
+    """Two turns, each refused for want of a witness heard, each asking the witness again."""
+    for asked in (1, 2):
+        with pytest.raises(LogRefused, match="no witness has said yet which checkpoint of this log it cosigned"):
+            log.sequence()
+        assert witness.asked == asked, "a witness not heard from is asked again at every turn"
+
+
 @pytest.fixture
 def record(tmp_path):
     return CheckpointFile(tmp_path / "log-checkpoints.json")
@@ -115,10 +123,7 @@ def test_a_log_listing_witnesses_signs_nothing_until_one_says_what_it_cosigned(s
     witness = Witness(OSError("connection refused"))
     log, cases = guarded(store, record, witness)
     play(cases, 1)
-    for asked in (1, 2):
-        with pytest.raises(LogRefused, match="no witness has said yet which checkpoint of this log it cosigned"):
-            log.sequence()
-        assert witness.asked == asked, "a witness not heard from is asked again at every turn"
+    refused_at_two_turns(log, witness)
     assert "no witness has said yet" in log.status()
     assert store.latest_checkpoint() is None and store.has_pending_entries()
     witness.answer = None  # it cosigned nothing of this log yet
@@ -250,10 +255,7 @@ def test_a_witness_that_says_nothing_a_witness_says_is_not_heard_and_the_log_say
     log, cases = guarded(store, record, witness)
     play(cases, 1)
 
-    for asked in (1, 2):
-        with pytest.raises(LogRefused, match="no witness has said yet"):
-            log.sequence()
-        assert witness.asked == asked, "a witness not heard is asked again at the next turn"
+    refused_at_two_turns(log, witness)
 
     assert store.latest_checkpoint() is None
     assert "witness.example/w1" in log.status() and said in log.status()
