@@ -60,6 +60,7 @@ class Api(SmorestApi):  # type: ignore[misc]
     def __init__(self, app: Flask, **options: Any) -> None:
         self._undocumented: list[tuple[Any, str, Any]] = []
         self._documenting = threading.Lock()
+        self._document: dict[str, Any] | None = None
         super().__init__(app, **options)
 
     def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
@@ -80,14 +81,16 @@ class Api(SmorestApi):  # type: ignore[misc]
         contract.register(self.spec)
 
     def document(self) -> dict[str, Any]:
-        """The OpenAPI document, its examples made (examples.Later)."""
+        """The OpenAPI document, its examples made (examples.Later): written once, at the first call (some examples,
+        a verification among them, are worked out anew each time they are made)."""
         with self._documenting:
-            for blp, name, parameters in self._undocumented:
-                blp.register_views_in_doc(self, self._app, self.spec, name=name, parameters=parameters)
-                self.spec.tag({"name": name, "description": blp.description})
-            self._undocumented.clear()
-        document: dict[str, Any] = examples.rendered(self.spec.to_dict())
-        return document
+            if self._document is None:
+                for blp, name, parameters in self._undocumented:
+                    blp.register_views_in_doc(self, self._app, self.spec, name=name, parameters=parameters)
+                    self.spec.tag({"name": name, "description": blp.description})
+                self._undocumented.clear()
+                self._document = examples.rendered(self.spec.to_dict())
+            return self._document
 
     def _openapi_json(self) -> Response:
         """flask-smorest's route of the document, with the examples made."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from limits.storage import Storage
 
+from .clients import WsgiApp
 from .rate_limits import FORWARDED_HEADERS
 
 UNTOLD = "osmosis/untold-proxy"
@@ -26,7 +27,6 @@ ADVICE = (
 )
 
 log = logging.getLogger(__name__)
-WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class UntoldProxies:

@@ -34,14 +34,21 @@ def test_a_server_starting_makes_no_example_until_its_document_is_read():
     program = (
         "from server.api import examples, http_app\n"
         "from server.config import Settings\n"
+        "verified = []\n"
+        "verify = examples.verify\n"
+        "examples.verify = lambda document: verified.append(1) or verify(document)\n"
         "app = http_app(Settings.from_env({}))\n"
-        "print(examples._played.cache_info().currsize)\n"
-        "app.test_client().get('/openapi.json')\n"
-        "print(examples._played.cache_info().currsize)\n"
+        "print(examples._played.cache_info().currsize, len(verified))\n"
+        "first = app.test_client().get('/openapi.json').get_data()\n"
+        "print(examples._played.cache_info().currsize, len(verified))\n"
+        "again = app.test_client().get('/openapi.json').get_data()\n"
+        "print(len(verified), again == first)\n"
     )
     made = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
 
-    assert made.stdout.split() == ["0", "1"]
+    before, read, read_again = made.stdout.splitlines()
+    assert before == "0 0" and read.split()[0] == "1" and read.split()[1] != "0"
+    assert read_again == f"{read.split()[1]} True", "the document is written once, not at every read"
 
 
 def test_the_document_is_valid_openapi(document):
