@@ -141,7 +141,8 @@ class ForkGuard:
                 note = self._witnesses.latest_cosigned(name)
             except (OSError, ValueError) as error:
                 log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
-                self._unheard[name] = str(error)
+                with self._lock:
+                    self._unheard[name] = str(error)
                 continue
             source = f"the checkpoint witness {name} cosigned"
             try:
@@ -151,7 +152,8 @@ class ForkGuard:
                 # side of a fork would look so): no witness spoke, and whatever it claims is no reference.
                 said = f"what it answered is not a checkpoint of this log: {error}"
                 log.error("witness %s: %s", name, said)
-                self._unheard[name] = said
+                with self._lock:
+                    self._unheard[name] = said
                 continue
             with self._lock:
                 if heard is not None:
@@ -210,9 +212,8 @@ class ForkGuard:
         if self._witnesses is not None and self._witnesses.names():
             with self._lock:
                 heard_from = len(self._witnesses.names()) - len(self._unheard)
+                why = "; ".join(f"{name}: {said}" for name, said in self._unheard.items())
             if not heard_from:
-                with self._lock:
-                    why = "; ".join(f"{name}: {said}" for name, said in self._unheard.items())
                 raise LogRefused(
                     "no witness has said yet which checkpoint of this log it cosigned last: it signs nothing "
                     f"until one does ({why})",
