@@ -10,6 +10,7 @@ X-Forwarded-For, as nginx names clients on other machines).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -141,13 +142,15 @@ def hint_seconds(base: str, address: str) -> float:
 
 
 def flood(base: str, size: int, stopped: threading.Event, statuses: list[int]) -> list[threading.Thread]:
-    """`size` hint requests of one client kept in flight (a refusal retried after 0.2 s)."""
+    """`size` hint requests of one client kept in flight (a refusal retried after 0.2 s), each game moved between two
+    hints (a draw, then its undo): a position is hinted once, asked again it is answered without a search."""
     games = [
         call("POST", f"{base}/games", {"variant": "osmosis-ablage", "deal_number": n}, headers=as_client(ATTACKER))[1]
         for n in range(size)
     ]
 
     def keep_asking(game: dict) -> None:
+        moves = itertools.cycle((("draw", None), ("actions", {"action": {"kind": "undo"}})))
         while not stopped.is_set():
             status, _, _ = call(
                 "POST",
@@ -159,6 +162,15 @@ def flood(base: str, size: int, stopped: threading.Event, statuses: list[int]) -
             statuses.append(status)
             if status != 200:
                 time.sleep(0.2)
+                continue
+            path, body = next(moves)
+            call(
+                "POST",
+                f"{base}/games/{game['id']}/{path}",
+                body,
+                token=game["player_token"],
+                headers=as_client(ATTACKER),
+            )
 
     threads = [threading.Thread(target=keep_asking, args=(game,), daemon=True) for game in games]
     for thread in threads:

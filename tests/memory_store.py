@@ -20,6 +20,7 @@ from server.game.callers import ApiTokenRecord, Caller, PlayerRecord
 from server.game.change import Change
 from server.game.errors import VersionConflict
 from server.game.records import GameKeys, GameRecord, GameSecret, PlayerResult, PublicEntry
+from server.log import events as ev
 from server.log.events import Event
 from server.log.public_entries import DAILY_DEAL_OPENED, JOINED_BEFORE, PLAYER_JOINED
 from server.service.errors import (
@@ -172,6 +173,17 @@ class MemoryStore:
                     raise VersionConflict(f"game {game_id} moved past version {game.version}")
 
             yield LockedGame(game, secret, write)
+
+    def latest_action(self, game_id: UUID, upto: int) -> Event | None:
+        with self._lock:
+            log = {event.seq: event for _, event in self._stored(game_id).events if event.seq <= upto}
+        seq = upto
+        while seq in log:
+            event = log[seq]
+            if event.kind in ev.TAKEN_BACK:
+                return event
+            seq = event.data["undone_seq"] - 1 if event.kind == ev.ACTION_UNDONE else seq - 1
+        return None
 
     def load_time_travel(self, game_id: UUID, seq: int) -> TimeTravel:
         with self._lock:

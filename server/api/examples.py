@@ -113,7 +113,7 @@ def _played() -> tuple[Step, Step, Step, Step, Step, list[ev.Event]]:
     deal_change = changes[1]
     state = changes[-1].after.state
     moved = then(Act(GAME_ID, PLAYER_TOKEN, next(a for a in legal_actions(state) if isinstance(a, Move))))
-    hinted = then(GiveHint(Hint(GAME_ID, PLAYER_TOKEN), moved.after.state, hints.hint(moved.after.state).to_dict()))
+    hinted = then(GiveHint(Hint(GAME_ID, PLAYER_TOKEN), moved.game.version, hints.hint(moved.after.state).to_dict()))
     resigned = then(Resign(GAME_ID, PLAYER_TOKEN))
     log = [event for change in changes for event in change.events]
     return _step(changes[0]), _step(deal_change), _step(moved), _step(hinted), _step(resigned), log

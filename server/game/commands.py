@@ -66,19 +66,22 @@ class Undo(OnGame):
 
 @dataclass(frozen=True, slots=True)
 class TakeBack:
-    """An undo asked as `asked`, decided with the game's log as it was read (`log`): taken only if the game is
-    still at the log's last event."""
+    """An undo asked as `asked`, read at the game's `version`: the latest action not taken back then (its own event),
+    and the position before it; None and None when none is left. Taken only if the game is still at `version`."""
 
     asked: Undo
-    log: tuple[Event, ...]
+    version: int
+    undone: Event | None
+    before: GameState | None
 
 
 @dataclass(frozen=True, slots=True)
 class GiveHint:
-    """A hint worked out for `asked` on the position `on`: given only if the game is still there."""
+    """A hint worked out for `asked` on the game at `version`: given only if the game is still there (not even another
+    hint landed meanwhile: a position is hinted once)."""
 
     asked: Hint
-    on: GameState
+    version: int
     hint: dict[str, Any]
 
 

@@ -3,7 +3,6 @@ and, for a creation, the seeds, the id and the token it drew; the change holds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -12,7 +11,6 @@ from uuid import UUID
 from .. import rules
 from ..log import events as ev
 from ..log import public_entries
-from ..log.deal_record import game_opening
 from ..rules import GameState, can_redeal, commitment, to_text
 from .change import Change, Game, Reply
 from .commands import Act, Command, Draw, End, GiveHint, Resign, TakeBack, Versions
@@ -35,12 +33,14 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
     check_version(game.record, asked.versions)
     state = game.state
     if isinstance(command, GiveHint):
-        if command.on != state:
+        if command.version != game.record.version:
             raise PositionMoved("the game moved on while its hint was worked out: ask again")
-        return _change(game, state, [ev.hint_given(command.hint)], now, hint=command.hint)
+        return _bounded(_change(game, state, [ev.hint_given(command.hint)], now, hint=command.hint))
     if isinstance(command, TakeBack):
-        undone, before = taken_back(game, command.log)
-        return _change(game, before, [ev.action_undone(undone)], now, undoable=-1)
+        undone, before = taken_back(game, command)
+        # The position an undo returns to is kept: a later fold (another undo, time travel) starts from it rather
+        # than walking back through this undo to the action it took back.
+        return _bounded(_change(game, before, [ev.action_undone(undone)], now, undoable=-1, snapshot=True))
     action: rules.Action
     if isinstance(command, Act):
         action = command.action
@@ -50,15 +50,16 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
         assert isinstance(command, Resign)
         action = rules.Resign()
     after = rules.apply(state, action)
-    # A resignation ends the game: no undo takes it back, nor anything before it.
-    undoable = 0 if isinstance(action, rules.Resign) else 1
-    return _change(game, after, ev.events_for(state, action, after), now, undoable=undoable)
+    # A resignation ends the game: no undo takes it back, nor anything before it. It always fits in the log.
+    if isinstance(action, rules.Resign):
+        return _change(game, after, ev.events_for(state, action, after), now)
+    return _bounded(_change(game, after, ev.events_for(state, action, after), now, undoable=1))
 
 
-def taken_back(game: Game, log: Sequence[ev.Event]) -> tuple[ev.Event, GameState]:
-    """The action an undo takes back (its own event), the latest not taken back yet, and the position before it,
-    folded from the game's opening along `log`, the game's whole log as it was read."""
-    record, secret = game.record, game.secret
+def taken_back(game: Game, command: TakeBack) -> tuple[ev.Event, GameState]:
+    """The action an undo takes back (its own event), the latest not taken back yet, and the position before it, as
+    read from the game's log at the version the command names."""
+    record = game.record
     if game.state.is_over:
         raise rules.GameOver("the game is over: an ended game stays ended, and no action of it is taken back")
     if record.daily is not None:
@@ -66,13 +67,43 @@ def taken_back(game: Game, log: Sequence[ev.Event]) -> tuple[ev.Event, GameState
     if record.undos >= ev.MAX_UNDOS:
         limit = ev.MAX_UNDOS
         raise rules.IllegalAction("undo-limit", f"a game takes at most {limit:,} undos, and this one has had them")
-    if not log or log[-1].seq != record.version:
+    if command.version != record.version:
         raise PositionMoved("the game moved on while its log was read for the undo: ask again")
-    opening = game_opening(rules.Rules.from_mapping(record.rules), secret.server_seed, secret.client_seed, record.deal)
-    latest = ev.latest_action(opening, log)
-    if latest is None:
+    if command.undone is None or command.before is None:
         raise rules.IllegalAction("nothing-to-undo", "there is no action to take back: the game is at its deal")
-    return latest
+    return command.undone, command.before
+
+
+def hinted_again(game: Game, recorded: ev.Event) -> Change:
+    """A hint asked where the game has not moved since its latest hint, `recorded`: that hint again, nothing
+    appended (a position is hinted once, which bounds a game's hints by its steps)."""
+    return Change(
+        game, (), "[]", Reply(200, action_reply(game.record.document, "[]", recorded.data)), hint=recorded.data
+    )
+
+
+def _bounded(change: Change) -> Change:
+    """`change`, if it leaves the log room for what the end of the game may still append: a resignation and the
+    reveal of the seeds while the game is on, the reveal alone for a daily game over before its day closes."""
+    game = change.game
+    still_to_come = 0 if "server_seed" in game.deal else 1 if change.after.state.is_over else 2
+    if game.version + still_to_come > ev.MAX_LOG_EVENTS:
+        raise _log_full(game.version - len(change.events))
+    return change
+
+
+def check_room_for_a_hint(game: GameRecord) -> None:
+    """Raises the refusal a hint would meet in a full log, before its search is paid for."""
+    if game.version + 1 + 2 > ev.MAX_LOG_EVENTS:
+        raise _log_full(game.version)
+
+
+def _log_full(held: int) -> rules.IllegalAction:
+    return rules.IllegalAction(
+        "log-full",
+        f"this game's log is full: it holds {held:,} events, and a game's log at most {ev.MAX_LOG_EVENTS:,}, some "
+        "kept for its end: resign to end it",
+    )
 
 
 def check_version(game: GameRecord, versions: Versions) -> None:
@@ -105,9 +136,11 @@ def _change(
     undoable: int = 0,
     closing_day: bool = False,
     abandoned: bool = False,
+    snapshot: bool = False,
 ) -> Change:
     """The change of `new_events` taking the game to `after`; `undoable`: how the count of actions an undo could
-    take back moves (one more after an action, one fewer after an undo)."""
+    take back moves (one more after an action, one fewer after an undo); `snapshot`: keep the position it leaves,
+    as every time the version passes a multiple of SNAPSHOT_EVERY."""
     record, secret = game.record, game.secret
     # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
     reveal = after.is_over and (record.daily is None or closing_day)
@@ -126,7 +159,7 @@ def _change(
         tuple(appended),
         events_json,
         Reply(200, action_reply(updated.document, events_json, hint)),
-        snapshot=record.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
+        snapshot=snapshot or record.version // SNAPSHOT_EVERY != updated.version // SNAPSHOT_EVERY,
         result=result_at_reveal(updated, abandoned) if reveal else None,
         public_entries=entries,
         hint=hint,

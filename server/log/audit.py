@@ -7,7 +7,8 @@ The reasons it gives never describe a hidden card, so the server can audit a gam
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Mapping, MutableSet, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..rules import (
     to_text,
 )
 from ..solver import SOLVERS
-from ..solver.hints import HINT_BUDGET, hint
+from ..solver.hints import HINT_BUDGET, hint, recomputation_cost
 from ..solver.winnable import check_winnable, rederivation_cost
 from . import events as ev
 from .deal_record import game_opening
@@ -81,9 +82,9 @@ class Budget:
     """The solver positions a check may search (None: as many as it takes), and what it left unchecked.
 
     Two checks search: re-deriving a winnable deal's candidate, and recomputing each recorded hint. Each
-    runs only if what is left pays for it in full (a hint's cost is the positions it records; should its
-    search cost more, the hint is not the solver's and the check stops there), so a check never searches
-    more than its budget and one hint.
+    runs only if what is left pays for it in full (a hint's cost is the positions it records and a few for each
+    search it started: hints.recomputation_cost; should working it out cost more, the hint is not the solver's and
+    the check stops there), so a check never searches more than its budget and one hint.
     """
 
     positions: int | None = None
@@ -111,10 +112,12 @@ def verify_log(
     game_id: str,
     snapshots: Mapping[int, str] | None = None,
     budget: int | None = None,
+    known_hints: MutableSet[str] | None = None,
 ) -> tuple[Audit, GameState | None]:
     """Check a log; `seeds` are the server's own (to check a game in progress), else the revealed ones;
     `snapshots` (seq: full position as text) must each be the position at the end of an action; `budget`
-    (solver positions, None for no limit) bounds the searches of the check (see Budget).
+    (solver positions, None for no limit) bounds the searches of the check (see Budget); `known_hints`: the hints
+    earlier checks found the solver's (by `hint_key`), not worked out again, and where this check adds those it finds.
 
     Returns the verdict and, when the deal could be checked, the position the log folds to.
     """
@@ -136,7 +139,7 @@ def verify_log(
         final, hinted = _fold_checking_snapshots(start, events, snapshots or {}, daily)
         if final.is_over and revealed is None and not daily:
             raise ReplayError(events[-1].seq, "the game is over but its seeds were not revealed after it")
-        _check_hints(hinted, spending)
+        _check_hints(hinted, spending, seeds, known_hints)
     except ReplayError as error:
         return Audit(False, False, checked, error.seq, error.reason), None
     unchecked = tuple(spending.unchecked)
@@ -303,28 +306,43 @@ def _fold_checking_snapshots(
     return final, hinted
 
 
-def _check_hints(hinted: Sequence[tuple[Event, GameState]], spending: Budget) -> None:
+def _check_hints(
+    hinted: Sequence[tuple[Event, GameState]], spending: Budget, seeds: tuple[bytes, str], known: MutableSet[str] | None
+) -> None:
     """Each recorded hint is the one the solver gives in its position: hints are deterministic, and made
-    from what the player had seen, so the verifier works each one out again and compares."""
+    from what the player had seen, so the verifier works each one out again and compares. A hint in `known` (by
+    `hint_key`) was found the solver's by an earlier check and is not worked out again; each found now is added."""
     for index, (event, state) in enumerate(hinted):
         recorded = event.data
+        key = hint_key(event, seeds)
+        if known is not None and key in known:
+            continue
         if recorded["solver"] not in SOLVERS or recorded["budget"] != HINT_BUDGET:
             spending.unchecked.append(
                 f"the hint at event {event.seq}, made by {recorded['solver']} with a budget of {recorded['budget']:,} "
                 f"positions (this verifier recomputes hints of {', '.join(SOLVERS)} with {HINT_BUDGET:,})"
             )
             continue
-        if not spending.affords(recorded["nodes"]):
+        if not spending.affords(recomputation_cost(recorded)):
             spending.unchecked.append(
                 f"the {len(hinted) - index} hint(s) from event {event.seq} on (recomputing them searches "
                 f"beyond {spending.words}; `osmosis verify` recomputes every hint)"
             )
             return
         worked_out = hint(state, HINT_BUDGET, recorded["solver"], recorded.get("exact_choice")).to_dict()
-        spending.spend(worked_out["nodes"])
+        spending.spend(recomputation_cost(worked_out))
         if not same_json(worked_out, recorded):
             differs = next(name for name in worked_out if not same_json(worked_out[name], recorded.get(name)))
             raise ReplayError(event.seq, f"hint_given is not the hint the solver gives here: its {differs} differs")
+        if known is not None:
+            known.add(key)
+
+
+def hint_key(event: Event, seeds: tuple[bytes, str]) -> str:
+    """What decides a recorded hint's verdict: its event's hash, which chains it to every event before it and to the
+    commitment, and the seeds, which with those events make the position it was given in."""
+    server_seed, client_seed = seeds
+    return hashlib.sha256(bytes.fromhex(event.hash) + server_seed + client_seed.encode()).hexdigest()
 
 
 def same_json(one: object, other: object) -> bool:

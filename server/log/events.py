@@ -49,9 +49,15 @@ HINT_GIVEN = "hint_given"
 ACTION_UNDONE = "action_undone"
 
 MAX_UNDOS = 1_000
-"""Undos a game takes at most, and so action_undone events its log holds (the verifier holds a log to it). An undo
-folds the game's whole log from its opening, and a log grows by two events with each action taken back and taken
-again: this bounds what one undo may cost (docs/performance.md)."""
+"""Undos a game takes at most, and so action_undone events its log holds (the verifier holds a log to it)."""
+
+MAX_LOG_EVENTS = 10_000
+"""Events a game's log holds at most: what reading a whole log costs (a verification, an export) is bounded by it
+(docs/security.md). With unlimited passes the rules let a game go round for ever; a command that would leave less
+room than the end of the game still takes (a resignation and the reveal of the seeds) is refused instead."""
+
+TAKEN_BACK = (CARD_PLAYED, CARD_TO_CELL, CARDS_DEALT, WASTE_REDEALT)
+"""The events of the actions an undo takes back: moves, deals and redeals (never a resignation)."""
 
 EVENT_KINDS = (
     GAME_CREATED,
@@ -336,15 +342,6 @@ def _check_hint(event: Event, state: GameState) -> None:
         raise ReplayError(event.seq, "the hint recommends an action that is not legal here")
 
 
-def latest_action(opening: GameState, events: Sequence[Event]) -> tuple[Event, GameState] | None:
-    """The latest action of the log not taken back (its own event) and the position before it; None if none is
-    left. The log must begin with game_created: an undo may reach back to the first action."""
-    taken: list[tuple[Event, GameState]] = []
-    for _ in positions(opening, events, taken):
-        pass
-    return taken[-1] if taken else None
-
-
 def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -> GameState:
     """The position after event `upto` (after the last event when None): see `positions`."""
     state = opening
@@ -353,6 +350,17 @@ def fold(opening: GameState, events: Sequence[Event], upto: int | None = None) -
             break
         state = after
     return state
+
+
+def through_step(events: Sequence[Event], seq: int) -> list[Event]:
+    """`events` up to `seq`, and the rest of the step `seq` is in (the end of the game its action made): what a
+    fold needs to show the position after `seq`, and nothing after it."""
+    through = [event for event in events if event.seq <= seq]
+    for event in events[len(through) :]:
+        if event.kind not in _ENDING:
+            break
+        through.append(event)
+    return through
 
 
 def ends_a_step(events: Sequence[Event], index: int) -> bool:

@@ -36,9 +36,10 @@ RULES_THAT_REFUSE = (
     "nothing-to-undo",
     "undo-in-daily",
     "undo-limit",
+    "log-full",
 )
-"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused"); the last three refuse an undo,
-which the game decides (server/game), not the rules."""
+"""Every `rule` an IllegalAction names (docs/rules.md, "Why an action is refused"); the last four the game decides
+(server/game), not the rules: three refuse an undo, the last any command a full log has no room for."""
 
 
 class IllegalAction(RulesError):

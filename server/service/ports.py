@@ -103,6 +103,12 @@ class GameWrites(Protocol):
         """The game read under its lock, to decide on and write while no other write of it lands."""
         ...
 
+    def latest_action(self, game_id: UUID, upto: int) -> Event | None:
+        """The action an undo at version `upto` takes back (its own event: events.TAKEN_BACK), the latest not taken
+        back by then; None when every action is. Walks back from `upto`, each undo on its way leading to the action
+        before the one it took back, so that it reads as many events as it meets undos, not the whole log."""
+        ...
+
 
 class SealedDeals(Protocol):
     """Sealed deals: kept until one makes a game (GameWrites.create_game claims it), and shown meanwhile."""

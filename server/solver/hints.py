@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,6 +40,11 @@ SAMPLE_BUDGET = 2_000
 """Positions per solve of one arrangement after one action; a solve that runs out counts as unknown."""
 MAX_SAMPLES = 64
 """Arrangements judged at most; fewer when the budget cannot pay for another one for every action."""
+SOLVE_COST = 25
+"""What starting one search costs, counted in positions: setting it up and reading its answer take the time of 7 to
+17 positions' search (docs/performance.md, "A game's log without bound"), so a hint judged on 64 arrangements of three
+actions, whose 192 searches may each stop after a few positions, costs far more than the positions it records. A
+verification's budget counts both (`recomputation_cost`)."""
 ROUNDS_WITHOUT_PLAY = 10
 """From this pass on, an estimate of /2 does not judge a redeal after a pass in which nothing was played
 (`judged_actions`)."""
@@ -108,6 +113,13 @@ class Hint:
             "solver": self.solver,
             **({} if self.exact_choice is None else {"exact_choice": self.exact_choice}),
         }
+
+
+def recomputation_cost(recorded: Mapping[str, Any]) -> int:
+    """What working out again the hint recorded as `recorded` (Hint.to_dict's shape) costs, in positions: those it
+    searched, and SOLVE_COST for each search it started (an exact hint starts two at most)."""
+    searches = recorded["samples"] * len(recorded["estimates"]) if recorded["basis"] == ESTIMATE else 2
+    return int(recorded["nodes"]) + SOLVE_COST * searches
 
 
 def hint(

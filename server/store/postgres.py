@@ -23,6 +23,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..game.change import Change
 from ..game.errors import VersionConflict
 from ..game.records import GameKeys, GameRecord, GameSecret, PublicEntry
+from ..log import events as ev
 from ..log.events import Event
 from ..service.errors import GameNotFound, ReplicationUnconfirmed, SealedDealNotFound, SealedDealUsed, StoreUnavailable
 from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
@@ -276,6 +277,12 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         with self._connection() as conn:
             rows = conn.execute(sql.SELECT_GAMES_PAGE[conditions], parameters).fetchall()
         return [game_of(row) for row in rows]
+
+    def latest_action(self, game_id: UUID, upto: int) -> Event | None:
+        kinds = [*ev.TAKEN_BACK, ev.ACTION_UNDONE]
+        with self._connection() as conn:
+            row = conn.execute(sql.SELECT_LATEST_ACTION, {"game_id": game_id, "upto": upto, "kinds": kinds}).fetchone()
+        return None if row is None else Event(row["seq"], row["kind"], row["data"], row["hash"])
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:
         last = upto if upto is not None else 2**31 - 1

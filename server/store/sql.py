@@ -178,6 +178,25 @@ SELECT_GAMES_PAGE = {
 }
 """A page of games, newest first, by the filters it has (a subset of _GAME_FILTERS, in their order)."""
 
+SELECT_LATEST_ACTION = """
+    -- From `upto` back: the latest action or undo; from an undo, the latest before the action it took back; until an
+    -- action. An index step for each undo met on the way, however long the log (ports.GameWrites.latest_action).
+    WITH RECURSIVE walk (seq, kind, data, hash) AS (
+        (SELECT seq, kind, data, hash FROM game_events
+         WHERE game_id = %(game_id)s AND seq <= %(upto)s AND kind = ANY(%(kinds)s)
+         ORDER BY seq DESC LIMIT 1)
+        UNION ALL
+        (SELECT before.seq, before.kind, before.data, before.hash
+         FROM walk CROSS JOIN LATERAL (
+             SELECT seq, kind, data, hash FROM game_events
+             WHERE game_id = %(game_id)s AND seq < (walk.data ->> 'undone_seq')::integer AND kind = ANY(%(kinds)s)
+             ORDER BY seq DESC LIMIT 1
+         ) AS before
+         WHERE walk.kind = 'action_undone')
+    )
+    SELECT seq, kind, data, hash FROM walk WHERE kind <> 'action_undone'
+"""
+
 SELECT_EVENTS = """
     SELECT seq, kind, data, hash FROM game_events
     WHERE game_id = %(game_id)s AND seq > %(after)s AND seq <= %(upto)s

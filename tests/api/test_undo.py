@@ -220,6 +220,22 @@ def test_a_game_takes_at_most_max_undos(client, monkeypatch):
     assert "at most 2 undos" in refused.get_json()["detail"]
 
 
+def test_a_full_log_refuses_an_action_a_hint_and_an_undo_and_takes_the_resignation(client, monkeypatch):
+    monkeypatch.setattr(events, "MAX_LOG_EVENTS", 6)
+    game, token = create(client, variant="osmosis", deal_number=5)
+    for _ in range(3):
+        game = client.post(f"/games/{game['id']}/draw", headers=token).get_json()["game"]
+    assert game["version"] == 4
+    for path, body in (("draw", None), ("hint", None), ("actions", {"action": {"kind": "undo"}})):
+        refused = client.post(f"/games/{game['id']}/{path}", json=body, headers=token)
+        assert refused.status_code == 409 and refused.mimetype == PROBLEM, path
+        assert (refused.get_json()["code"], refused.get_json()["rule"]) == ("illegal-action", "log-full")
+        assert "resign" in refused.get_json()["detail"]
+    resigned = client.post(f"/games/{game['id']}/resign", headers=token).get_json()["game"]
+    assert (resigned["status"], resigned["version"]) == ("resigned", 6)
+    assert verify(client.get(f"/games/{game['id']}/replay").get_json()).valid
+
+
 def test_an_export_with_more_undos_than_a_game_takes_is_invalid_at_the_one_too_many(client, monkeypatch):
     """The verifier holds a log to the server's own limit (events.MAX_UNDOS): a server that took back more (here one
     told a limit of 3, the verifier's being 2) wrote a log no honest server writes."""

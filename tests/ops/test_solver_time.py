@@ -4,6 +4,7 @@ Clients are told apart by their address: the server runs behind one proxy (PROXY
 client names itself in X-Forwarded-For, as nginx would for clients on other machines.
 """
 
+import itertools
 import statistics
 import threading
 import time
@@ -53,7 +54,8 @@ def hint_seconds(base, address, deal_number=3):
 
 class Flood:
     """Forty hint requests kept in flight by one client, each sent again as soon as it is answered (a refusal
-    is retried after 0.2 s)."""
+    is retried after 0.2 s). A position is hinted once, so between two hints the game is moved: a draw, then its
+    undo, so that every hint is worked out again."""
 
     def __init__(self, base):
         self.base = base
@@ -68,6 +70,7 @@ class Flood:
         self.threads = [threading.Thread(target=self._keep_asking, args=(game,)) for game in self.games]
 
     def _keep_asking(self, game):
+        moves = itertools.cycle((("draw", None), ("actions", {"action": {"kind": "undo"}})))
         while not self.stopped.is_set():
             status, _, _ = call(
                 "POST",
@@ -79,6 +82,15 @@ class Flood:
             self.statuses.append(status)
             if status != 200:
                 time.sleep(0.2)
+                continue
+            path, body = next(moves)
+            call(
+                "POST",
+                f"{self.base}/games/{game['id']}/{path}",
+                body,
+                token=game["player_token"],
+                headers=as_client(ATTACKER),
+            )
 
     def __enter__(self):
         for thread in self.threads:

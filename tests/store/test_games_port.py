@@ -10,9 +10,14 @@ from uuid import uuid4
 
 import pytest
 
+from server.game.commands import Draw, Hint, NewGame, NumberedDeal, Undo
 from server.game.errors import VersionConflict
 from server.game.records import Owner, PlayerResult, PublicEntry
+from server.log import events as ev
 from server.log import public_entries
+from server.log.deal_record import game_opening
+from server.rules import Rules, preset
+from server.runtime.composition import compose
 from server.service.errors import GameNotFound, IdempotencyConflict
 from server.service.records import GamesPage, Joining
 from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, an_action
@@ -228,3 +233,22 @@ def test_versions_are_read_for_the_games_that_exist(port_store):
     assert port_store.write(an_action(other), 1)
 
     assert port_store.read_versions([str(one.id), str(other.id), str(uuid4())]) == {str(one.id): 1, str(other.id): 2}
+
+
+def test_the_latest_action_an_undo_takes_back_is_the_one_the_rules_fold_leaves_on_top(port_store):
+    cases = compose(port_store)
+    made = cases.creating.handle(NewGame(preset("osmosis-draw-one"), NumberedDeal(3))).outcome
+    game_id, token = made.game.id, made.player_token
+    commands = {"d": Draw, "u": Undo, "h": Hint}
+    # Undos one after another, an action and its undo again and again, hints between: every way back.
+    for letter in "ddhduuhdddhuuduuddudhuduuudd":
+        cases.acting.handle(commands[letter](game_id, token))
+    record, secret = port_store.load_for_action(game_id)
+    events = port_store.load_events(game_id, 0, None)
+    opening = game_opening(Rules.from_mapping(record.rules), secret.server_seed, secret.client_seed, record.deal)
+
+    for upto in range(1, len(events) + 1):
+        on_top: list = []
+        for _ in ev.positions(opening, events[:upto], on_top):
+            pass
+        assert port_store.latest_action(game_id, upto) == (on_top[-1][0] if on_top else None), upto

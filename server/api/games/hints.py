@@ -24,7 +24,7 @@ class Hint(MethodView):
     @write_doc("askForHint")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})
     @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=Later(examples.hinted))
-    @answers(*ACTION_ERRORS, only=(*(code for code in ACTION_CODES if code != "illegal-action"), *SOLVER_CODES))
+    @answers(*ACTION_ERRORS, only=(*ACTION_CODES, *SOLVER_CODES))
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Ask for a hint: the best action by what the player has seen
 
@@ -35,7 +35,9 @@ class Hint(MethodView):
         with what the player has seen, so two deals that look alike to the player get the same hint.
 
         A hint is appended to the move log as a `hint_given` event (a replay shows that the game was
-        assisted), the game's `hints` counts them, and the version moves on, as after an action. A hint
-        searches a bounded number of positions (`budget`): it takes two seconds at most (docs/performance.md).
+        assisted), the game's `hints` counts them, and the version moves on, as after an action. A position is
+        hinted once: asked again where nothing has moved since the last hint, the answer is that hint, recorded,
+        with no event appended (`events` empty) and the game as it was. A hint searches a bounded number of
+        positions (`budget`): it takes two seconds at most (docs/performance.md).
         """
         return action_response(use_cases().acting.handle(commands.Hint(game_id, credential(), **written(args))))

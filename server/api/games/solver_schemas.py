@@ -163,6 +163,9 @@ class HintResultSchema(ma.Schema):
     events = fields.List(
         component("Event"),
         required=True,
-        metadata={"description": "The hint_given event appended: its data is the hint."},
+        metadata={
+            "description": "The hint_given event appended: its data is the hint. Empty when the position had its "
+            "hint already (nothing has moved since): that hint is the answer, and nothing is appended."
+        },
     )
     hint = fields.Nested(HintSchema, required=True)

@@ -13,7 +13,7 @@ from flask.views import MethodView
 from ...game.commands import DealSource, FreshDeal, FromSealedDeal, NewGame, NumberedDeal, TodaysDeal
 from ...rules import InvalidInput, Rules, preset
 from ...service.errors import LogBehind, LogNotStarted
-from ...service.games.queries import MAX_SEQ
+from ...service.games.positions import MAX_SEQ
 from .. import examples, replies
 from ..callers import optional_player, readable, reader
 from ..common import etag, event_stream, live_hub, request_idempotency, use_cases

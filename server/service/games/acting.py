@@ -18,9 +18,10 @@ from ...game.callers import Caller
 from ...game.change import Change, Game, stored_game
 from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign, TakeBack, Undo
 from ...game.days import still_private
-from ...game.deciding import check_day_open, check_version, decide
+from ...game.deciding import check_day_open, check_room_for_a_hint, check_version, decide, hinted_again
 from ...game.errors import PositionMoved, VersionConflict
 from ...game.records import GameKeys, GameRecord, GameSecret
+from ...log import events as ev
 from ...rules import RulesError, from_text
 from ...solver import hints
 from ..errors import Forbidden, GameNotFound, IdempotencyConflict, IdenticalRequestFinished
@@ -30,6 +31,7 @@ from ..players.tokens import PLAY, require, token_hash_of
 from ..ports import GameReads, GameWrites, KeptResponses, SolverTime
 from ..records import StoredResponse
 from .idempotency import answer_after_race, first_reply, kept_reply, key_hash, work_of
+from .positions import position_after_event
 from .recent_games import RecentGames
 
 HINT_ATTEMPTS = 3
@@ -83,11 +85,14 @@ class Acting:
     def _undo_once(self, asked: Undo) -> Answered[Change]:
         game, secret = self._store.load_for_action(asked.game_id)
         self._check_access(asked.caller, _keys(game, secret), asked.game_id)
-        log = self._store.load_events(asked.game_id, 0, None, upto=game.version)
-        return self._land(asked, TakeBack(asked, tuple(log)))
+        undone = self._store.latest_action(asked.game_id, game.version)
+        # The position before the action is the one after the event before it: folded from the nearest snapshot.
+        before = None if undone is None else position_after_event(self._store, asked.game_id, undone.seq - 1)[1]
+        return self._land(asked, TakeBack(asked, game.version, undone, before))
 
     def _hint(self, asked: Hint) -> Answered[Change]:
-        """The best action by what the player has seen (solver.hints), worked out, then appended as hint_given."""
+        """The best action by what the player has seen (solver.hints), worked out, then appended as hint_given; or,
+        where the game has not moved since its latest hint, that hint again."""
         return self._attempts(asked, lambda retries_wait: self._hint_once(asked, retries_wait))
 
     def _attempts(self, asked: OnGame, once: Callable[[bool], Answered[Change]]) -> Answered[Change]:
@@ -111,6 +116,11 @@ class Acting:
         self._check_access(asked.caller, _keys(game, secret), asked.game_id)
         check_day_open(game, self._clock())
         check_version(game, asked.versions)
+        latest = self._store.load_events(asked.game_id, game.version - 1, 1)
+        if latest and latest[0].kind == ev.HINT_GIVEN:
+            again = hinted_again(stored_game(game, secret), latest[0])
+            return Answered(again.reply, again)
+        check_room_for_a_hint(game)
         state = from_text(secret.state_text)
         # Worked out before the write, outside any transaction: a search of a second or so must not hold
         # the game's lock. Should an action land meanwhile, the hint is worked out again for its position.
@@ -118,7 +128,7 @@ class Acting:
             lambda: hints.hint(state).to_dict(),
             once_for=work_of(f"game:{asked.game_id}", asked.idempotency) if retries_wait else None,
         )
-        return self._land(asked, GiveHint(asked, state, given))
+        return self._land(asked, GiveHint(asked, game.version, given))
 
     def _land(self, request: OnGame, command: Command) -> Answered[Change]:
         """The change `command` makes landed, or a retry of `request` answered as its first request was."""

@@ -12,20 +12,15 @@ from typing import Any
 from uuid import UUID
 
 from ...game.days import day_of, still_private
-from ...log import events as ev
-from ...log.deal_record import game_opening
 from ...log.replay import export
-from ...rules import PRESET_DESCRIPTIONS, PRESETS, GameState, Rules, from_text
-from ..errors import EventNotFound, GameNotFound
+from ...rules import PRESET_DESCRIPTIONS, PRESETS
+from ..errors import GameNotFound
 from ..feed import FeedEntry, FeedPosition, FeedStart
 from ..ports import Feed, GameReads
 from ..records import Audience, GamesPage
 from .cursors import decode_cursor, encode_cursor
 from .documents import game_view, position_after
-
-MAX_SEQ = 2**31 - 1
-"""The largest seq a log can hold."""
-
+from .positions import position_after_event
 
 PUBLIC_GAMES_KEPT = 65_536
 """Games this process knows anyone may read, kept so that their reads need no check of who reads."""
@@ -117,27 +112,9 @@ class GameQueries:
         """The public view and legal actions right after event `seq`, as the live game showed them; the
         events one action appends all show the position after that action (events.positions).
 
-        Folds the events since the latest snapshot at or before `seq`, so the cost stays small however
-        long the game.
+        Folds the events since the nearest snapshot (positions.py), so the cost stays small however long the game.
         """
-        travel = self._games.load_time_travel(game_id, seq) if 1 <= seq <= MAX_SEQ else None
-        event = next((event for event in travel.events if event.seq == seq), None) if travel else None
-        if travel is None or event is None:
-            raise EventNotFound(f"game {game_id} has no event {seq}")
-        secret = travel.secret
-
-        def from_opening(events: list[ev.Event]) -> GameState:
-            rules = Rules.from_mapping(travel.rules)
-            return ev.fold(game_opening(rules, secret.server_seed, secret.client_seed, travel.deal), events, upto=seq)
-
-        if travel.snapshot is None:
-            return position_after(game_id, seq, event.hash, from_opening(travel.events))
-        snapshot_seq, snapshot_text = travel.snapshot
-        try:
-            state = ev.fold(from_text(snapshot_text), [e for e in travel.events if e.seq > snapshot_seq], upto=seq)
-        except ev.HistoryBeforeStart:
-            # An undo since the snapshot takes back an action from before it: the whole log, from the opening.
-            state = from_opening(self._games.load_events(game_id, 0, None, upto=seq + 2))
+        event, state = position_after_event(self._games, game_id, seq)
         return position_after(game_id, seq, event.hash, state)
 
     def replay(self, game_id: UUID) -> dict[str, Any]:

@@ -4,6 +4,9 @@ checked as an auditor would check it offline; both in the solver's time, within 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, MutableSet
 from typing import Any
 from uuid import UUID
 
@@ -16,15 +19,56 @@ from ...rules import Rules, to_text
 from ..ports import GameReads, SolverTime
 
 VERIFICATION_BUDGET = 300_000
-"""Solver positions one verification request may search (re-deriving a winnable deal, recomputing hints):
-under two seconds of one core, and more than the server's own exports with a winnable deal and a few
-hints need. Beyond it the verdict says what was left unchecked (docs/security.md)."""
+"""Solver positions one verification request may search (re-deriving a winnable deal, recomputing hints, each
+search started counted as hints.SOLVE_COST positions more): about two seconds of one core, and more than the server's
+own exports with a winnable deal and a few hints need. Beyond it the verdict says what was left unchecked
+(docs/security.md)."""
+
+HINTS_REMEMBERED = 65_536
+"""Hints this process remembers having found the solver's (audit.hint_key, 64 bytes each): a stored game verified
+again (anyone may ask, as often as the rate limit lets them) works out only the hints it has not checked before."""
+
+
+class CheckedHints(MutableSet[str]):
+    """The keys of the hints found the solver's, the least recently met forgotten first; shared by the solver's
+    threads."""
+
+    def __init__(self, size: int = HINTS_REMEMBERED) -> None:
+        self._keys: OrderedDict[str, None] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            if key not in self._keys:
+                return False
+            self._keys.move_to_end(key)  # type: ignore[arg-type]
+            return True
+
+    def __iter__(self) -> Iterator[str]:
+        with self._lock:
+            return iter(list(self._keys))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def add(self, value: str) -> None:
+        with self._lock:
+            self._keys[value] = None
+            self._keys.move_to_end(value)
+            if len(self._keys) > self._size:
+                self._keys.popitem(last=False)
+
+    def discard(self, value: str) -> None:
+        with self._lock:
+            self._keys.pop(value, None)
 
 
 class Verifying:
     def __init__(self, games: GameReads, solver_time: SolverTime) -> None:
         self._games = games
         self._solver_time = solver_time
+        self._checked_hints = CheckedHints()
 
     def verification(self, game_id: UUID) -> dict[str, Any]:
         """Re-check a game from its stored log with the server's own seeds, and its projection and snapshots
@@ -41,6 +85,7 @@ class Verifying:
                 game_id=str(game.id),
                 snapshots=snapshots,
                 budget=VERIFICATION_BUDGET,
+                known_hints=self._checked_hints,
             )
         )
         if (
