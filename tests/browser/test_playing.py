@@ -192,8 +192,17 @@ def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_ser
     expect(page.locator("#board .card.hinted, #draw.hinted")).to_have_count(1)
     game_id = page.locator("#game-id").inner_text()
     assert get(f"{live_server}/games/{game_id}")["hints"] == 1
-    page.keyboard.press("h")
+    # Asked again where nothing moved: the hint recorded, shown again, and nothing appended.
+    with page.expect_response(lambda response: response.url.endswith("/hint")) as again:
+        page.keyboard.press("h")
+    assert again.value.status == 200 and again.value.json()["events"] == []
+    expect(page.locator("#board .card.hinted, #draw.hinted")).to_have_count(1)
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 1))
+    assert get(f"{live_server}/games/{game_id}")["hints"] == 1
+    page.click("#draw")
     expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
+    page.keyboard.press("h")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 3))
     screenshot(page, "6-hint")
 
 

@@ -26,10 +26,13 @@ from tests.apps import free_port
 from tests.load import Checkpoints, Load, assert_every_2xx_is_in_the_log, assert_every_game_verifies, text_of
 from tests.patroni_cluster import LEASE_SECONDS, PatroniCluster
 from tests.processes import call, start_gunicorn, stop
+from tests.waiting import until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.drill]
 
 STATEMENT_TIMEOUT_MS = 2000
+LOG_TURN_SECONDS = 0.2
+"""How often the server's log sequences and signs (its LOG_INTERVAL_MS)."""
 ETCD_OUTAGE_SECONDS = 30
 LOG_KEY = generate_signer("drill.example/log").skey
 APP = "osmosis_app"
@@ -57,7 +60,7 @@ def server(cluster: PatroniCluster) -> Iterator[str]:
         port,
         STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
         POOL_TIMEOUT_MS="1000",
-        LOG_INTERVAL_MS="200",
+        LOG_INTERVAL_MS=str(int(LOG_TURN_SECONDS * 1000)),
         LOG_SIGNING_KEY=LOG_KEY,
         READ_DATABASE_URL=cluster.database_url("osmosis", attrs="prefer-standby", user=APP),
     )
@@ -271,6 +274,44 @@ def test_with_no_standby_left_writes_get_503_and_nothing_unreplicated_is_acknowl
     assert_only_503s_went_wrong(load)
     assert_nothing_lost(cluster, server, load)
     checkpoints.assert_consistent()
+
+
+def served_size(base: str) -> int:
+    status, text = text_of(f"{base}/log/checkpoint")
+    return int(text.split("\n")[1]) if status == 200 else 0
+
+
+def test_a_checkpoint_committed_while_no_standby_confirms_it_is_handed_out_once_they_are_back(cluster, server):
+    """The sequencer's commit that no standby confirmed (the statement timeout ends the wait, PostgreSQL has committed
+    it all the same) is an unknown outcome: once a standby has it, the log hands it out within two of its turns, with
+    nothing else written to set it going."""
+    leader = cluster.leader()
+    standbys = [node for node in cluster.nodes if node is not leader]
+    with psycopg.connect(cluster.database_url("osmosis"), autocommit=True) as conn:
+
+        def latest() -> int:
+            return conn.execute("SELECT coalesce(max(size), 0) FROM log_checkpoints").fetchone()[0]
+
+        def pending() -> int:
+            return conn.execute("SELECT count(*) FROM log_pending").fetchone()[0]
+
+        until(lambda: pending() == 0 and served_size(server) == latest(), seconds=10)
+        for node in standbys:
+            cluster.kill_node(node)
+        for variant in ("peek", "bridesmaids"):  # committed on the primary alone, answered 503
+            assert call("POST", f"{server}/games", {"variant": variant}, timeout=30)[0] == 503
+        until(lambda: pending() == 0 and latest() > served_size(server), seconds=30)  # signed, not handed out
+        held = latest()
+        for node in standbys:
+            cluster.start_node(node)
+        cluster.wait_until_healthy(seconds=120)
+        back = time.monotonic()
+        until(lambda: served_size(server) >= held, seconds=30)
+        handed_out = time.monotonic() - back
+        readiness = call("GET", f"{server}/readyz")
+
+    assert handed_out <= 2 * LOG_TURN_SECONDS + 1.0, f"handed out {handed_out:.1f} s after the standbys were back"
+    assert readiness[0] == 200 and readiness[1]["log"] == "ok", readiness[1]
 
 
 def test_etcd_gone_for_30_seconds_keeps_the_primary_and_the_server_serving(cluster, server):

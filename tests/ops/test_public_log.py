@@ -9,9 +9,11 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psycopg
@@ -28,6 +30,7 @@ from tests.api.helpers import create
 from tests.apps import free_port
 from tests.databases import drop_database, migrated_database
 from tests.processes import PROJECT, ClientThreads, call, start_gunicorn, stop, wait_until_sequenced
+from tests.waiting import until
 from tests.witness.helpers import OSMOSIS, WitnessProcess
 
 KEY = generate_signer("osmosis.test/ops-log")
@@ -339,3 +342,71 @@ def test_a_worker_stops_its_sequencer_before_closing_its_pool(embedded_server_ur
     server.log.seek(0)
     log = server.log.read()
     assert "sequencing failed" not in log and "PoolClosed" not in log, log[-3000:]
+
+
+class NoWitness(BaseHTTPRequestHandler):
+    """Three URLs of witnesses that say nothing a witness would: a maintenance page (200 to everything), a mistyped
+    path (a plain 404), and a made-up checkpoint of a million entries under a junk signature."""
+
+    def do_GET(self):
+        if self.path.startswith("/maintenance/"):
+            self._answer(200, "<html><body>Down for maintenance</body></html>", "text/html")
+        elif self.path.startswith("/made-up/"):
+            self._answer(200, f"{KEY.name}\n1000000\n{'A' * 43}=\n\n— {KEY.name} {'B' * 86}==\n", "text/plain")
+        else:
+            self._answer(404, "Not Found", "text/plain")
+
+    do_POST = do_GET
+
+    def _answer(self, status, body, content_type):
+        encoded = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(encoded)))
+        self.end_headers()
+        self.wfile.write(encoded)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_witnesses_that_say_nothing_a_witness_would_keep_the_log_from_signing_and_readyz_names_each(
+    embedded_server_url,
+):
+    url = migrated_database(embedded_server_url)
+    pages = ThreadingHTTPServer(("127.0.0.1", free_port()), NoWitness)
+    threading.Thread(target=pages.serve_forever, daemon=True).start()
+    base_of_pages = f"http://127.0.0.1:{pages.server_port}"
+    witnesses = {
+        name: generate_signer(f"witness.test/{name}", COSIGNATURE_V1) for name in ("maintenance", "mistyped", "made-up")
+    }
+    port = free_port()
+    server = start_gunicorn(
+        url,
+        port,
+        LOG_SIGNING_KEY=KEY.skey,
+        LOG_INTERVAL_MS=str(INTERVAL_MS),
+        LOG_WITNESSES=",".join(f"{signer.verifier.vkey} {base_of_pages}/{name}" for name, signer in witnesses.items()),
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for number in range(3):
+            call("POST", f"{base}/games", {"deal_number": number})
+        with psycopg.connect(url, autocommit=True) as conn:
+            # Several of the log's turns with entries pending: each time, nothing is signed.
+            until(lambda: conn.execute("SELECT count(*) FROM log_pending").fetchone()[0] >= 3, seconds=10)
+            time.sleep(10 * INTERVAL_MS / 1000)
+            assert conn.execute("SELECT count(*) FROM log_checkpoints").fetchone()[0] == 0
+        status, ready, _ = call("GET", f"{base}/readyz")
+    finally:
+        stop(server)
+        pages.shutdown()
+        pages.server_close()
+        drop_database(embedded_server_url, url)
+
+    # The server still serves (games go on, their entries pending): /readyz says why its log signs nothing.
+    assert status == 200 and ready["writes"] == "ok", ready
+    said = ready["log"]
+    assert "signs nothing" in said, said
+    for signer in witnesses.values():
+        assert signer.name in said, said

@@ -278,6 +278,32 @@ def test_a_witness_claiming_a_bigger_tree_of_this_log_than_it_could_have_is_an_e
     )
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["<html><body>Down for maintenance</body></html>", ValueError("it answered 404: 404 page not found")],
+    ids=["a page", "unreachable"],
+)
+def test_a_witness_saying_the_same_nothing_at_every_turn_is_logged_once_and_again_when_it_says_otherwise(
+    store, record, caplog, answer
+):
+    witness = Witness(answer)
+    log, cases = guarded(store, record, witness)
+    play(cases, 1)
+
+    with caplog.at_level("WARNING"):
+        for _ in range(5):
+            with pytest.raises(LogRefused):
+                log.sequence()
+        witness.answer = ValueError("connection refused") if isinstance(answer, str) else "<html>Back soon</html>"
+        with pytest.raises(LogRefused):
+            log.sequence()
+
+    # What the guard says of the witness (the log's refusal, naming it too, is said when it changes, as ever).
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("witness witness.example/w1")]
+    assert witness.asked == 6 and len(lines) == 2, lines
+    assert ("connection refused" in lines[1]) == isinstance(answer, str)
+
+
 class UnconfirmedCommits(MemoryStore):
     """A store whose commits land but cannot be confirmed while no synchronous standby answers: PostgreSQL has
     committed locally when it gives up waiting, and says so only as an error."""

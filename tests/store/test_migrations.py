@@ -69,8 +69,9 @@ def test_the_hints_migration_counts_each_games_hints_from_its_log_and_goes_back(
     with use_cases_on(url) as cases:
         plain = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(1))))
         hinted = body_of(cases.creating.handle(NewGame(preset("osmosis"), NumberedDeal(2))))
-        for _ in range(2):
+        for _ in range(2):  # a hint at each of two positions (a position is hinted once)
             cases.acting.handle(Hint(UUID(hinted["id"]), hinted["player_token"]))
+            cases.acting.handle(Draw(UUID(hinted["id"]), hinted["player_token"]))
     rendered = documents(url)
     # Before 0008 a document ended before its hints (and the undos, 0022, which come after them).
     as_before = rendered[UUID(plain["id"])].replace(',"hints":0,"undos":0,"can_undo":false}', "}")

@@ -140,9 +140,8 @@ class ForkGuard:
             try:
                 note = self._witnesses.latest_cosigned(name)
             except (OSError, ValueError) as error:
-                log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
-                with self._lock:
-                    self._unheard[name] = str(error)
+                if self._still_unheard(name, str(error)):
+                    log.warning("witness %s did not say which checkpoint of this log it cosigned last: %s", name, error)
                 continue
             source = f"the checkpoint witness {name} cosigned"
             try:
@@ -151,14 +150,21 @@ class ForkGuard:
                 # A page in a witness's place, or a checkpoint in this log's name its key did not sign (the other
                 # side of a fork would look so): no witness spoke, and whatever it claims is no reference.
                 said = f"what it answered is not a checkpoint of this log: {error}"
-                log.error("witness %s: %s", name, said)
-                with self._lock:
-                    self._unheard[name] = said
+                if self._still_unheard(name, said):
+                    log.error("witness %s: %s", name, said)
                 continue
             with self._lock:
                 if heard is not None:
                     self._heard.append((source, heard))
                 del self._unheard[name]
+
+    def _still_unheard(self, name: str, said: str) -> bool:
+        """Keep why witness `name` is still not heard from; whether that is news (the log says it once, not at each
+        turn it asks again)."""
+        with self._lock:
+            news = self._unheard.get(name) != said
+            self._unheard[name] = said
+        return news
 
     def claim_place(self, claim: Callable[[str], str]) -> None:
         """Learn which place the deployment's record is kept in (`claim`: the store's, claiming ours if none was)."""
