@@ -37,6 +37,11 @@ KEY = generate_signer("osmosis.test/ops-log")
 INTERVAL_MS = 200
 
 
+def signing_gunicorn(url, port, **env):
+    """gunicorn whose log signs with KEY every INTERVAL_MS (or as `env` says)."""
+    return start_gunicorn(url, port, **{"LOG_SIGNING_KEY": KEY.skey, "LOG_INTERVAL_MS": str(INTERVAL_MS), **env})
+
+
 class Players(ClientThreads):
     """Client threads making games (some from sealed deals) on any of the instances and resigning most of them."""
 
@@ -107,7 +112,7 @@ def audit(base: str, state: Path, *witness_keys: str) -> dict:
 def test_two_instances_sequence_one_log_with_each_entry_once(embedded_server_url, tmp_path):
     url = migrated_database(embedded_server_url)
     ports = [free_port(), free_port()]
-    servers = [start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS=str(INTERVAL_MS)) for port in ports]
+    servers = [signing_gunicorn(url, port) for port in ports]
     bases = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         with Players(bases) as players:
@@ -135,11 +140,9 @@ def test_two_instances_keeping_their_records_apart_never_both_sign(embedded_serv
     url = migrated_database(embedded_server_url)
     ports = [free_port(), free_port()]
     servers = [
-        start_gunicorn(
+        signing_gunicorn(
             url,
             port,
-            LOG_SIGNING_KEY=KEY.skey,
-            LOG_INTERVAL_MS=str(INTERVAL_MS),
             OSMOSIS_DATA_DIR=str(tmp_path / name),
             LOG_TILES_DIR=str(tmp_path / name / "tiles"),
         )
@@ -243,11 +246,9 @@ def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice
 def test_postgres_restarted_under_load_leaves_one_consistent_log(own_postgres, tmp_path):
     data_dir, url = own_postgres
     port = free_port()
-    server = start_gunicorn(
+    server = signing_gunicorn(
         url,
         port,
-        LOG_SIGNING_KEY=KEY.skey,
-        LOG_INTERVAL_MS=str(INTERVAL_MS),
         POOL_TIMEOUT_MS="1000",
         STATEMENT_TIMEOUT_MS="2000",
     )
@@ -276,11 +277,9 @@ def test_a_witness_that_goes_away_holds_publication_back_until_it_cosigns_again(
     witness_signer = generate_signer("witness.test/ops", COSIGNATURE_V1)
     witness = WitnessProcess(tmp_path, logs=(KEY.verifier.vkey,), signer=witness_signer)
     port = free_port()
-    server = start_gunicorn(
+    server = signing_gunicorn(
         url,
         port,
-        LOG_SIGNING_KEY=KEY.skey,
-        LOG_INTERVAL_MS=str(INTERVAL_MS),
         LOG_WITNESSES=f"{witness_signer.verifier.vkey} {witness.url}",
     )
     base = f"http://127.0.0.1:{port}"
@@ -331,7 +330,7 @@ def test_a_worker_stops_its_sequencer_before_closing_its_pool(embedded_server_ur
     """At shutdown the sequencer (awake every 5 ms here) finishes its turn before the pool closes under it."""
     url = migrated_database(embedded_server_url)
     port = free_port()
-    server = start_gunicorn(url, port, LOG_SIGNING_KEY=KEY.skey, LOG_INTERVAL_MS="10")
+    server = signing_gunicorn(url, port, LOG_INTERVAL_MS="10")
     try:
         for _ in range(5):
             assert call("POST", f"http://127.0.0.1:{port}/games", {"variant": "osmosis"})[0] == 201
@@ -381,11 +380,9 @@ def test_witnesses_that_say_nothing_a_witness_would_keep_the_log_from_signing_an
         name: generate_signer(f"witness.test/{name}", COSIGNATURE_V1) for name in ("maintenance", "mistyped", "made-up")
     }
     port = free_port()
-    server = start_gunicorn(
+    server = signing_gunicorn(
         url,
         port,
-        LOG_SIGNING_KEY=KEY.skey,
-        LOG_INTERVAL_MS=str(INTERVAL_MS),
         LOG_WITNESSES=",".join(f"{signer.verifier.vkey} {base_of_pages}/{name}" for name, signer in witnesses.items()),
     )
     base = f"http://127.0.0.1:{port}"
