@@ -130,6 +130,33 @@ def test_a_lost_game_says_why(page):
     screenshot(page, "3-lost")
 
 
+@pytest.mark.parametrize(
+    "setting",
+    ["#auto-finish", "#four-colour", "#foundation-order"],
+    ids=["a tick box clicked", "another ticked by its key", "a list chosen from by its keys"],
+)
+def test_the_table_s_keys_work_straight_after_a_setting_is_changed(page, setting):
+    start_game(page, "osmosis-draw-one", 3)
+    if setting == "#auto-finish":
+        page.click(setting)
+    else:
+        page.focus(setting)
+        page.keyboard.press("Space" if setting == "#four-colour" else "ArrowDown")
+    expect(page.locator(setting)).to_be_focused()
+    version = int(version_of(page))
+
+    page.keyboard.press("d")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 1))
+    page.keyboard.press("u")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 2))
+    page.keyboard.press("d")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 3))
+    page.keyboard.press("Control+z")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(version + 4))
+    page.keyboard.press("h")
+    expect(page.locator("#status")).to_contain_text("Hint: ")
+
+
 def test_the_keyboard_alone_plays_a_whole_game(page):
     start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     page.keyboard.press("d")

@@ -418,7 +418,9 @@ function wireTable() {
   });
   document.addEventListener("keydown", (event) => {
     // A held key repeats: it acts once, however fast the server answers.
-    if (event.repeat || event.target.tagName === "INPUT" || event.target.tagName === "SELECT" || $("table").hidden) return;
+    if (event.repeat || typedIntoAField(event.target) || $("table").hidden) return;
+    // A list of the table's settings keeps focus once chosen from: its own search by letter must not take the key.
+    if (event.target.tagName === "SELECT" && TABLE_KEYS.has(event.key.toLowerCase())) event.preventDefault();
     if (event.key === "d" && !$("draw").disabled) act(stockAction());
     if (event.key === "c" && game.rules.free_cells) { cellMode = !cellMode; renderGame(); }
     if (event.key === "h" && !$("ask-hint").disabled) askForHint();
@@ -429,6 +431,15 @@ function wireTable() {
     if (event.key === "f" && !$("finish").hidden) finish();
     if (event.key === "r") location.hash = `replay=${game.id}`;
   });
+}
+
+const TABLE_KEYS = new Set(["d", "c", "h", "u", "z", "f", "r"]);
+
+// Keys typed into a field are the field's: a deal number, a game's id, a choice in a form. A tick box, or a list of
+// the table's own settings, takes no letter: after one is changed the table's keys go on working.
+function typedIntoAField(target) {
+  if (target.closest("form, textarea, [contenteditable]")) return true;
+  return target.tagName === "INPUT" && !["checkbox", "radio", "button", "range"].includes(target.type);
 }
 
 // Every form is wired before the first request goes out: a quick hand never submits one to the page itself.
