@@ -157,6 +157,15 @@ def test_the_table_s_keys_work_straight_after_a_setting_is_changed(page, setting
     expect(page.locator("#status")).to_contain_text("Hint: ")
 
 
+def test_the_table_names_ranks_as_its_cards_show_them_and_in_plain_words(page):
+    start_game(page, "osmosis-draw-one", 17)  # its base rank is the 10
+    expect(page.locator("#board .info")).to_contain_text("Base rank 10.")
+    start_game(page, "osmosis-draw-one", 3)  # the ace
+    expect(page.locator("#board .info")).to_contain_text("Base rank A.")
+    page.click('#board .card[data-card="3S"]')  # an unused suit (the clubs' is started), not the base rank
+    expect(page.locator("#status")).to_contain_text("3♠ cannot start a foundation: only an ace starts one")
+
+
 def test_the_keyboard_alone_plays_a_whole_game(page):
     start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     page.keyboard.press("d")

@@ -7,9 +7,14 @@ function cardName(code) {
   return `${RANK_NAMES[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
 }
 
+// A rank as a card's corner shows it: "K", "10".
+export function rankIndex(rank) {
+  return rank === "T" ? "10" : rank;
+}
+
 // What a card's corner shows: "K♠", "10♥".
 export function cardIndex(code) {
-  return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]][0]}`;
+  return `${rankIndex(code[0])}${SUITS[code[1]][0]}`;
 }
 
 // "1 card", "3 cards", "1 pass", "2 passes".
@@ -177,7 +182,7 @@ export function renderBoard(container, state, actions,
   const info = document.createElement("p");
   info.className = "info";
   const live = groupWaste ? ` Live waste: ${counted(state.live_waste, "card")} of the latest deal.` : "";
-  info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${state.base_rank}.${live}`;
+  info.textContent = `Pass ${state.pass_number}, ${passes}. Base rank ${rankIndex(state.base_rank)}.${live}`;
   container.classList.toggle("no-reserves", state.reserves.length === 0);
   container.replaceChildren(talon, left, right, info);
 }

@@ -7,6 +7,8 @@
 import { cardIndex as shown, RANK_NAMES, SUITS } from "./board.js";
 
 const rankWord = (rank) => RANK_NAMES[rank] || rank;
+// "an ace", "an 8", "a 10", "a king": by how the word is said.
+const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
 const foundationWord = (target) => `foundation ${target.slice(1)}`;
 const reserveWord = (place) => `reserve ${place.slice(1)}`;
 
@@ -41,7 +43,7 @@ const TABLE_WORDS = {
   rankNotAbove: ({ card }) => `${shown(card)} cannot go there: the foundation above has no ${rankWord(card[0])} yet`,
   aboveNotStarted: ({ card, target }) => `${shown(card)} cannot start ${foundationWord(target)}: the foundation above is empty`,
   suitElsewhere: ({ card, other }) => `${shown(card)} cannot start a foundation: ${SUITS[card[1]][0]} ${SUITS[card[1]][1]} go to ${foundationWord(other)}`,
-  notBaseRank: ({ card, base }) => `${shown(card)} cannot start a foundation: only a ${rankWord(base)} starts one`,
+  notBaseRank: ({ card, base }) => `${shown(card)} cannot start a foundation: only ${aRank(base)} starts one`,
   startRankNotAbove: ({ card }) => `${shown(card)} cannot start a foundation: the foundation above has no ${rankWord(card[0])} yet`,
   noCell: () => "These rules have no cell",
   alreadyInCell: ({ card }) => `${shown(card)} is already in the cell`,
