@@ -2,6 +2,7 @@
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from server.log.events import EVENT_KINDS
@@ -36,3 +37,14 @@ def test_the_readme_examples_leave_no_files_in_the_checkout():
 
     assert "curl" in commands
     assert re.search(r"\btee\b|>\s*[\w.-]+\.json|-o\s+[\w.-]+", commands) is None, commands
+
+
+def test_what_the_api_guide_s_sdk_generators_write_in_the_checkout_is_ignored_by_git():
+    """The guide runs both generators in the checkout: their output is the reader's, never a change to commit."""
+    root = Path(__file__).parents[1]
+    guide = (root / "docs" / "api.md").read_text()
+    written = ["osmosis-game-server-client/osmosis_game_server_client/client.py", "api.d.ts"]
+    assert "openapi-python-client generate --path openapi/openapi.json --meta setup" in guide
+    assert "npx openapi-typescript openapi/openapi.json --output api.d.ts" in guide
+    checked = subprocess.run(["git", "check-ignore", *written], cwd=root, capture_output=True, text=True)
+    assert checked.stdout.split() == written, checked.stdout

@@ -306,7 +306,8 @@ class EndPanel(ModalScreen[None]):
             if not page["events"] or page.get("next") is None:
                 break
             after = page["events"][-1]["seq"]
-        self.query_one("#figures", Static).update(figures(self.game, actions))
+        # The line that stood, as the browser's end panel counts it: each undo took one logged action back.
+        self.query_one("#figures", Static).update(figures(self.game, actions - self.game.get("undos", 0)))
 
     async def _analyse(self) -> None:
         analysis, refusal = await ask(self.seat.api.get, f"/games/{self.game['id']}/analysis")

@@ -83,7 +83,7 @@ def test_your_games_are_listed_to_resume_and_back_and_forward_move_between_pages
     page.go_back()
     expect(page.locator("#start")).to_be_visible()
     mine = page.locator("#my-games-list li")
-    expect(mine.first).to_contain_text("peek, deal 12: playing")
+    expect(mine.first).to_contain_text("Peek, deal 12: playing")
     page.go_forward()
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#table")).to_have_attribute("data-version", "2")
@@ -96,7 +96,7 @@ def test_your_games_are_listed_to_resume_and_back_and_forward_move_between_pages
     page.click("#resign-yes")
     expect(page.locator("#status")).to_have_text("You resigned.")  # landed before the player walks away
     page.goto("/#tables")
-    expect(mine.first).to_contain_text("peek, deal 12: resigned")
+    expect(mine.first).to_contain_text("Peek, deal 12: resigned")
     expect(page.locator("#my-games-list li a").first).to_have_text("Replay")
 
 

@@ -30,7 +30,7 @@ def test_a_name_chosen_once_plays_todays_deal_and_shares_the_result_naming_no_ca
 
     page.click('#daily-list button:has-text("Play today\'s peek")')
     expect(page.locator("#table")).to_be_visible()
-    expect(page.locator("#table-about")).to_contain_text("peek")
+    expect(page.locator("#table-about")).to_contain_text("Peek")
     page.click("#draw")
     page.click("#resign")
     page.click("#resign-yes")
@@ -38,7 +38,7 @@ def test_a_name_chosen_once_plays_todays_deal_and_shares_the_result_naming_no_ca
     expect(share).to_contain_text("Osmosis daily")
     text = share.inner_text()
     today = get(f"{live_server}/daily")["day"]
-    assert text.startswith(f"Osmosis daily {today}, peek: resigned, ") and "0 hints" in text and "1 action." in text
+    assert text.startswith(f"Osmosis daily {today}, Peek: resigned, ") and "0 hints" in text and "1 action." in text
     # One count of actions everywhere (moves, deals, redeals; not the resignation): the panel says what the share does.
     expect(page.locator("#game-over-figures")).to_contain_text(re.compile(r"of 52 cards home, 1 action, "))
     assert CARD_NAMED.search(text) is None, text
@@ -67,7 +67,7 @@ def test_a_players_page_counts_their_finished_games_and_links_their_best_win(pag
         page.wait_for_timeout(1000)
         page.reload()
     expect(rows).to_have_count(1)
-    expect(rows.first).to_contain_text("osmosis-draw-one")
+    expect(rows.first).to_contain_text("Osmosis draw one")
     expect(rows.first.locator("a")).to_have_attribute("href", re.compile(r"^#replay="))
     expect(page.locator("#profile-games li")).to_have_count(1)
     expect(page.locator("#profile-stats thead")).to_contain_text("Best win without hints")

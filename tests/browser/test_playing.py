@@ -166,6 +166,21 @@ def test_the_table_names_ranks_as_its_cards_show_them_and_in_plain_words(page):
     expect(page.locator("#status")).to_contain_text("3♠ cannot start a foundation: only an ace starts one")
 
 
+def test_presets_are_named_in_words_wherever_a_player_reads_them(page):
+    start_game(page, "osmosis-draw-one", 3)
+    expect(page.locator("#table-about")).to_have_text("Osmosis draw one, deal 3: Osmosis dealing one card at a time.")
+    page.goto("/#tables")
+    expect(page.locator("#my-games-list li").first).to_contain_text("Osmosis draw one, deal 3: playing")
+    options = page.locator("#variant option")
+    expect(options.filter(has_text="Osmosis draw one")).to_have_attribute("value", "osmosis-draw-one")
+    names = options.evaluate_all("options => options.map(o => o.textContent)")
+    assert "Osmosis strict waste" in names and not [name for name in names if "-" in name], names
+    expect(page.locator("#daily-list")).to_contain_text("Osmosis draw one: ")
+    page.goto("/#boards")
+    board_names = page.locator("#board-variant option").evaluate_all("options => options.map(o => o.textContent)")
+    assert "Peek till dawn" in board_names and not [name for name in board_names if "-" in name], board_names
+
+
 def test_the_keyboard_alone_plays_a_whole_game(page):
     start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     page.keyboard.press("d")
@@ -219,7 +234,7 @@ def test_resigning_asks_first_and_then_starting_again(page):
 def test_a_hint_is_shown_in_words_marked_on_the_table_and_counted(page, live_server):
     start_game(page, "osmosis-draw-one", 3)
     page.click("#how-to-play summary")
-    expect(page.locator("#table-about")).to_have_text("osmosis-draw-one, deal 3: Osmosis dealing one card at a time.")
+    expect(page.locator("#table-about")).to_have_text("Osmosis draw one, deal 3: Osmosis dealing one card at a time.")
     expect(page.locator("#how-to-play")).to_contain_text("osmosis rule")
     version = int(version_of(page))
     page.click("#ask-hint")

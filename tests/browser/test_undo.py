@@ -121,3 +121,12 @@ def test_a_game_won_with_an_undo_says_so_at_its_end_and_in_its_share_text(page, 
     expect(share).to_contain_text("1 undo (not ranked)")
     assert share.inner_text().startswith(f"Osmosis draw one, deal {number}: won, 52 of 52 cards home, 0 hints, 1 undo")
     assert game_of(page, live_server)["undos"] == 1
+    # The actions counted are the line that stood: the draw taken back is not one of them.
+    game = game_of(page, live_server)
+    events = get(f"{live_server}/games/{game['id']}/events?limit=1000")["events"]
+    logged = sum(
+        event["kind"] in ("card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt") for event in events
+    )
+    stood = logged - 1
+    expect(page.locator("#game-over-figures")).to_contain_text(f"52 of 52 cards home, {stood} actions, ")
+    expect(share).to_contain_text(f", {stood} actions.")

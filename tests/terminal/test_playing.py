@@ -200,7 +200,9 @@ def test_resigning_asks_first_then_ends_with_the_solver_s_verdict(live_server, t
         assert "Resign this game?" in words(app)
         await press(pilot, "n")
         assert call(live_server, "GET", f"/games/{game_id}")[1]["status"] == "playing"
-        await press(pilot, "d", "r", "y")  # a deal, then the resignation: one action, as the boards count
+        # Two deals, the second taken back, then the resignation: one action, the line that stood (the browser's
+        # end panel counts so too).
+        await press(pilot, "d", "d", "u", "r", "y")
         assert isinstance(app.screen, EndPanel)
         _, analysis = call(live_server, "GET", f"/games/{game_id}/analysis")
         await until(pilot, lambda text: f"The solver: {analysis['summary']}." in text)

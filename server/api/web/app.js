@@ -11,7 +11,7 @@ import { wireTapping } from "./tapping.js";
 import { showGameOver } from "./ending.js";
 import { markHint, sayBeside, unsay } from "./feedback.js";
 import { canFinish } from "./finishing.js";
-import { dealName, listGamesInProgress, listMyGames, myGameIds, remember, tableTitle, tokenOf } from "./lists.js";
+import { dealName, listGamesInProgress, listMyGames, myGameIds, presetTitle, remember, tableTitle, tokenOf } from "./lists.js";
 import { playDaily, wireMenu } from "./menu.js";
 import { celebrate, dealt, placesOn, shake, travel } from "./motion.js";
 import { showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
@@ -66,7 +66,7 @@ function renderGame(dropped = null) {
   document.title = `${tableTitle(game)} · Osmosis`;
   $("game-id").textContent = game.id;
   $("table-about").textContent = game.variant
-    ? `${game.variant}, ${dealName(game.deal)}: ${descriptions[game.variant]}`
+    ? `${presetTitle(game.variant)}, ${dealName(game.deal)}: ${descriptions[game.variant]}`
     : `Custom rules (draw ${game.rules.draw}), ${dealName(game.deal)}.`;
   $("table").dataset.version = game.version;
   const drawAction = stockAction();

@@ -38,7 +38,8 @@ export async function showGameOver(over, stillShown) {
   try {
     const events = await loadEvents(over.id, 0);
     if (!stillShown()) return;
-    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length;
+    // The line that stood: each undo took one of the logged actions back.
+    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length - over.undos;
     $("share-text").textContent = shareText(over, actions);
     $("share-result").hidden = false;
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";

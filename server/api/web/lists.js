@@ -32,7 +32,7 @@ export async function listMyGames() {
       const mine = await api(`/games/${id}`);
       const deal = mine.deal.kind === "number" ? `deal ${mine.deal.deal_number}` : `a ${mine.deal.kind} deal`;
       const text = document.createElement("span");
-      text.textContent = `${mine.variant || "custom rules"}, ${deal}: ${mine.status}, ${mine.score} of 52 home`;
+      text.textContent = `${presetTitle(mine.variant)}, ${deal}: ${mine.status}, ${mine.score} of 52 home`;
       const open = document.createElement("a");
       open.href = mine.status === "playing" ? `#game=${id}` : `#replay=${id}`;
       open.textContent = mine.status === "playing" ? "Resume" : "Replay";
@@ -52,10 +52,14 @@ export function dealName(deal) {
   return deal.winnable ? "a winnable random deal" : "a random deal";
 }
 
+// A preset as a player reads its name: "Osmosis draw one" for osmosis-draw-one; custom rules have none.
+export function presetTitle(variant) {
+  return variant ? variant[0].toUpperCase() + variant.slice(1).replaceAll("-", " ") : "Custom rules";
+}
+
 // A game's title is its deal, as a player names it: "Osmosis, deal 3", "Peek, the daily deal of 2026-11-27".
 export function tableTitle(game) {
-  const preset = game.variant ? game.variant[0].toUpperCase() + game.variant.slice(1).replaceAll("-", " ") : "Custom rules";
-  return `${preset}, ${dealName(game.deal)}`;
+  return `${presetTitle(game.variant)}, ${dealName(game.deal)}`;
 }
 
 // Anybody's games being played now, to watch live.
@@ -73,7 +77,7 @@ export async function listGamesInProgress() {
     const watch = document.createElement("a");
     watch.href = `#watch=${other.id}`;
     watch.textContent = "Watch";
-    item.append(`${other.variant || "custom rules"}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
+    item.append(`${presetTitle(other.variant)}, ${dealName(other.deal)}: ${other.score} of 52 home, ` +
       `${counted(other.version, "event")} `, watch);
     return item;
   }));

@@ -2,6 +2,7 @@
 // API's winnable-only deals: the solver proves each), or today's deal of the preset.
 
 import { apiToken } from "./api.js";
+import { presetTitle } from "./lists.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,10 +39,10 @@ export async function playDaily(variant) {
 export function wireMenu(variants, dealing) {
   deal = dealing;
   for (const variant of variants) {
-    const option = new Option(variant.name, variant.name);
+    const option = new Option(presetTitle(variant.name), variant.name);
     option.title = variant.description;
     $("variant").append(option);
-    $("board-variant").append(new Option(variant.name, variant.name));
+    $("board-variant").append(new Option(presetTitle(variant.name), variant.name));
   }
   const describeVariant = () => explain(variants.find((v) => v.name === $("variant").value).description);
   $("variant").addEventListener("change", describeVariant);

@@ -3,7 +3,7 @@
 
 import { api, apiToken, keepApiToken } from "./api.js";
 import { counted } from "./board.js";
-import { tableTitle } from "./lists.js";
+import { presetTitle, tableTitle } from "./lists.js";
 
 const $ = (id) => document.getElementById(id);
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
@@ -91,11 +91,11 @@ export async function showDaily(onPlay = null) {
   $("daily-day").textContent = today.day;
   $("daily-list").replaceChildren(...today.deals.map((deal) => {
     const item = element("li");
-    item.append(element("span", `${deal.variant}: `));
+    item.append(element("span", `${presetTitle(deal.variant)}: `));
     if (deal.your_game) {
       item.append(link("your game", `#game=${deal.your_game}`));
     } else {
-      const play = element("button", `Play today's ${deal.variant}`, { type: "button", disabled: !me });
+      const play = element("button", `Play today's ${presetTitle(deal.variant)}`, { type: "button", disabled: !me });
       play.addEventListener("click", () => showDaily.onPlay?.(deal.variant));
       item.append(play);
     }
@@ -130,13 +130,13 @@ export async function showProfile(name) {
     if (stats.best_win) best.append(link(`${stats.best_win.actions} actions`, `#replay=${stats.best_win.game_id}`));
     else best.textContent = stats.wins ? "none yet: every win had hints or undos" : "none yet";
     const games = stats.undone ? `${stats.games} (${stats.undone} with undos, not ranked)` : String(stats.games);
-    row.append(element("th", stats.variant, { scope: "row" }), element("td", games),
+    row.append(element("th", presetTitle(stats.variant), { scope: "row" }), element("td", games),
       element("td", String(stats.wins)), element("td", `${percent(stats.win_rate)} (${interval})`),
       element("td", `${stats.daily_streak.current} (longest ${stats.daily_streak.longest})`), best);
     return row;
   }));
   $("profile-games").replaceChildren(...recent.games.map((game) => {
-    const item = element("li", `${game.variant || "custom rules"}${game.deal.kind === "daily" ? ` daily ${game.deal.day}` : ""}: ` +
+    const item = element("li", `${presetTitle(game.variant)}${game.deal.kind === "daily" ? ` daily ${game.deal.day}` : ""}: ` +
       `${game.status}, ${game.score} of 52 home `);
     item.append(link(game.status === "playing" ? "open" : "replay", `#${game.status === "playing" ? "game" : "replay"}=${game.id}`));
     return item;
@@ -187,7 +187,7 @@ export function shareText(game, actions) {
   const result = game.status === "won" ? "won, 52 of 52 cards home"
     : `${game.status === "resigned" ? "resigned" : "lost"}, ${game.score} of 52 cards home`;
   const undos = game.undos ? `, ${counted(game.undos, "undo")} (not ranked)` : "";
-  const deal = game.deal.kind === "daily" ? `Osmosis daily ${game.deal.day}, ${game.variant}` : tableTitle(game);
+  const deal = game.deal.kind === "daily" ? `Osmosis daily ${game.deal.day}, ${presetTitle(game.variant)}` : tableTitle(game);
   return `${deal}: ${result}, ${counted(game.hints, "hint")}${undos}, ${counted(actions, "action")}.`;
 }
 
