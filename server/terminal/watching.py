@@ -15,7 +15,7 @@ from textual import events, work
 from ..client import ApiError, Stream, Unreachable, messages
 from .board import BoardScreen
 from .seat import Seat
-from .words import ending, event_text
+from .words import ending, event_text, title
 
 FOLLOWS_STEP = frozenset({"game_won", "game_lost", "seeds_revealed"})
 """Events an action appends after its own: they belong to the step of that action."""
@@ -84,7 +84,8 @@ class ReplayScreen(WatchedGameScreen):
             self.states[seq] = position["state"]
         self.show(self.game, self.states[seq])
         what = "; ".join(event_text(event) for event in self.steps[self.at])
-        self.ask(f"Replay of game {self.game_id}: step {self.at} of {len(self.steps) - 1} (event {seq})")
+        # Counted in the log's events, as the browser's replay counts them; a step shows an action's events at once.
+        self.ask(f"Replay of {title(self.game)}: event {seq} of {self.steps[-1][-1]['seq']}")
         over = self.at == len(self.steps) - 1 and self.game["status"] != "playing"
         self.say(what + (f"\n{ending(self.game)}" if over else ""))
 

@@ -9,6 +9,15 @@ from typing import Any
 ENDINGS = {"won": "Won: all 52 cards are home.", "lost": "Lost", "resigned": "Resigned"}
 
 
+def title(game: Mapping[str, Any]) -> str:
+    """A game as a player names it, as the browser's table does: "Osmosis draw one, deal 5"."""
+    variant = game["variant"]
+    preset = variant[0].upper() + variant[1:].replace("-", " ") if variant else "Custom rules"
+    deal = game["deal"]
+    named = {"number": f"deal {deal.get('deal_number')}", "daily": f"the daily deal of {deal.get('day')}"}
+    return f"{preset}, {named.get(deal.get('kind'), 'a secret deal')}"
+
+
 def headline(game: Mapping[str, Any]) -> str:
     state = game["state"]
     deal = game["deal"]

@@ -39,21 +39,20 @@ def test_the_replay_viewer_steps_through_a_finished_game_and_shows_its_verdict(p
 
     page.click("#show-replay")
     position = page.locator("#position")
-    expect(position).to_contain_text("of")
+    # A replay opens at the deal, titled by it, as a player names it (the game's id stays beside, small).
+    expect(position).to_contain_text("Event 1 of ")
     last = int(position.inner_text().split()[-1])
-    expect(page.locator("#verdict")).to_contain_text("VALID:")
-    screenshot(page, "4-replay-last")
-
-    page.click("#first")
-    expect(position).to_have_text(f"Event 1 of {last}")
+    expect(page.locator("#replay-title")).to_have_text(f"Replay of Osmosis draw one, deal {number}")
     expect(page.locator("#replay-board .foundation .card")).to_have_count(1)
+    expect(page.locator("#verdict")).to_contain_text("VALID:")
+    screenshot(page, "5-replay-first")
     page.click("#forward")
     expect(position).to_have_text(f"Event 2 of {last}")
     page.click("#back")
     expect(position).to_have_text(f"Event 1 of {last}")
-    screenshot(page, "5-replay-first")
     page.click("#last")
     expect(position).to_have_text(f"Event {last} of {last}")
+    screenshot(page, "4-replay-last")
 
 
 def test_the_replay_of_a_resigned_winnable_game_shows_where_it_was_lost(page):

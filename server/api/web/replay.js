@@ -3,6 +3,7 @@
 
 import { api, loadEvents } from "./api.js";
 import { describe, renderBoard } from "./board.js";
+import { tableTitle } from "./lists.js";
 import { placesOn, travel } from "./motion.js";
 import { showLogged } from "./transparency.js";
 
@@ -25,7 +26,8 @@ export async function openReplay(id, { onError, live = false }) {
   closeReplay();
   try {
     const current = await api(`/games/${id}`);
-    replay = { id, version: current.version, seq: current.version, events: await loadEvents(id, 0), status: current.status };
+    replay = { id, version: current.version, seq: 1, events: await loadEvents(id, 0), status: current.status };
+    $("replay-deal").textContent = tableTitle(current);
   } catch (error) {
     onError(error);
     return false;
@@ -40,7 +42,8 @@ export async function openReplay(id, { onError, live = false }) {
   $("download").href = `/games/${id}/replay`;
   $("download").download = `osmosis-${id}.json`;
   $("share-link").value = `${location.origin}${location.pathname}#replay=${id}`;
-  await step(replay.version);
+  // A replay starts at the deal; a game followed live, at its latest position.
+  await step(live && replay.status === "playing" ? replay.version : 1);
   // The verdict and the solver's analysis come when they come: the replay can be stepped meanwhile.
   showVerdict().catch((error) => { $("verdict").textContent = `No verdict: ${error.message}`; });
   return true;
