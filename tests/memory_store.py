@@ -217,6 +217,7 @@ class MemoryStore:
             and (before is None or (record.created_at, record.id) < before)
             and (status is None or record.status == status)
             and (variant is None or record.variant == variant)
+            and (page.acted_since is None or (record.version > 1 and record.updated_at >= page.acted_since))
         ]
         chosen.sort(key=lambda record: (record.created_at, record.id), reverse=True)
         return chosen[:limit]

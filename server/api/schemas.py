@@ -365,3 +365,10 @@ class GameListQuerySchema(ma.Schema):
     variant = fields.String(
         validate=validate.OneOf(list(PRESETS)), metadata={"description": "Only games of this preset."}
     )
+    acted_within = fields.Integer(
+        validate=validate.Range(min=1, max=86_400),
+        metadata={
+            "description": "Only games acted on (an action, a hint, an undo) within this many seconds, a table only "
+            "dealt never: with `status=playing`, the games being played now."
+        },
+    )

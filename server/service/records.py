@@ -28,7 +28,8 @@ class Audience:
 @dataclass(frozen=True, slots=True)
 class GamesPage:
     """A page of games, newest first: at most `limit`, created before `before` (created_at, id), of this status,
-    variant and player if given; only those `audience` may read, if given."""
+    variant and player if given, acted on (an action, a hint, an undo) since `acted_since` if given; only those
+    `audience` may read, if given."""
 
     limit: int
     before: tuple[datetime, UUID] | None = None
@@ -36,6 +37,7 @@ class GamesPage:
     variant: str | None = None
     audience: Audience | None = None
     player_id: UUID | None = None
+    acted_since: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

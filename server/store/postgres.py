@@ -261,6 +261,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             "status": page.status,
             "variant": page.variant,
             "player_id": page.player_id,
+            "acted_since": page.acted_since,
         }
         if page.before is not None:
             parameters["created_at"], parameters["id"] = page.before
@@ -272,6 +273,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             ("status", page.status),
             ("variant", page.variant),
             ("player", page.player_id),
+            ("acted", page.acted_since),
         )
         conditions = tuple(name for name, value in given if value is not None)
         with self._connection() as conn:

@@ -158,6 +158,8 @@ _GAME_FILTERS = {
     "status": "g.status = %(status)s",
     "variant": "g.variant = %(variant)s",
     "player": "g.player_id = %(player_id)s",
+    # A game's row moves on with each change after its creation: version 1 is a table only dealt.
+    "acted": "(g.version > 1 AND g.updated_at >= %(acted_since)s)",
 }
 
 

@@ -544,3 +544,28 @@ def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
     assert_problem(response, 503, "service-unavailable")
     assert response.headers["Retry-After"] == "1"
     assert_problem(ready, 503, "not-ready")
+
+
+def test_the_games_being_played_now_leave_out_a_table_only_dealt_and_keep_the_filter_on_every_page(client):
+    dealt = [create(client, deal_number=n)[0]["id"] for n in range(2)]
+    moved = []
+    for n in range(3):
+        game, token = create(client, deal_number=n)
+        assert client.post(f"/games/{game['id']}/draw", headers=token).status_code == 200
+        moved.append(game["id"])
+
+    first = client.get("/games?status=playing&acted_within=600&limit=2")
+    listed, page = first.get_json()["games"], first
+    assert "acted_within=600" in first.get_json()["next"]
+    while not set(moved) <= {game["id"] for game in listed} and "Link" in page.headers:
+        page = client.get(re.fullmatch(r'<(.+)>; rel="next"', page.headers["Link"]).group(1))
+        listed += page.get_json()["games"]
+
+    ids = [game["id"] for game in listed]
+    assert [game_id for game_id in ids if game_id in moved] == list(reversed(moved))
+    assert not set(dealt) & set(ids) and all(game["version"] > 1 for game in listed)
+
+
+@pytest.mark.parametrize("value", ["0", "86401", "1.5", "soon"])
+def test_acted_within_out_of_range_or_not_a_whole_number_is_refused(client, value):
+    assert_problem(client.get(f"/games?acted_within={value}"), 422, "validation-failed")

@@ -13,7 +13,8 @@ def test_no_serious_accessibility_violation_on_the_start_page_the_table_or_the_r
     context = browser.new_context(base_url=live_server, color_scheme=scheme)
     page = context.new_page()
     errors = watch_for_errors(page)
-    post(f"{live_server}/games", {"variant": "peek", "deal_number": 1})  # so that a game is listed to watch
+    watched = post(f"{live_server}/games", {"variant": "peek", "deal_number": 1})  # so that a game is listed to watch
+    post(f"{live_server}/games/{watched['id']}/draw", token=watched["player_token"])
     page.goto("/#tables")
     expect(page.locator("#variant option").first).to_be_attached()
     expect(page.locator("#in-progress-list a").first).to_be_visible()

@@ -160,18 +160,22 @@ def test_the_replay_viewer_follows_a_game_in_progress(page, live_server):
 
 def test_a_game_being_played_is_listed_on_the_start_page_and_watched_live(page, live_server):
     game = post(f"{live_server}/games", {"variant": "peek", "deal_number": 77})
+    post(f"{live_server}/games/{game['id']}/draw", token=game["player_token"])
+    only_dealt = post(f"{live_server}/games", {"variant": "peek", "deal_number": 78})  # as a first visit deals one
     page.goto("/#tables")
-    listed = page.locator("#in-progress-list li", has_text="peek, deal 77: 1 of 52 home, 1 event ")
+    listed = page.locator("#in-progress-list li", has_text="Peek, deal 77: 1 of 52 home, 2 events ")
     expect(listed.first).to_be_visible()
+    expect(page.locator(f"#in-progress-list a[href='#watch={only_dealt['id']}']")).to_have_count(0)
     screenshot(page, "0-start")
 
     listed.locator(f"a[href='#watch={game['id']}']").click()
 
     expect(page.locator("#replay-game-id")).to_have_text(game["id"])
     expect(page.locator("#follow")).to_be_checked()
+    expect(page.locator("#position")).to_have_text("Event 2 of 2")  # followed live: at its latest position
     page.wait_for_timeout(500)
     post(f"{live_server}/games/{game['id']}/draw", token=game["player_token"])
-    expect(page.locator("#position")).to_have_text("Event 2 of 2", timeout=10000)
+    expect(page.locator("#position")).to_have_text("Event 3 of 3", timeout=10000)
     expect(page.locator("#event-text")).to_contain_text("Drew ")
 
 

@@ -1,16 +1,20 @@
 """Reading: games a page at a time, the position after any event, the feed, replays and analyses."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
-from server.game.commands import Draw, NewGame, NumberedDeal, Resign
+from server.game.commands import Draw, Hint, NewGame, NumberedDeal, Resign
 from server.log.replay import verify
 from server.rules import preset
+from server.runtime.composition import compose
 from server.service.errors import EventNotFound, GameNotOver
 from server.service.feed import FEED_START
+from server.service.sources import Sources
 from server.solver import SOLVER_VERSION
 from server.solver.analysis import ANALYSIS_BUDGET
+from tests.service.players import Clock
 
 RULES = preset("osmosis-draw-one")
 
@@ -78,3 +82,30 @@ def test_events_are_read_a_page_at_a_time(cases):
     rest, end = cases.queries.list_events(game_id, after, 3)
 
     assert [event["seq"] for event in page + rest] == [1, 2, 3, 4, 5] and end is None
+
+
+def test_the_games_being_played_now_are_those_acted_on_within_the_time_asked(store):
+    clock = Clock()
+    cases = compose(store, sources=Sources(clock=clock))
+    left, _ = played(cases, 2)  # acted on twenty minutes ago
+    clock.now += timedelta(minutes=20)
+    dealt, _ = played(cases, 0)  # a table only dealt, never acted on
+    clock.now += timedelta(seconds=1)
+    hinted, token = played(cases, 0)
+    cases.acting.handle(Hint(hinted, token))
+    clock.now += timedelta(seconds=1)
+    recent, _ = played(cases, 1)
+    clock.now += timedelta(seconds=1)
+    over, token = played(cases, 1)
+    cases.acting.handle(Resign(over, token))
+
+    listed, _ = cases.queries.list_games(10, None, status="playing", acted_within=600)
+    assert [game["id"] for game in listed] == [str(recent), str(hinted)]
+    everyone, _ = cases.queries.list_games(10, None, status="playing")
+    assert {str(left), str(dealt)} <= {game["id"] for game in everyone}
+    clock.now += timedelta(minutes=9)
+    assert [game["id"] for game in cases.queries.list_games(10, None, acted_within=600)[0]] == [
+        str(over),
+        str(recent),
+        str(hinted),
+    ]

@@ -2,10 +2,11 @@
 version it was decided on."""
 
 import itertools
+import random
 import threading
 import time
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 import pytest
@@ -20,6 +21,8 @@ from server.rules import Rules, preset
 from server.runtime.composition import compose
 from server.service.errors import GameNotFound, IdempotencyConflict
 from server.service.records import GamesPage, Joining
+from server.service.sources import Sources
+from tests.service.players import Clock
 from tests.store.records import EPOCH, a_creation, a_game, a_player, a_response, an_action
 from tests.store.test_public_log_port import sequence_all
 
@@ -252,3 +255,19 @@ def test_the_latest_action_an_undo_takes_back_is_the_one_the_rules_fold_leaves_o
         for _ in ev.positions(opening, events[:upto], on_top):
             pass
         assert port_store.latest_action(game_id, upto) == (on_top[-1][0] if on_top else None), upto
+
+
+def test_the_games_acted_on_since_a_moment_are_those_moved_past_their_deal_since(port_store):
+    clock = Clock(datetime(2031, 5, 1, 12, tzinfo=UTC) + timedelta(seconds=random.randrange(10**8)))
+    cases = compose(port_store, sources=Sources(clock=clock))
+    rules = preset("osmosis-draw-one")
+    made = [cases.creating.handle(NewGame(rules, NumberedDeal(3))).outcome for _ in range(3)]
+    cases.acting.handle(Draw(made[0].game.id, made[0].player_token))
+    clock.now += timedelta(minutes=10)
+    cases.acting.handle(Draw(made[1].game.id, made[1].player_token))
+
+    ids = {change.game.id for change in made}
+    acted = port_store.list_games(GamesPage(100, acted_since=clock.now - timedelta(minutes=5)))
+    assert [game.id for game in acted if game.id in ids] == [made[1].game.id]
+    since_the_start = port_store.list_games(GamesPage(100, acted_since=clock.now - timedelta(minutes=15)))
+    assert {game.id for game in since_the_start if game.id in ids} == {made[0].game.id, made[1].game.id}

@@ -128,20 +128,21 @@ class Games(MethodView):
     @blp.response(200, GameListSchema, headers=LINK_HEADER, example=Later(examples.game_list))
     @answers(*READ_ERRORS, only=("validation-failed", "invalid-cursor"))
     def get(self, args: dict[str, Any]) -> Response:
-        """List games, newest first, optionally by status and variant
+        """List games, newest first, optionally by status, variant and how lately they were acted on
 
         Keyset pagination: `next_cursor` (and the `next` URL, and the Link header) gives the next page,
         which stays right while games are added. Filters apply to every page; pass them again with the
         cursor, as `next` does. A daily game is listed once its day has closed (before, to its player only,
         with their API token).
         """
-        status, variant = args.get("status"), args.get("variant")
-        games, cursor = use_cases().queries.list_games(args["limit"], args.get("cursor"), status, variant, reader())
+        status, variant, acted_within = args.get("status"), args.get("variant"), args.get("acted_within")
+        games, cursor = use_cases().queries.list_games(
+            args["limit"], args.get("cursor"), status, variant, reader(), acted_within=acted_within
+        )
         next_url = None
         if cursor:
-            next_url = next_page(
-                "/games", {"limit": args["limit"], "status": status, "variant": variant, "cursor": cursor}
-            )
+            filters = {"status": status, "variant": variant, "acted_within": acted_within}
+            next_url = next_page("/games", {"limit": args["limit"], **filters, "cursor": cursor})
         return game_list(games, next_url, cursor)
 
 

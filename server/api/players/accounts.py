@@ -157,20 +157,17 @@ class PlayerGames(MethodView):
     @blp.response(200, GameListSchema, headers=LINK_HEADER, example=Later(examples.game_list))
     @answers(*READ_ERRORS, 404, only=("validation-failed", "invalid-cursor", "player-not-found"))
     def get(self, args: dict[str, Any], name: str) -> Response:
-        """A player's games, newest first, optionally by status and variant
+        """A player's games, newest first, optionally by status, variant and how lately they were acted on
 
-        Keyset pagination as `listGames`. Their daily games of a day not closed yet are listed to them alone
-        (with their API token).
+        Keyset pagination and filters as `listGames`. Their daily games of a day not closed yet are listed to them
+        alone (with their API token).
         """
         player = use_cases().accounts.player(name)
-        status, variant = args.get("status"), args.get("variant")
+        status, variant, acted_within = args.get("status"), args.get("variant"), args.get("acted_within")
         games, cursor = use_cases().queries.list_games(
-            args["limit"], args.get("cursor"), status, variant, reader(), player.id
+            args["limit"], args.get("cursor"), status, variant, reader(), player.id, acted_within
         )
         path = f"/players/{quote(player.name)}/games"
-        next_url = (
-            None
-            if cursor is None
-            else next_page(path, {"limit": args["limit"], "status": status, "variant": variant, "cursor": cursor})
-        )
+        filters = {"status": status, "variant": variant, "acted_within": acted_within}
+        next_url = None if cursor is None else next_page(path, {"limit": args["limit"], **filters, "cursor": cursor})
         return game_list(games, next_url, cursor)

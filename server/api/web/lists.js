@@ -8,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
 const MY_GAMES_SHOWN = 20;
 const IN_PROGRESS_SHOWN = 10;
+const IN_PROGRESS_WITHIN_S = 600; // acted on in the last ten minutes: a table only dealt, or left, is not being played
 
 export function tokenOf(id) {
   return localStorage.getItem(`osmosis-token-${id}`);
@@ -66,7 +67,7 @@ export function tableTitle(game) {
 export async function listGamesInProgress() {
   let games;
   try {
-    ({ games } = await api(`/games?status=playing&limit=${IN_PROGRESS_SHOWN}`));
+    ({ games } = await api(`/games?status=playing&acted_within=${IN_PROGRESS_WITHIN_S}&limit=${IN_PROGRESS_SHOWN}`));
   } catch (error) {
     $("in-progress-list").replaceChildren(Object.assign(document.createElement("li"), { textContent: error.message }));
     return;

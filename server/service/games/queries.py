@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -84,12 +84,18 @@ class GameQueries:
         variant: str | None = None,
         viewer: UUID | None = None,
         player_id: UUID | None = None,
+        acted_within: int | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """Newest first, of this status, variant and player if given, that `viewer` may read (see `readable`);
-        the second value is the cursor of the next page, None on the last page."""
+        """Newest first, of this status, variant and player if given, acted on within `acted_within` seconds if
+        given (the games being played now), that `viewer` may read (see `readable`); the second value is the cursor
+        of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
-        audience = Audience(day_of(self._clock()), viewer)
-        records = self._games.list_games(GamesPage(limit + 1, before, status, variant, audience, player_id))
+        now = self._clock()
+        audience = Audience(day_of(now), viewer)
+        acted_since = None if acted_within is None else now - timedelta(seconds=acted_within)
+        records = self._games.list_games(
+            GamesPage(limit + 1, before, status, variant, audience, player_id, acted_since)
+        )
         page = records[:limit]
         next_cursor = encode_cursor(page[-1]) if len(records) > limit else None
         return [game_view(record) for record in page], next_cursor
