@@ -39,13 +39,14 @@ PORT ?= 8000
 serve: $(VENV)/.project $(VENV)/.solver-accelerator
 	$(BIN)/osmosis serve --port $(PORT)
 
-# The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game.
+# The terminal table (docs/clients.md): the project with its 'play' extra (Textual), then a new game; on the server
+# `make serve` runs beside it if there is one, else on one of its own; `make play SERVER=URL` on any other.
 $(VENV)/.play: $(VENV)/.project
 	$(BIN)/pip install --quiet -e '.[play]'
 	touch $@
 
 play: $(VENV)/.play
-	$(BIN)/osmosis play
+	$(BIN)/osmosis play $(if $(SERVER),--server $(SERVER))
 
 system-packages:
 	scripts/install-system-packages

@@ -36,6 +36,7 @@ from .deal_source import add_deal_source, seeds_of
 from .log_commands import add_commands as add_log_commands
 from .log_commands import read_key
 from .log_recovery_commands import add_commands as add_log_recovery_commands
+from .play_commands import SERVING_FILE
 from .play_commands import add_commands as add_play_commands
 from .player_commands import add_commands as add_player_commands
 from .solver_commands import add_commands as add_solver_commands
@@ -205,20 +206,20 @@ def _serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     print(f"osmosis: the public log's verifier key is {log_signer(settings).verifier.vkey}", flush=True)
     if settings.database_url is not None:
-        return _run_gunicorn(args, settings.database_url)
+        return _run_gunicorn(args, settings.database_url, settings.data_dir)
     try:
         with embedded.running(settings.data_dir) as database_url:
             print(f"osmosis: embedded PostgreSQL in {settings.data_dir.resolve() / 'postgres'}", flush=True)
             with wal_archive.archiving(database_url, settings.wal_archive):
                 if settings.wal_archive is not None:
                     print(f"osmosis: every commit is archived in {settings.wal_archive.resolve()}", flush=True)
-                return _run_gunicorn(args, database_url)
+                return _run_gunicorn(args, database_url, settings.data_dir)
     except (embedded.InUse, wal_archive.ArchiveAhead) as error:
         print(f"osmosis: {error}", file=sys.stderr)
         return 2
 
 
-def _run_gunicorn(args: argparse.Namespace, database_url: str) -> int:
+def _run_gunicorn(args: argparse.Namespace, database_url: str, data_dir: Path) -> int:
     from ..store import migrate
 
     try:
@@ -230,14 +231,21 @@ def _run_gunicorn(args: argparse.Namespace, database_url: str) -> int:
     if args.workers is not None:
         command += ["--workers", str(args.workers)]
     gunicorn = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url})
-    print(f"osmosis: serving on http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+    url = f"http://{args.host}:{args.port}"
+    print(f"osmosis: serving on {url}/ (Ctrl-C to stop)", flush=True)
 
     def forward(signum: int, frame: object) -> None:
         gunicorn.send_signal(signum)
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, forward)
-    return gunicorn.wait()
+    # Where this server answers, for `osmosis play` in the same data directory (its database is this one's).
+    serving = data_dir / SERVING_FILE
+    serving.write_text(url + "\n")
+    try:
+        return gunicorn.wait()
+    finally:
+        serving.unlink(missing_ok=True)
 
 
 VERIFY_INVALID = 1

@@ -24,6 +24,9 @@ from ..rules import MAX_DEAL_NUMBER, PRESETS
 
 START_SECONDS = 120
 """How long the embedded server may take to start (a first start makes the PostgreSQL cluster)."""
+SERVING_FILE = "serving"
+"""In the data directory, while `osmosis serve` (`make serve`) runs there: its base URL. The embedded database is
+that server's then, and the table plays on it rather than start a server of its own."""
 
 
 def add_commands(commands: Any) -> None:
@@ -98,8 +101,12 @@ def _play(args: argparse.Namespace) -> int:
         print(f"osmosis play: {error}", file=sys.stderr)
         return 1
     with contextlib.ExitStack() as stack:
+        beside = None if args.server else _server_beside(Settings.from_env())
         if args.server:
             url, name = args.server, args.server.rstrip("/")
+        elif beside is not None:
+            url, name = beside
+            print(f"osmosis play: playing on the server running beside, {url}", file=sys.stderr, flush=True)
         else:
             try:
                 url, name = stack.enter_context(_served_here(Settings.from_env()))
@@ -178,6 +185,23 @@ def _check(args: argparse.Namespace) -> str | None:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return f"--server is an http:// or https:// base URL, not {args.server!r}"
     return None
+
+
+def _server_beside(settings: Settings) -> tuple[str, str] | None:
+    """The server `osmosis serve` runs on this data directory's database, if one does and answers: its URL and the
+    name the table's games are saved under (the database's, as for a server of the table's own)."""
+    try:
+        url = (settings.data_dir / SERVING_FILE).read_text().strip()
+    except OSError:
+        return None
+    api = Api(url, timeout=2)
+    try:
+        api.get("/readyz")
+    except (ApiError, Unreachable):
+        return None  # a server stopped without removing it (killed): the table starts its own
+    finally:
+        api.close()
+    return url, _database_name(settings)
 
 
 class ServerNotStarted(RuntimeError):

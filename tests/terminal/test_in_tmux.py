@@ -3,11 +3,15 @@ the screen read with capture-pane. The command starts its own server (the embedd
 directory), plays, keeps the game's token, takes the game up again in a second run, and stops its server."""
 
 import fcntl
+import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -106,3 +110,58 @@ def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
         second.wait_for("EXIT=0")
     finally:
         second.close()
+
+
+def test_beside_a_running_make_serve_the_table_plays_on_that_server(tmp_path):
+    """`make serve` holds the embedded PostgreSQL of its data directory: `osmosis play` there plays on that server
+    rather than fail to start one of its own, and leaves it running."""
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL" and not key.startswith("TMUX")}
+    env |= {
+        "OSMOSIS_DATA_DIR": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    served = subprocess.Popen(
+        [OSMOSIS, "serve", "--port", str(port), "--workers", "1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    table = None
+    try:
+        for line in served.stdout:
+            if "serving on" in line:
+                break
+        table = Terminal(f"{OSMOSIS} play --deal-number 11", env)
+        table.wait_for("osmosis | deal 11 | base 2")
+        table.keys("2")
+        table.wait_for("2/52 home")
+        table.keys("q")
+        left = table.wait_for("EXIT=0")  # what was said before the table, and after it
+        assert f"osmosis play: playing on the server running beside, http://127.0.0.1:{port}" in " ".join(left.split())
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/games?limit=1", timeout=10) as response:
+            latest = json.load(response)["games"][0]
+        assert (latest["deal"].get("deal_number"), latest["score"]) == (11, 2)  # on the server beside, still up
+    finally:
+        if table is not None:
+            table.close()
+        os.killpg(served.pid, signal.SIGTERM)
+        served.wait(timeout=60)
+    assert not (tmp_path / "data" / "serving").exists(), "the server's address is removed when it stops"
+
+
+def test_make_play_takes_the_server_to_play_on():
+    dry = subprocess.run(
+        ["make", "-n", "play", "SERVER=http://127.0.0.1:8000"],
+        cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+    )
+    assert dry.returncode == 0 and "osmosis play --server http://127.0.0.1:8000" in dry.stdout, dry.stdout + dry.stderr
