@@ -42,8 +42,9 @@ def one_of(component: str, choices: tuple[str, ...], **kwargs: Any) -> fields.St
 
 
 def kind(value: str) -> fields.String:
-    """The tag of one member of a tagged union: a one-value enum."""
-    return fields.String(required=True, validate=validate.OneOf([value]))
+    """The tag of one member of a tagged union: a one-value enum, required; its one value named the default too, so
+    that a generated client's constructor needs none (`UndoAction()`, not `UndoAction(kind=UndoActionKind.UNDO)`)."""
+    return fields.String(required=True, validate=validate.OneOf([value]), metadata={"default": value})
 
 
 class StrictBoolean(fields.Boolean):

@@ -42,10 +42,22 @@ def test_the_end_of_a_game_shows_what_happened_and_deals_the_same_or_the_next_de
     expect(page.locator("#table-title")).to_have_text(f"Osmosis draw one, deal {number}")
     assert page.title() == f"Osmosis draw one, deal {number} · Osmosis"
     first_id = page.locator("#game-id").inner_text()
+    board_top = page.locator("#board").bounding_box()["y"]
     play_by_clicks(page)
     panel = page.locator("#game-over")
     expect(panel).to_be_visible()
     expect(page.locator("#game-over-title")).to_have_text("You won!")
+    # The table holds still as the panel comes, the falling cards pass behind it, its heading wears no focus box.
+    assert page.locator("#board").bounding_box()["y"] == board_top
+    page.wait_for_selector(".cascade", state="attached")
+    layers = page.evaluate(
+        "[getComputedStyle(document.querySelector('#game-over')).zIndex,"
+        " getComputedStyle(document.querySelector('.cascade')).zIndex]"
+    )
+    assert int(layers[0]) > int(layers[1]), layers
+    heading = page.locator("#game-over-title")
+    expect(heading).to_be_focused()
+    assert heading.evaluate("h => getComputedStyle(h).outlineStyle") == "none"
     expect(page.locator("#game-over-figures")).to_contain_text("52 of 52 cards home")
     expect(page.locator("#game-over-figures")).to_contain_text(" actions")
     said_once = "Solver: the deal was winnable, and the game won it: the witness is the game's own actions."

@@ -35,11 +35,9 @@ from osmosis_game_server_client.models import (
     Problem,
     RedealAction,
     ResignAction,
-    ResignActionKind,
     RulesInput,
     RulesInputDraw,
     UndoAction,
-    UndoActionKind,
 )
 
 WAITED: list[float] = []
@@ -142,10 +140,10 @@ def resign_custom(base_url: str) -> dict[str, object]:
     if not isinstance(recommended, DealAction | MoveAction | RedealAction):
         raise Refused(None)
     played = taken(player, hint.game, recommended)
-    undone = taken(player, played, UndoAction(kind=UndoActionKind.UNDO))
+    undone = taken(player, played, UndoAction())  # an action's one-value kind is its default
     back_at_the_hint = (undone.state, undone.legal_actions) == (hint.game.state, hint.game.legal_actions)
     played = taken(player, undone, recommended)
-    resigned = taken(player, played, ResignAction(kind=ResignActionKind.RESIGN))
+    resigned = taken(player, played, ResignAction())
     return {
         "draw": resigned.rules.draw.value,
         "max_passes": resigned.rules.max_passes,
