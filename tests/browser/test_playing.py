@@ -14,6 +14,7 @@ from tests.browser.table import (
     wait_for_next_version,
     watch_for_errors,
 )
+from tests.browser.test_playing_by_hand import wait_until_settled
 
 
 def test_a_whole_game_is_won_by_clicking_lit_cards_and_draw(page):
@@ -211,6 +212,19 @@ def test_the_card_the_keyboard_is_on_is_told_from_every_other_lit_card(page):
     assert "rgb(255, 255, 255)" in ring(focused), ring(focused)  # a white ring outside the lit one, a gap between
     assert "rgb(255, 255, 255)" not in ring(other.first), ring(other.first)
     screenshot(page, "7-focus")
+
+
+def test_a_dim_card_dragged_says_why_it_cannot_move_and_the_table_selects_no_text(page):
+    start_game(page, "osmosis-draw-one", 3)
+    wait_until_settled(page)  # the deal's cards in their places
+    dim = page.locator('#board .card[data-card="3S"]').bounding_box()
+    page.mouse.move(dim["x"] + dim["width"] / 2, dim["y"] + dim["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(dim["x"] + 200, dim["y"] + 40, steps=8)
+    page.mouse.up()
+    expect(page.locator("#status")).to_contain_text("3♠ cannot start a foundation: only an ace starts one")
+    assert page.evaluate("getSelection().toString()") == ""
+    assert page.locator("#board").evaluate("board => getComputedStyle(board).userSelect") == "none"
 
 
 def test_the_keyboard_alone_plays_a_whole_game(page):

@@ -401,7 +401,7 @@ function wireTable() {
   $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
   $("four-colour").addEventListener("change", () => changeSettings({ fourColour: $("four-colour").checked }));
   $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
-  wireDragging($("board"), dropCard);
+  wireDragging($("board"), dropCard, explainRefusal);
   wireTapping(document);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
   $("show-replay").addEventListener("click", () => { location.hash = `replay=${game.id}`; });

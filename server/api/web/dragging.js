@@ -4,6 +4,7 @@
 const TRAVEL = 6; // pixels a press must move before it is a drag and not a click
 
 let drag = null;        // {card, code, pointer, x, y, ghost}
+let dim = null;         // {code, pointer, x, y}: a card that cannot move, pressed: carried, it says why
 let justDropped = null;  // the pointer of a drop just made: the click it makes (a mouse's) is not a click on a card
 
 function lift(current) {
@@ -29,14 +30,24 @@ function placeUnder(event) {
 }
 
 // `board`: the element holding the cards; `dropped(code, target, rect)` is told where a card was let go (target
-// null: nowhere that takes cards; rect: where on the screen).
-export function wireDragging(board, dropped) {
+// null: nowhere that takes cards; rect: where on the screen); `refused(code)`, when a card that cannot move is
+// dragged, as a click on it is.
+export function wireDragging(board, dropped, refused) {
   board.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || drag) return;
     const card = event.target.closest(".card.playable");
-    if (!card || event.button !== 0 || drag) return;
+    const stuck = card ? null : event.target.closest(".card[data-card]");
+    if (stuck) dim = { code: stuck.dataset.card, pointer: event.pointerId, x: event.clientX, y: event.clientY };
+    if (!card) return;
     drag = { card, code: card.dataset.card, pointer: event.pointerId, x: event.clientX, y: event.clientY, ghost: null };
   });
   document.addEventListener("pointermove", (event) => {
+    if (dim && event.pointerId === dim.pointer && Math.hypot(event.clientX - dim.x, event.clientY - dim.y) >= TRAVEL) {
+      refused(dim.code);
+      justDropped = dim.pointer; // its click, when let go, would say it again
+      dim = null;
+      return;
+    }
     if (!drag || event.pointerId !== drag.pointer) return;
     const dx = event.clientX - drag.x;
     const dy = event.clientY - drag.y;
@@ -50,6 +61,8 @@ export function wireDragging(board, dropped) {
     placeUnder(event)?.classList.add("drop-over");
   });
   document.addEventListener("pointerup", (event) => {
+    if (dim && event.pointerId === dim.pointer) dim = null;
+    if (justDropped !== null && event.pointerId === justDropped) setTimeout(() => { justDropped = null; }, 0);
     if (!drag || event.pointerId !== drag.pointer) return;
     const current = drag;
     drag = null;
@@ -63,6 +76,7 @@ export function wireDragging(board, dropped) {
   document.addEventListener("pointercancel", () => {
     if (drag) putDown(drag);
     drag = null;
+    dim = null;
   });
   // Only the dropping pointer's own click: a finger's next tap is another pointer, however soon it comes.
   document.addEventListener("click", (event) => {
