@@ -4,6 +4,7 @@ card and its foundation, unlike a playable card's."""
 from playwright.sync_api import expect
 
 from tests.browser.table import CODES, distance, serious_violations, start_game, version_of, wait_for_next_version
+from tests.browser.test_playing_by_hand import wait_until_settled
 
 SHAKES = """(code) => document.getAnimations()
     .filter((a) => a.effect.target.dataset.card === code)
@@ -59,3 +60,35 @@ def test_no_serious_accessibility_violation_with_the_menu_a_refusal_and_a_hint_s
     page.click("#ask-hint")
     expect(page.locator("#board .hinted").first).to_be_visible()
     assert serious_violations(page, axe_script) == [], "hint"
+
+
+def test_on_a_phone_the_reason_beside_a_refused_card_covers_no_card_that_can_move(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True)
+    page = context.new_page()
+    try:
+        for variant, number in (("osmosis", 3), ("osmosis", 11), ("peek", 5), ("osmosis-draw-one", 3)):
+            start_game(page, variant, number)
+            wait_until_settled(page)
+            tops = [pile.locator(".card[data-card]").last for pile in page.locator("#board .reserve").all()]
+            for refused in [top for top in tops if top.count() and "playable" not in top.get_attribute("class")]:
+                refused.tap()
+                said = page.locator("#refusal")
+                expect(said).to_be_visible()
+                bubble = said.bounding_box()
+                for lit in page.locator("#board .card.playable, #board button.stock").all():
+                    assert not overlapping(bubble, lit.bounding_box()), (
+                        variant,
+                        number,
+                        refused.get_attribute("data-card"),
+                    )
+    finally:
+        context.close()
+
+
+def overlapping(one, other):
+    return (
+        one["x"] < other["x"] + other["width"]
+        and other["x"] < one["x"] + one["width"]
+        and one["y"] < other["y"] + other["height"]
+        and other["y"] < one["y"] + one["height"]
+    )
