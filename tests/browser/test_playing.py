@@ -1,5 +1,7 @@
 """Whole games at the table: by clicks, on a phone by touch, by keyboard; the end of a game; resigning; hints."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -225,6 +227,33 @@ def test_a_dim_card_dragged_says_why_it_cannot_move_and_the_table_selects_no_tex
     expect(page.locator("#status")).to_contain_text("3♠ cannot start a foundation: only an ace starts one")
     assert page.evaluate("getSelection().toString()") == ""
     assert page.locator("#board").evaluate("board => getComputedStyle(board).userSelect") == "none"
+
+
+def test_the_table_s_head_shows_a_ticking_clock_the_actions_that_stood_and_the_cards_home_and_can_hide_them(page):
+    start_game(page, "osmosis-draw-one", 3)
+    clock, actions, home = page.locator("#figure-clock"), page.locator("#figure-actions"), page.locator("#figure-home")
+    expect(actions).to_have_text("0 actions")
+    expect(home).to_have_text("1 of 52 home")
+    expect(clock).to_have_text(re.compile(r"^0:0\d$"))
+    started = clock.inner_text()
+    expect(clock).not_to_have_text(started, timeout=3000)  # it ticks
+    page.keyboard.press("d")
+    expect(actions).to_have_text("1 action")
+    page.keyboard.press("u")
+    expect(actions).to_have_text("0 actions")  # the line that stood: the draw taken back is not in it
+    page.click('#board .card.playable[data-card="JC"]')
+    expect(home).to_have_text("2 of 52 home")
+    expect(actions).to_have_text("1 action")
+    page.reload()  # counted again from the log
+    expect(actions).to_have_text("1 action")
+
+    page.uncheck("#show-figures")
+    expect(page.locator("#game-figures")).to_be_hidden()
+    page.reload()  # remembered
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator("#game-figures")).to_be_hidden()
+    page.check("#show-figures")
+    expect(page.locator("#game-figures")).to_be_visible()
 
 
 def test_the_keyboard_alone_plays_a_whole_game(page):

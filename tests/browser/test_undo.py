@@ -1,6 +1,8 @@
 """Undo at the table: a button beside Draw and Hint, and Ctrl+Z or U; the cards go back, the live region says what
 was taken back, and auto-move does not play the card straight back."""
 
+import re
+
 from playwright.sync_api import expect
 
 from tests.browser.table import (
@@ -129,4 +131,8 @@ def test_a_game_won_with_an_undo_says_so_at_its_end_and_in_its_share_text(page, 
     )
     stood = logged - 1
     expect(page.locator("#game-over-figures")).to_contain_text(f"52 of 52 cards home, {stood} actions, ")
-    expect(share).to_contain_text(f", {stood} actions.")
+    # The time, as the table's clock showed it, in the end panel and the share text alike.
+    expect(share).to_contain_text(re.compile(rf", {stood} actions, \d+:\d\d\.$"))
+    time_played = share.inner_text().rsplit(", ", 1)[1].rstrip(".")
+    expect(page.locator("#game-over-figures")).to_contain_text(f", {time_played}.")
+    expect(page.locator("#figure-clock")).to_have_text(time_played)  # stopped at the end

@@ -10,6 +10,7 @@ import { wireDragging } from "./dragging.js";
 import { wireTapping } from "./tapping.js";
 import { showGameOver } from "./ending.js";
 import { markHint, sayBeside, unsay } from "./feedback.js";
+import { countAppended, showFigures, stopFigures } from "./figures.js";
 import { canFinish } from "./finishing.js";
 import { dealName, listGamesInProgress, listMyGames, myGameIds, presetTitle, remember, tableTitle, tokenOf } from "./lists.js";
 import { playDaily, wireMenu } from "./menu.js";
@@ -46,7 +47,10 @@ function say(text, kind = "") {
 
 function show(section) {
   for (const id of ["start", "table", "replay", "profile", "boards"]) $(id).hidden = id !== section;
-  if (section !== "table") document.title = "Osmosis";
+  if (section !== "table") {
+    document.title = "Osmosis";
+    stopFigures();
+  }
 }
 
 function chosenMove(moves) {
@@ -92,6 +96,8 @@ function renderGame(dropped = null) {
   $("auto-move").checked = settings.autoMove;
   $("auto-finish").checked = settings.autoFinish;
   $("four-colour").checked = settings.fourColour;
+  $("show-figures").checked = settings.showFigures;
+  showFigures(game, settings.showFigures);
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
   $("draw").firstChild.textContent = drawAction?.kind === "redeal" ? "Redeal " : "Draw ";
@@ -199,6 +205,7 @@ async function act(action, { auto = false, dropped = null, finishStep = false, u
     const body = { action, expected_version: game.version };
     const result = await api(`/games/${game.id}/actions`, { method: "POST", body, token });
     const wasPlaying = game.status === "playing";
+    countAppended(game.id, game.version, result.game.version, result.events);
     game = result.game;
     cellMode = false;
     if (game.status === "playing") say(`${auto ? "Auto-move: " : finishStep ? "Finishing: " : ""}${describe(result.events[0])}`);
@@ -400,6 +407,7 @@ function wireTable() {
   $("auto-move").addEventListener("change", () => changeSettings({ autoMove: $("auto-move").checked }));
   $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
   $("four-colour").addEventListener("change", () => changeSettings({ fourColour: $("four-colour").checked }));
+  $("show-figures").addEventListener("change", () => changeSettings({ showFigures: $("show-figures").checked }));
   $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
   wireDragging($("board"), dropCard, explainRefusal);
   wireTapping(document);

@@ -3,6 +3,7 @@
 
 import { api, loadEvents } from "./api.js";
 import { counted } from "./board.js";
+import { timePlayed } from "./figures.js";
 import { shareText } from "./players.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,10 +13,6 @@ const $ = (id) => document.getElementById(id);
 const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
 const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
 
-function duration(from, to) {
-  const seconds = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
 
 // `over`: the finished game; `stillShown()`: whether the table still shows it (the answers come later).
 export async function showGameOver(over, stillShown) {
@@ -45,7 +42,7 @@ export async function showGameOver(over, stillShown) {
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";
     const undos = over.undos ? `, ${counted(over.undos, "undo")} (so on no board)` : "";
     $("game-over-figures").textContent = `${over.score} of 52 cards home, ${counted(actions, "action")}${hints}` +
-      `${undos}, ${duration(over.created_at, over.updated_at)}.`;
+      `${undos}, ${timePlayed(over)}.`;
     if (over.deal.kind === "daily" && !over.deal.server_seed) {
       $("game-over-analysis").textContent = "The solver's word on today's deal comes once the day closes, at " +
         "midnight UTC: until then it would show the deal to players still at it.";

@@ -3,6 +3,7 @@
 
 import { api, apiToken, keepApiToken } from "./api.js";
 import { counted } from "./board.js";
+import { timePlayed } from "./figures.js";
 import { presetTitle, tableTitle } from "./lists.js";
 
 const $ = (id) => document.getElementById(id);
@@ -188,7 +189,7 @@ export function shareText(game, actions) {
     : `${game.status === "resigned" ? "resigned" : "lost"}, ${game.score} of 52 cards home`;
   const undos = game.undos ? `, ${counted(game.undos, "undo")} (not ranked)` : "";
   const deal = game.deal.kind === "daily" ? `Osmosis daily ${game.deal.day}, ${presetTitle(game.variant)}` : tableTitle(game);
-  return `${deal}: ${result}, ${counted(game.hints, "hint")}${undos}, ${counted(actions, "action")}.`;
+  return `${deal}: ${result}, ${counted(game.hints, "hint")}${undos}, ${counted(actions, "action")}, ${timePlayed(game)}.`;
 }
 
 export function wirePlayers() {

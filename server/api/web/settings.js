@@ -2,6 +2,7 @@
 
 const DEFAULTS = {
   autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false, variant: null, fourColour: false,
+  showFigures: true,
 };
 const KEY = "osmosis-settings";
 

@@ -1,0 +1,62 @@
+// The table's clock and count, in its head: the time since the game began (ticking while it is on), its actions
+// (the line that stood: moves, deals and redeals, less those taken back), and its cards home.
+
+import { loadEvents } from "./api.js";
+import { counted } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+const COUNTED = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
+
+let tally = null; // {id, version, logged}: the actions the game's log holds up to `version`, taken back or not
+let shown = null; // the game the head shows
+let ticking = null;
+
+// "0:07", "12:30", "1:02:03".
+export function clockText(seconds) {
+  const [hours, minutes] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60];
+  const ss = String(seconds % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${ss}` : `${minutes}:${ss}`;
+}
+
+// The time a game took, as the table's clock showed it at its end.
+export function timePlayed(game) {
+  return clockText(Math.max(0, Math.floor((Date.parse(game.updated_at) - Date.parse(game.created_at)) / 1000)));
+}
+
+// The events an action's answer appended to the game at `fromVersion`: counted without reading the log again.
+export function countAppended(id, fromVersion, toVersion, events) {
+  if (tally && tally.id === id && tally.version === fromVersion) {
+    tally = { id, version: toVersion, logged: tally.logged + events.filter((event) => COUNTED.has(event.kind)).length };
+  }
+}
+
+export function showFigures(game, visible) {
+  shown = game;
+  $("game-figures").hidden = !visible;
+  $("figure-home").textContent = `${game.score} of 52 home`;
+  tick();
+  clearInterval(ticking);
+  ticking = visible && game.status === "playing" ? setInterval(tick, 1000) : null;
+  if (tally && tally.id === game.id && tally.version === game.version) {
+    $("figure-actions").textContent = counted(tally.logged - game.undos, "action");
+    return;
+  }
+  const { id, version } = game;
+  loadEvents(id, 0).then((events) => {
+    const upto = events.filter((event) => event.seq <= version);
+    tally = { id, version, logged: upto.filter((event) => COUNTED.has(event.kind)).length };
+    if (shown === game) $("figure-actions").textContent = counted(tally.logged - game.undos, "action");
+  }, () => { if (shown === game) $("figure-actions").textContent = ""; });
+}
+
+export function stopFigures() {
+  clearInterval(ticking);
+  ticking = null;
+}
+
+function tick() {
+  if (!shown) return;
+  $("figure-clock").textContent = shown.status === "playing"
+    ? clockText(Math.max(0, Math.floor((Date.now() - Date.parse(shown.created_at)) / 1000)))
+    : timePlayed(shown);
+}
