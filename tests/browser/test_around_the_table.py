@@ -114,10 +114,11 @@ def test_the_replay_steps_by_keys_plays_itself_marks_the_moved_card_and_offers_i
         wait_for_next_version(page, version)
     page.click("#resign")
     page.click("#resign-yes")
+    expect(page.locator("#status")).to_have_text("You resigned.")  # landed: the replay shows the whole game
     page.click("#show-replay")
     expect(page.locator("#replay")).to_be_visible()
     position = page.locator("#position")
-    expect(position).to_have_text(re.compile(r"Event \d+ of \d+"))
+    expect(position).to_have_text(re.compile(r"Event 1 of \d+"))  # at the deal
     last = int(position.inner_text().split()[-1])
 
     page.keyboard.press("Home")

@@ -32,14 +32,14 @@ def test_the_finish_button_plays_every_card_home_and_the_win_is_celebrated(brows
 
     expect(page.locator(".cascade")).to_be_attached(timeout=20_000)
     falling = page.evaluate("document.querySelectorAll('.cascade .card').length")
+    page.wait_for_timeout(600)
+    still_falling = page.locator(".cascade").count()  # before anything slower is read: the fall lasts some 3 s
     expect(page.locator("#status")).to_have_text("You won! All 52 cards are on the foundations.")
     panel = page.locator("#game-over").bounding_box()
     foundations = [
         [card.get_attribute("data-card") for card in page.locator(f"#board [data-target='F{k}'] .card").all()]
         for k in range(1, 5)
     ]
-    page.wait_for_timeout(600)
-    still_falling = page.locator(".cascade").count()
     page.keyboard.press("Escape")
     expect(page.locator(".cascade")).to_have_count(0)
     context.close()
