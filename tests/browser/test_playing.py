@@ -256,6 +256,48 @@ def test_the_table_s_head_shows_a_ticking_clock_the_actions_that_stood_and_the_c
     expect(page.locator("#game-figures")).to_be_visible()
 
 
+# An AudioContext that plays nothing and writes down each tone it was asked for (the page's own is not heard here).
+HEARD = """window.heard = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createGain() {
+    const gain = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+    return { gain, connect: (next) => next };
+  }
+  createOscillator() {
+    const tone = { frequency: { value: 0 }, connect: (next) => next, stop() {} };
+    tone.start = () => window.heard.push(tone.frequency.value);
+    return tone;
+  }
+};"""
+
+
+def test_sound_is_off_until_asked_for_then_a_draw_a_card_placed_and_a_refusal_each_sound_and_it_is_remembered(page):
+    page.add_init_script(HEARD)
+    start_game(page, "osmosis-draw-one", 3)
+    heard = lambda: page.evaluate("window.heard.length")  # noqa: E731
+    page.keyboard.press("d")
+    expect(page.locator("#figure-actions")).to_have_text("1 action")
+    assert heard() == 0, "off by default"
+
+    page.check("#sound")
+    page.keyboard.press("u")
+    expect(page.locator("#figure-actions")).to_have_text("0 actions")
+    after_undo = heard()
+    assert after_undo > 0
+    page.click('#board .card.playable[data-card="JC"]')  # a card placed
+    expect(page.locator("#figure-home")).to_have_text("2 of 52 home")
+    after_move = heard()
+    assert after_move > after_undo
+    page.click('#board .card[data-card="3S"]')  # refused
+    expect(page.locator("#refusal")).to_be_visible()
+    assert heard() > after_move
+
+    page.reload()
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator("#sound")).to_be_checked()
+
+
 def test_the_keyboard_alone_plays_a_whole_game(page):
     start_game(page, "osmosis-draw-one", a_deal_won_by_clicking("osmosis-draw-one"))
     page.keyboard.press("d")

@@ -16,6 +16,7 @@ import { dealName, listGamesInProgress, listMyGames, myGameIds, presetTitle, rem
 import { playDaily, wireMenu } from "./menu.js";
 import { celebrate, dealt, placesOn, shake, travel } from "./motion.js";
 import { showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";
+import { sound } from "./sound.js";
 import { naturalFoundation, whyNotHere } from "./reasons.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
@@ -97,6 +98,7 @@ function renderGame(dropped = null) {
   $("auto-finish").checked = settings.autoFinish;
   $("four-colour").checked = settings.fourColour;
   $("show-figures").checked = settings.showFigures;
+  $("sound").checked = settings.sound;
   showFigures(game, settings.showFigures);
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
@@ -212,6 +214,7 @@ async function act(action, { auto = false, dropped = null, finishStep = false, u
     if (!auto && !finishStep) afterUndo = undoing;
     renderGame(dropped);
     if (wasPlaying && game.status === "won") celebrate($("board"));
+    sound(game.status === "won" ? "won" : action.kind === "deal" || action.kind === "redeal" ? "drawn" : "placed", settings.sound);
     const first = document.querySelector("#board .playable");
     if (first && document.activeElement === document.body) first.focus();
     return true;
@@ -243,6 +246,7 @@ function explainRefusal(code) {
   say(reason, "error");
   sayBeside(card, reason);
   shake(card);
+  sound("refused", settings.sound);
 }
 
 // A card dropped on a place: played there if the rules allow it; else it goes back to its place, shaking, and why
@@ -258,6 +262,7 @@ function dropCard(code, target, rect) {
   const place = board.querySelector(`[data-target="${meant}"]`);
   sayBeside(place.querySelector(".card:last-of-type, .empty") ?? place, reason);
   shake(board.querySelector(`.card[data-card="${code}"]`), rect);
+  sound("refused", settings.sound);
 }
 
 // A hint is worked out by the server from what the player has seen, and is logged in the game's record.
@@ -408,6 +413,7 @@ function wireTable() {
   $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
   $("four-colour").addEventListener("change", () => changeSettings({ fourColour: $("four-colour").checked }));
   $("show-figures").addEventListener("change", () => changeSettings({ showFigures: $("show-figures").checked }));
+  $("sound").addEventListener("change", () => changeSettings({ sound: $("sound").checked }));
   $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
   wireDragging($("board"), dropCard, explainRefusal);
   wireTapping(document);

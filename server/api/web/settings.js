@@ -2,7 +2,7 @@
 
 const DEFAULTS = {
   autoMove: false, autoFinish: false, foundationOrder: "played", winnable: false, variant: null, fourColour: false,
-  showFigures: true,
+  showFigures: true, sound: false,
 };
 const KEY = "osmosis-settings";
 
