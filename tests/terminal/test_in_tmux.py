@@ -60,15 +60,20 @@ class Terminal:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True)
 
 
-def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
+def a_player_s_environment(tmp_path):
+    """A player's shell: no DATABASE_URL (the embedded database), data and saved games of the test's own, UTF-8."""
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL" and not key.startswith("TMUX")}
-    env |= {
+    return env | {
         "OSMOSIS_DATA_DIR": str(tmp_path / "data"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "TERM": "xterm-256color",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
     }
+
+
+def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
+    env = a_player_s_environment(tmp_path)
     first = Terminal(f"{OSMOSIS} play --deal-number 11", env)
     try:
         first.wait_for("osmosis | deal 11 | base 2")
@@ -115,14 +120,7 @@ def test_a_player_plays_leaves_and_resumes_in_a_real_terminal(tmp_path):
 def test_beside_a_running_make_serve_the_table_plays_on_that_server(tmp_path):
     """`make serve` holds the embedded PostgreSQL of its data directory: `osmosis play` there plays on that server
     rather than fail to start one of its own, and leaves it running."""
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL" and not key.startswith("TMUX")}
-    env |= {
-        "OSMOSIS_DATA_DIR": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-    }
+    env = a_player_s_environment(tmp_path)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
