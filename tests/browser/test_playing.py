@@ -198,6 +198,7 @@ def test_presets_are_named_in_words_wherever_a_player_reads_them(page):
 
 def test_the_card_the_keyboard_is_on_is_told_from_every_other_lit_card(page):
     start_game(page, "osmosis", 11)  # two lit cards at the deal: 9♦ and 2♠
+    wait_until_settled(page)
     lit = page.locator("#board .card.playable")
     expect(lit).to_have_count(2)
     for _ in range(40):
