@@ -8,9 +8,9 @@ The reasons it gives never describe a hidden card, so the server can audit a gam
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, MutableSet, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..rules import (
     DEAL_ALGORITHM,
@@ -104,6 +104,15 @@ class Budget:
         return f"this check's budget of {self.positions:,} solver positions"
 
 
+class HintMemory(Protocol):
+    """The hints earlier checks found the solver's, by `hint_key`: what a check skips, and where it adds those it
+    finds."""
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def add(self, key: str) -> None: ...
+
+
 def verify_log(
     rules: Rules,
     commit: str,
@@ -112,7 +121,7 @@ def verify_log(
     game_id: str,
     snapshots: Mapping[int, str] | None = None,
     budget: int | None = None,
-    known_hints: MutableSet[str] | None = None,
+    known_hints: HintMemory | None = None,
 ) -> tuple[Audit, GameState | None]:
     """Check a log; `seeds` are the server's own (to check a game in progress), else the revealed ones;
     `snapshots` (seq: full position as text) must each be the position at the end of an action; `budget`
@@ -307,7 +316,7 @@ def _fold_checking_snapshots(
 
 
 def _check_hints(
-    hinted: Sequence[tuple[Event, GameState]], spending: Budget, seeds: tuple[bytes, str], known: MutableSet[str] | None
+    hinted: Sequence[tuple[Event, GameState]], spending: Budget, seeds: tuple[bytes, str], known: HintMemory | None
 ) -> None:
     """Each recorded hint is the one the solver gives in its position: hints are deterministic, and made
     from what the player had seen, so the verifier works each one out again and compares. A hint in `known` (by

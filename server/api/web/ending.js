@@ -3,16 +3,12 @@
 
 import { api, loadEvents } from "./api.js";
 import { counted } from "./board.js";
-import { timePlayed } from "./figures.js";
+import { actionsThatStood, timePlayed } from "./figures.js";
 import { shareText } from "./players.js";
 
 const $ = (id) => document.getElementById(id);
 
-// Actions as the server counts them everywhere (boards, a player's page, service/players/stats.py): moves, deals
-// and redeals, not a resignation or a hint.
-const COUNTED_ACTIONS = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
 const ENDINGS = { won: "You won!", lost: "Game over", resigned: "You resigned" };
-
 
 // `over`: the finished game; `stillShown()`: whether the table still shows it (the answers come later).
 export async function showGameOver(over, stillShown) {
@@ -35,8 +31,7 @@ export async function showGameOver(over, stillShown) {
   try {
     const events = await loadEvents(over.id, 0);
     if (!stillShown()) return;
-    // The line that stood: each undo took one of the logged actions back.
-    const actions = events.filter((event) => COUNTED_ACTIONS.has(event.kind)).length - over.undos;
+    const actions = actionsThatStood(events, over.undos);
     $("share-text").textContent = shareText(over, actions);
     $("share-result").hidden = false;
     const hints = over.hints ? `, ${counted(over.hints, "hint")}` : "";

@@ -5,7 +5,14 @@ import { loadEvents } from "./api.js";
 import { counted } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
+// Actions as the server counts them everywhere (boards, a player's page, service/players/stats.py): moves, deals
+// and redeals, not a resignation or a hint.
 const COUNTED = new Set(["card_played", "card_moved_to_cell", "cards_dealt", "waste_redealt"]);
+
+// The actions of a game's line that stood: those its log holds, less the ones its undos took back.
+export function actionsThatStood(events, undos) {
+  return events.filter((event) => COUNTED.has(event.kind)).length - undos;
+}
 
 let tally = null; // {id, version, logged}: the actions the game's log holds up to `version`, taken back or not
 let shown = null; // the game the head shows

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, MutableSet
 from typing import Any
 from uuid import UUID
 
@@ -29,9 +28,9 @@ HINTS_REMEMBERED = 65_536
 again (anyone may ask, as often as the rate limit lets them) works out only the hints it has not checked before."""
 
 
-class CheckedHints(MutableSet[str]):
-    """The keys of the hints found the solver's, the least recently met forgotten first; shared by the solver's
-    threads."""
+class CheckedHints:
+    """The keys of the hints found the solver's (audit.HintMemory), the least recently met forgotten first; shared by
+    the solver's threads."""
 
     def __init__(self, size: int = HINTS_REMEMBERED) -> None:
         self._keys: OrderedDict[str, None] = OrderedDict()
@@ -40,28 +39,17 @@ class CheckedHints(MutableSet[str]):
 
     def __contains__(self, key: object) -> bool:
         with self._lock:
-            if key not in self._keys:
+            if not isinstance(key, str) or key not in self._keys:
                 return False
-            self._keys.move_to_end(key)  # type: ignore[arg-type]
+            self._keys.move_to_end(key)
             return True
 
-    def __iter__(self) -> Iterator[str]:
+    def add(self, key: str) -> None:
         with self._lock:
-            return iter(list(self._keys))
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def add(self, value: str) -> None:
-        with self._lock:
-            self._keys[value] = None
-            self._keys.move_to_end(value)
+            self._keys[key] = None
+            self._keys.move_to_end(key)
             if len(self._keys) > self._size:
                 self._keys.popitem(last=False)
-
-    def discard(self, value: str) -> None:
-        with self._lock:
-            self._keys.pop(value, None)
 
 
 class Verifying:
