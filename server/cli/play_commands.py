@@ -192,9 +192,9 @@ def _server_beside(settings: Settings) -> tuple[str, str] | None:
     name the table's games are saved under (the database's, as for a server of the table's own)."""
     try:
         url = (settings.data_dir / SERVING_FILE).read_text().strip()
-    except OSError:
+        api = Api(url, timeout=2)
+    except (OSError, ValueError):  # none, or what no `osmosis serve` wrote: not text, not a server's address
         return None
-    api = Api(url, timeout=2)
     try:
         api.get("/readyz")
     except (ApiError, Unreachable):

@@ -3,9 +3,14 @@
 import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from server.cli.play_commands import SERVING_FILE, _server_beside
+from server.config import Settings
 
 OSMOSIS = Path(sys.executable).parent / "osmosis"
 
@@ -78,3 +83,49 @@ def test_saved_games_that_cannot_be_ours_are_named_before_anything_starts(plante
     assert done.returncode == 1
     assert "move it away" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "target").exists()
+
+
+class NotOsmosis(BaseHTTPRequestHandler):
+    """Something else on the port a `serving` file names: a 503 page to every request."""
+
+    def do_GET(self):
+        body = b"<html>Service Unavailable</html>"
+        self.send_response(503)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize(
+    "serving",
+    ["garbage", "a directory", "nothing listening", "a page", "a foreign URL"],
+)
+def test_a_serving_file_that_names_no_server_ready_here_is_passed_over(tmp_path, serving):
+    """What `osmosis serve` leaves in the data directory may be stale (a server killed), damaged or not its own: the
+    table then starts a server of its own rather than fail, whatever the file holds."""
+    place = tmp_path / SERVING_FILE
+    page = ThreadingHTTPServer(("127.0.0.1", 0), NotOsmosis)
+    threading.Thread(target=page.serve_forever, daemon=True).start()
+    try:
+        if serving == "a directory":
+            place.mkdir()
+        else:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                free = sock.getsockname()[1]
+            place.write_bytes(
+                {
+                    "garbage": b"\x00\xff not a URL \n\n",
+                    "nothing listening": f"http://127.0.0.1:{free}".encode(),
+                    "a page": f"http://127.0.0.1:{page.server_port}".encode(),
+                    "a foreign URL": b"ftp://example.org/pub",
+                }[serving]
+            )
+        assert _server_beside(Settings(data_dir=tmp_path)) is None
+    finally:
+        page.shutdown()
+        page.server_close()
