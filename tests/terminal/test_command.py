@@ -109,7 +109,7 @@ def test_a_serving_file_that_names_no_server_ready_here_is_passed_over(tmp_path,
     table then starts a server of its own rather than fail, whatever the file holds."""
     place = tmp_path / SERVING_FILE
     page = ThreadingHTTPServer(("127.0.0.1", 0), NotOsmosis)
-    threading.Thread(target=page.serve_forever, daemon=True).start()
+    threading.Thread(target=page.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:
         if serving == "a directory":
             place.mkdir()
