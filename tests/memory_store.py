@@ -18,6 +18,7 @@ from uuid import UUID
 
 from server.game.callers import ApiTokenRecord, Caller, PlayerRecord
 from server.game.change import Change
+from server.game.contests import private_until, still_private
 from server.game.errors import VersionConflict
 from server.game.records import GameKeys, GameRecord, GameSecret, PlayerResult, PublicEntry
 from server.log import events as ev
@@ -131,9 +132,9 @@ class MemoryStore:
         record = self._stored(game_id).record
         return record.version, record.document
 
-    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+    def load_audience(self, game_id: UUID) -> tuple[datetime | None, UUID | None]:
         record = self._stored(game_id).record
-        return record.daily, record.owner.id if record.owner else None
+        return private_until(record.contest), record.owner.id if record.owner else None
 
     def load_for_action(self, game_id: UUID) -> tuple[GameRecord, GameSecret]:
         with self._lock:
@@ -210,8 +211,7 @@ class MemoryStore:
             if (player_id is None or (record.owner is not None and record.owner.id == player_id))
             and (
                 audience is None
-                or record.daily is None
-                or record.daily < audience.closed_before
+                or not still_private(private_until(record.contest), audience.now)
                 or (record.owner is not None and record.owner.id == audience.viewer)
             )
             and (before is None or (record.created_at, record.id) < before)
@@ -380,7 +380,7 @@ class MemoryStore:
         with self._lock:
             stored = self._stored(game_id)
             owner = stored.record.owner
-            keys = GameKeys(stored.secret.token_hash, owner.id if owner else None, stored.record.daily)
+            keys = GameKeys(stored.secret.token_hash, owner.id if owner else None, private_until(stored.record.contest))
             return keys, self._responses.get((scope, key_hash))
 
     def forget_responses(self, kept_before: datetime, limit: int) -> int:
@@ -546,7 +546,7 @@ class MemoryStore:
             left = sorted(
                 (r.created_at, r.id)
                 for r in (s.record for s in self._games.values())
-                if r.status == "playing" and r.owner is not None and r.daily is None and r.updated_at < idle_since
+                if r.status == "playing" and r.owner is not None and r.contest is None and r.updated_at < idle_since
             )
         return [game_id for _, game_id in left[:limit]]
 

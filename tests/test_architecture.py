@@ -103,9 +103,9 @@ IO_AND_CLOCK = {
     "select",
     "signal",
 }
-VALUES_OF_TIME = {"game"}
-"""Layers that hold times and days as values (a game's record, the day of a daily game), given by their caller: they
-may import datetime, but never read the clock."""
+VALUES_OF_TIME = {"game", "log"}
+"""Layers that hold times and days as values (a game's record, the day of a daily game, a competition entry's time),
+given by their caller: they may import datetime, but never read the clock."""
 CLOCK_READS = {"now", "today", "utcnow", "time", "monotonic", "perf_counter"}
 RANDOM_USERS = {"solver/depth_first.py", "solver/hints.py", "solver/players.py"}
 """The search reshuffles its order with a seeded generator; the hints sample arrangements with one; the random

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..log.events import Event
 from ..rules import GameState, from_text
+from .competitions import Finish
 from .records import GameRecord, GameSecret, PlayerResult, PublicEntry
 
 
@@ -54,6 +55,8 @@ class Change:
     hint: dict[str, Any] | None = None
     player_token: str | None = None
     """A created game's player token: shown this once, never in `reply` (only its hash is kept)."""
+    finish: Finish | None = None
+    """A competition game's end, as its entrant's row of the standings keeps it."""
 
     @property
     def game(self) -> GameRecord:

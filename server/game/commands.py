@@ -87,11 +87,12 @@ class GiveHint:
 
 @dataclass(frozen=True, slots=True)
 class End:
-    """The server's own end of a game: resigned if still on, then revealed. `closing_day`: a daily game whose day
-    has closed (its creation enters the public log too); `abandoned`: a player's game left without an action."""
+    """The server's own end of a game: resigned if still on (a competition game's: timed out), then revealed, unless
+    it is a contest's game whose contest is not `closing` (its creation enters the public log at the close too);
+    `abandoned`: a player's game left without an action."""
 
     game_id: UUID
-    closing_day: bool = False
+    closing: bool = False
     abandoned: bool = False
 
 

@@ -9,16 +9,17 @@ from typing import Any
 from uuid import UUID
 
 from .. import rules
+from ..log import competition_entries, public_entries
 from ..log import events as ev
-from ..log import public_entries
 from ..rules import GameState, can_redeal, commitment, to_text
 from .change import Change, Game, Reply
 from .commands import Act, Command, Draw, End, GiveHint, Resign, TakeBack, Versions
-from .days import still_private
+from .competitions import Finish
+from .contests import EntrantClock, check_hint, check_open, check_undo, elapsed_stamped
 from .document import action_reply, rendered
-from .errors import DayClosed, PositionMoved, VersionConflict
+from .errors import PositionMoved, VersionConflict
 from .records import GameRecord, GameSecret, Owner, PublicEntry
-from .results import result_at_reveal
+from .results import COUNTED_ACTION_EVENTS, result_at_reveal
 
 SNAPSHOT_EVERY = 32
 """A snapshot of the position is kept each time a game's version passes a multiple of this."""
@@ -29,10 +30,11 @@ def decide(game: Game, command: Command, now: datetime) -> Change:
     if isinstance(command, End):
         return _ended(game, command, now)
     asked = command.asked if isinstance(command, GiveHint | TakeBack) else command
-    check_day_open(game.record, now)
+    check_open(game.record.contest, now)
     check_version(game.record, asked.versions)
     state = game.state
     if isinstance(command, GiveHint):
+        check_hint(game.record.contest)
         if command.version != game.record.version:
             raise PositionMoved("the game moved on while its hint was worked out: ask again")
         return _bounded(_change(game, state, [ev.hint_given(command.hint)], now, hint=command.hint))
@@ -62,8 +64,7 @@ def taken_back(game: Game, command: TakeBack) -> tuple[ev.Event, GameState]:
     record = game.record
     if game.state.is_over:
         raise rules.GameOver("the game is over: an ended game stays ended, and no action of it is taken back")
-    if record.daily is not None:
-        raise rules.IllegalAction("undo-in-daily", "a daily deal is a competition: its actions are not taken back")
+    check_undo(record.contest)
     if record.undos >= ev.MAX_UNDOS:
         limit = ev.MAX_UNDOS
         raise rules.IllegalAction("undo-limit", f"a game takes at most {limit:,} undos, and this one has had them")
@@ -112,18 +113,17 @@ def check_version(game: GameRecord, versions: Versions) -> None:
         raise VersionConflict(f"the game is at version {game.version}, not {stated}")
 
 
-def check_day_open(game: GameRecord, now: datetime) -> None:
-    if game.daily is not None and not still_private(game.daily, now):
-        raise DayClosed(f"the day of this daily game, {game.daily.isoformat()}, has closed: the game ended with it")
-
-
 def _ended(game: Game, command: End, now: datetime) -> Change:
     state = game.state
     if state.is_over:
-        return _change(game, state, [], now, closing_day=command.closing_day, abandoned=command.abandoned)
+        return _change(game, state, [], now, closing=command.closing, abandoned=command.abandoned)
     after = rules.apply(state, rules.Resign())
-    new_events = ev.events_for(state, rules.Resign(), after)
-    return _change(game, after, new_events, now, closing_day=command.closing_day, abandoned=command.abandoned)
+    # A competition game the server ends has run out of time: its clock, or its competition.
+    if game.record.competition is not None:
+        new_events = [ev.game_timed_out(after)]
+    else:
+        new_events = ev.events_for(state, rules.Resign(), after)
+    return _change(game, after, new_events, now, closing=command.closing, abandoned=command.abandoned)
 
 
 def _change(
@@ -134,26 +134,34 @@ def _change(
     *,
     hint: dict[str, Any] | None = None,
     undoable: int = 0,
-    closing_day: bool = False,
+    closing: bool = False,
     abandoned: bool = False,
     snapshot: bool = False,
 ) -> Change:
     """The change of `new_events` taking the game to `after`; `undoable`: how the count of actions an undo could
     take back moves (one more after an action, one fewer after an undo); `snapshot`: keep the position it leaves,
     as every time the version passes a multiple of SNAPSHOT_EVERY."""
-    record, secret = game.record, game.secret
-    # A daily deal is every player's: its seeds are revealed when its day closes, not when one game ends.
-    reveal = after.is_over and (record.daily is None or closing_day)
+    record, secret, clock = game.record, game.secret, game.record.competition
+    # A contest's deal is every player's: its seeds are revealed when the contest closes, not when one game ends.
+    reveal = after.is_over and (record.contest is None or closing)
     deal = record.deal
     if reveal:
         new_events.append(ev.seeds_revealed(secret.server_seed, secret.client_seed))
         deal = {**deal, "server_seed": secret.server_seed.hex(), "client_seed": secret.client_seed}
+    if clock is not None:
+        # The entrant's clock stops when the game ends: the reveal at the close carries the time of the end.
+        elapsed = clock.elapsed_ms(record.updated_at if game.state.is_over else now)
+        new_events = [ev.NewEvent(new.kind, elapsed_stamped(new.data, clock, elapsed)) for new in new_events]
     appended, events_json = ev.chained(record.head_hash, record.version + 1, new_events)
     updated = _moved(record, after, appended[-1], deal, now, hinted=hint is not None, undoable=undoable)
     entries: tuple[PublicEntry, ...] = ()
+    finish = None
+    if clock is not None and after.is_over and not game.state.is_over:
+        finish = finish_of(record, updated, new_events, clock.elapsed_ms(now))
+        entries = (_finish_entry(updated, finish, now),)
     if reveal:
         ended = _end_entry(updated, secret)
-        entries = (ended,) if record.daily is None else (creation_entry(record), ended)
+        entries += (ended,) if record.contest is None else (creation_entry(record), ended)
     return Change(
         Game(updated, GameSecret(secret.server_seed, secret.client_seed, to_text(after), secret.token_hash), after),
         tuple(appended),
@@ -163,7 +171,24 @@ def _change(
         result=result_at_reveal(updated, abandoned) if reveal else None,
         public_entries=entries,
         hint=hint,
+        finish=finish,
     )
+
+
+def finish_of(before: GameRecord, after: GameRecord, new_events: list[ev.NewEvent], elapsed_ms: int) -> Finish:
+    """A competition game's finish, as the change that ended it leaves it. Its actions: those logged before (every
+    event after its creation but the hints: a contest game has no undo) and those of the change."""
+    actions = before.version - 1 - before.hints + sum(new.kind in COUNTED_ACTION_EVENTS for new in new_events)
+    timed_out = any(new.kind == ev.GAME_TIMED_OUT for new in new_events)
+    status = "timed_out" if timed_out else after.status
+    return Finish(after.id, status, after.score, actions, elapsed_ms, after.version, after.head_hash)
+
+
+def _finish_entry(game: GameRecord, finish: Finish, now: datetime) -> PublicEntry:
+    assert game.competition is not None and game.owner is not None, "an entrant's game"
+    competition_id = game.competition.competition_id
+    entry = competition_entries.game_finished(competition_id, now, game.owner.named(), finish.to_dict())
+    return PublicEntry(competition_id, competition_entries.COMPETITION_GAME_FINISHED, entry)
 
 
 def _moved(
@@ -194,19 +219,22 @@ def _moved(
         daily=record.daily,
         undos=record.undos + (undoable < 0),
         undoable=record.undoable + undoable,
+        competition=record.competition,
     )
     return rendered(moved, after)
 
 
 @dataclass(frozen=True, slots=True)
 class Dealt:
-    """A new game's deal: its seeds, how the deal is made (no secret), its opening, and a daily game's day."""
+    """A new game's deal: its seeds, how the deal is made (no secret), its opening, and its contest: a daily game's
+    day, or a competition entrant's clock."""
 
     server_seed: bytes
     client_seed: str
     deal: dict[str, Any]
     opening: GameState
     day: date | None = None
+    clock: EntrantClock | None = None
 
 
 def created(
@@ -217,11 +245,22 @@ def created(
     player_token: tuple[str, str],
     now: datetime,
 ) -> Change:
-    """A new game: its record, its first event, and its creation's public-log entry (a daily game's enters the
-    public log when its day closes). `player_token`: the game's token and its hash, which is all that is kept. Its
-    reply is its document; the token is added when it is sent, never kept in the reply."""
-    state, commit = dealt.opening, commitment(dealt.server_seed)
-    first = ev.game_created(game_id, rules_of, dealt.deal, commit, state, None if owner is None else owner.named())
+    """A new game: its record, its first event, and its creation's public-log entry (a contest game's enters the
+    public log when its contest closes; a competition game's start enters it now). `player_token`: the game's token
+    and its hash, which is all that is kept. Its reply is its document; the token is added when it is sent, never
+    kept in the reply."""
+    state, commit, clock = dealt.opening, commitment(dealt.server_seed), dealt.clock
+    first = ev.game_created(
+        game_id,
+        rules_of,
+        dealt.deal,
+        commit,
+        state,
+        None if owner is None else owner.named(),
+        None if clock is None else clock.to_dict(),
+    )
+    if clock is not None:
+        first = ev.NewEvent(first.kind, elapsed_stamped(first.data, clock, clock.elapsed_ms(now)))
     events, events_json = ev.chained(commit, 1, [first])
     record = rendered(
         GameRecord(
@@ -240,18 +279,29 @@ def created(
             document="",
             owner=owner,
             daily=dealt.day,
+            competition=clock,
         ),
         state,
     )
     secret = GameSecret(dealt.server_seed, dealt.client_seed, to_text(state), player_token[1])
+    entries: tuple[PublicEntry, ...] = () if record.contest is not None else (creation_entry(record),)
+    if clock is not None:
+        assert owner is not None, "an entrant's game"
+        entries = (_start_entry(record.id, clock, owner, now),)
     return Change(
         Game(record, secret, state),
         tuple(events),
         events_json,
         Reply(201, record.document),
-        public_entries=() if dealt.day is not None else (creation_entry(record),),
+        public_entries=entries,
         player_token=player_token[0],
     )
+
+
+def _start_entry(game_id: UUID, clock: EntrantClock, owner: Owner, now: datetime) -> PublicEntry:
+    competition_id = clock.competition_id
+    entry = competition_entries.game_started(competition_id, now, owner.named(), game_id, clock.started_at)
+    return PublicEntry(competition_id, competition_entries.COMPETITION_GAME_STARTED, entry)
 
 
 def creation_entry(game: GameRecord) -> PublicEntry:

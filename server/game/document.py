@@ -13,9 +13,9 @@ from .records import GameRecord
 
 
 def can_undo(record: GameRecord, state: GameState) -> bool:
-    """Whether an undo would take an action back now: the game is on, not a daily deal, has an action left that
-    was not taken back, and has not had its MAX_UNDOS (events.MAX_UNDOS)."""
-    return record.undoable > 0 and record.daily is None and not state.is_over and record.undos < events.MAX_UNDOS
+    """Whether an undo would take an action back now: the game is on, in no contest (a daily deal, a competition),
+    has an action left that was not taken back, and has not had its MAX_UNDOS (events.MAX_UNDOS)."""
+    return record.undoable > 0 and record.contest is None and not state.is_over and record.undos < events.MAX_UNDOS
 
 
 def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
@@ -41,6 +41,8 @@ def game_document(record: GameRecord, state: GameState) -> dict[str, Any]:
         # Last, where migration 0022 appended them to the documents it found.
         "undos": record.undos,
         "can_undo": can_undo(record, state),
+        # Only an entrant's game has a clock: the documents of every other game stay as they were.
+        **({} if record.competition is None else {"competition": record.competition.to_dict()}),
     }
 
 

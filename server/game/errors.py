@@ -1,5 +1,6 @@
-"""The game's own refusals: an action stated for a version the game has passed, or on a daily game whose day has
-closed. The rules' refusals (an illegal action, a game over) are the rules engine's (server/rules/errors.py)."""
+"""The game's own refusals: an action stated for a version the game has passed, on a daily game whose day has
+closed, or one a competition game does not take (after its clock ran out, an undo, a hint where hints are off). The
+rules' refusals (an illegal action, a game over) are the rules engine's (server/rules/errors.py)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,15 @@ class PositionMoved(VersionConflict):
 
 class DayClosed(GameRefused):
     """The day of a daily game has closed: its game is ended by the close, and takes no more actions."""
+
+
+class ClockExpired(GameRefused):
+    """A competition game's clock has run out: it takes no more actions (the referee ends it as timed out)."""
+
+
+class UndoInCompetition(GameRefused):
+    """A competition game takes back no action."""
+
+
+class HintsOff(GameRefused):
+    """A competition whose organizer set hints off gives none."""

@@ -8,6 +8,8 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
+from .contests import Contest, EntrantClock, contest_of
+
 
 @dataclass(frozen=True, slots=True)
 class Owner:
@@ -50,6 +52,13 @@ class GameRecord:
     """How many actions the player took back (action_undone events)."""
     undoable: int = 0
     """How many actions an undo could still take back, one after another: those not taken back yet."""
+    competition: EntrantClock | None = None
+    """A competition entrant's game: the entrant's clock (game/contests.py)."""
+
+    @property
+    def contest(self) -> Contest | None:
+        """The contest the game is played in: a daily deal's, a competition's, or none."""
+        return contest_of(self.daily, self.competition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +77,9 @@ class GameKeys:
 
     token_hash: str
     owner_id: UUID | None
-    daily: date | None = None
-    """A daily game's day: before it closes, a key that does not open the game is told it does not exist."""
+    private_until: datetime | None = None
+    """A contest game's close (game/contests.py): before it, a key that does not open the game is told it does not
+    exist."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,9 @@ GAME_RESIGNED = "game_resigned"
 SEEDS_REVEALED = "seeds_revealed"
 HINT_GIVEN = "hint_given"
 ACTION_UNDONE = "action_undone"
+GAME_TIMED_OUT = "game_timed_out"
+ELAPSED = "elapsed_ms"
+"""What every event of a competition game carries besides its own data: the entrant's time (game/contests.py)."""
 
 MAX_UNDOS = 1_000
 """Undos a game takes at most, and so action_undone events its log holds (the verifier holds a log to it)."""
@@ -71,6 +74,7 @@ EVENT_KINDS = (
     SEEDS_REVEALED,
     HINT_GIVEN,
     ACTION_UNDONE,
+    GAME_TIMED_OUT,
 )
 
 
@@ -154,10 +158,12 @@ def game_created(
     commitment: str,
     opening: GameState,
     player: dict[str, str] | None = None,
+    competition: dict[str, Any] | None = None,
 ) -> NewEvent:
     """The first event: the game's id, its rules, how the deal is made (no secret), the commitment, and
     the public opening. The id binds the log to its game: an export cannot be passed off as another's.
-    `player` ({"name", "kind"}) binds it to the player who made it with their API token, if one did."""
+    `player` ({"name", "kind"}) binds it to the player who made it with their API token, if one did;
+    `competition` to the competition and the entrant's clock, for an entrant's game."""
     return NewEvent(
         GAME_CREATED,
         {
@@ -169,12 +175,25 @@ def game_created(
             "commitment": commitment,
             "opening": public_view(opening),
             **({} if player is None else {"player": player}),
+            **({} if competition is None else {"competition": competition}),
         },
     )
 
 
 def seeds_revealed(server_seed: bytes, client_seed: str) -> NewEvent:
     return NewEvent(SEEDS_REVEALED, {"server_seed": server_seed.hex(), "client_seed": client_seed})
+
+
+def game_timed_out(after: GameState) -> NewEvent:
+    """A competition game the server ended when its clock ran out: what the player had home is its score."""
+    return NewEvent(GAME_TIMED_OUT, {"reason": "the clock ran out", "score": after.cards_on_foundations})
+
+
+def unclocked(data: Any) -> Any:
+    """An event's data without the entrant's time a competition game's events carry: what the rules decide."""
+    if isinstance(data, dict) and ELAPSED in data:
+        return {key: value for key, value in data.items() if key != ELAPSED}
+    return data
 
 
 def hint_given(hint: dict[str, Any]) -> NewEvent:
@@ -293,17 +312,17 @@ def positions(
             yield event, state
             position += 1
             continue
-        action = action_of(event)
+        action = Resign() if event.kind == GAME_TIMED_OUT else action_of(event)
         if action is None:
             raise ReplayError(event.seq, f"{event.kind} where the rules do not end the game")
         try:
             after = apply(state, action)
         except RulesError as error:
             raise ReplayError(event.seq, f"{action} is not legal: {error}") from None
-        expected = events_for(state, action, after)
+        expected = [game_timed_out(after)] if event.kind == GAME_TIMED_OUT else events_for(state, action, after)
         recorded = events[position : position + len(expected)]
         for want, got in zip(expected, recorded, strict=False):
-            if (want.kind, want.data) != (got.kind, got.data):
+            if (want.kind, want.data) != (got.kind, unclocked(got.data)):
                 raise ReplayError(got.seq, f"{got.kind} is not what the rules make of {action} here")
         if len(recorded) < len(expected):
             raise ReplayError(event.seq, f"the log ends before the {expected[-1].kind} the rules require")
@@ -328,7 +347,7 @@ def _taken_back(event: Event, state: GameState, taken: list[tuple[Event, GameSta
             raise ReplayError(event.seq, "an undo with no action left to take back")
         raise HistoryBeforeStart(event.seq, "the undo takes back an action from before this fold's start")
     undone, before = taken.pop()
-    if event.data != action_undone(undone).data:
+    if unclocked(event.data) != action_undone(undone).data:
         raise ReplayError(event.seq, f"{event.kind} must take back the action of event {undone.seq}, its latest")
     return before
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID, uuid5
 
+from . import competition_entries
 from .events import canonical_json
 
 DEAL_SEALED = "deal_sealed"
@@ -24,7 +25,15 @@ GAME_CREATED = "game_created"
 GAME_ENDED = "game_ended"
 PLAYER_JOINED = "player_joined"
 LOG_RETIRED = "log_retired"
-ENTRY_KINDS = (DEAL_SEALED, DAILY_DEAL_OPENED, GAME_CREATED, GAME_ENDED, PLAYER_JOINED, LOG_RETIRED)
+ENTRY_KINDS = (
+    DEAL_SEALED,
+    DAILY_DEAL_OPENED,
+    GAME_CREATED,
+    GAME_ENDED,
+    PLAYER_JOINED,
+    LOG_RETIRED,
+    *competition_entries.KINDS,
+)
 JOINED_BEFORE = "players-joined-before"
 """A day's deal whose opening entry says `"ranks": "players-joined-before"` ranks on its boards only the players
 whose player_joined entry comes before that opening in the log: an account made to scout the day's deal does not
@@ -37,6 +46,7 @@ _FIELDS = {
     GAME_ENDED: {"kind", "game_id", "status", "events", "head_hash", "score", "server_seed", "client_seed"},
     PLAYER_JOINED: {"kind", "player_id", "player"},
     LOG_RETIRED: {"kind", "log_id", "origin", "verifier_key", "final_checkpoint"},
+    **competition_entries.FIELDS,
 }
 _OPTIONAL = {GAME_CREATED: {"player"}, DAILY_DEAL_OPENED: {"ranks"}}
 REVEALED = ("server_seed", "client_seed")
@@ -159,6 +169,8 @@ def subject_of(entry: Mapping[str, Any]) -> str:
         return str(entry["player_id"])
     if entry["kind"] == LOG_RETIRED:
         return str(entry["log_id"])
+    if entry["kind"] in competition_entries.FIELDS:
+        return str(entry["competition_id"])
     return str(entry["game_id"])
 
 

@@ -12,8 +12,7 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
-from ..game.days import day_of
-from .daily import closes_at
+from ..game.contests import day_closes_at, day_of
 from .errors import DayNotClosed, InvalidCursor
 from .players.stats import wilson_interval
 from .ports import BoardReads
@@ -34,7 +33,7 @@ class Boards:
         deal goes)."""
         today = day_of(self._clock())
         if day >= today:
-            when = f"at {closes_at(day).isoformat()}" if day == today else "after it has been played"
+            when = f"at {day_closes_at(day).isoformat()}" if day == today else "after it has been played"
             raise DayNotClosed(f"the board of {day.isoformat()} is published when the day closes, {when}")
         key = _opened(cursor, (bool, int, int, int, int, UUID))
         rows = self._store.daily_board(day, variant, kind, key, limit + 1)

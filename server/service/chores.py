@@ -37,11 +37,11 @@ class Chores:
 
     def close_days(self, batch: int = 100) -> int:
         """Open today's daily deals if no one has yet, and close the days that have ended: each of their daily
-        games not closed yet is ended and revealed (Acting.close_daily_game). How many games it closed; at most
+        games not closed yet is ended and revealed (Acting.close_contest_game). How many games it closed; at most
         `batch` a call, so that a turn stays short (the next turn goes on)."""
         self._days.deals()
         return sum(
-            self._acting.close_daily_game(game_id)
+            self._acting.close_contest_game(game_id)
             for game_id in self._store.unrevealed_daily_games(self._days.today(), batch)
         )
 

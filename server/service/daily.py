@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from ..game.callers import Caller
-from ..game.days import day_of
+from ..game.contests import day_closes_at, day_of
 from ..game.records import PublicEntry
 from ..log import public_entries
 from ..rules import PRESETS, commitment
@@ -27,11 +27,6 @@ from .records import DailyDeal
 
 class DailyStore(DailyDeals, Protocol):
     """The ports the daily deals use."""
-
-
-def closes_at(day: date) -> datetime:
-    """When the day closes: the next midnight, UTC."""
-    return datetime.combine(day + timedelta(days=1), time(), UTC)
 
 
 class Days:
@@ -71,7 +66,7 @@ class Days:
         deals = self.deals(day)
         day = day or self.today()
         mine = {} if viewer is None else self._store.daily_games_of(viewer.player.id, day)
-        return daily_view(day, closes_at(day), self.closed(day), deals, mine)
+        return daily_view(day, day_closes_at(day), self.closed(day), deals, mine)
 
     def deal(self, variant: str) -> DailyDeal:
         """Today's deal of a preset, opened now if it was not yet."""

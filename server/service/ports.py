@@ -75,8 +75,9 @@ class GameReads(Protocol):
         """The games of `page`, newest first."""
         ...
 
-    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
-        """The game's daily day (None: not a daily game) and its player's id; raises GameNotFound."""
+    def load_audience(self, game_id: UUID) -> tuple[datetime | None, UUID | None]:
+        """Until when the game is its player's alone (None: a game in no contest) and its player's id; raises
+        GameNotFound."""
         ...
 
     def load_events(self, game_id: UUID, after: int, limit: int | None, upto: int | None = None) -> list[Event]:

@@ -18,10 +18,10 @@ from ..log.events import Event
 
 @dataclass(frozen=True, slots=True)
 class Audience:
-    """Who reads games: a daily game of a day before `closed_before` is anyone's to read, a later one only its
-    player's (`viewer`, the player calling; None for anyone else)."""
+    """Who reads games at `now`: a contest game (game/contests.py) whose contest has closed by then is anyone's to
+    read, one still open only its player's (`viewer`, the player calling; None for anyone else)."""
 
-    closed_before: date
+    now: datetime
     viewer: UUID | None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
-from datetime import date
+from datetime import date, datetime
 from typing import Protocol, TypeVar
 from uuid import UUID
 
@@ -149,7 +149,7 @@ class ReplicaReads:
     def load_snapshots(self, game_id: UUID) -> dict[int, str]:
         return self._primary.load_snapshots(game_id)
 
-    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+    def load_audience(self, game_id: UUID) -> tuple[datetime | None, UUID | None]:
         return self._primary.load_audience(game_id)
 
     def _with_every_write(self, kind: str, read: Callable[[Replica | Primary], T]) -> T:

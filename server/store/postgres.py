@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -182,7 +182,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             raise GameNotFound(game_id)
         return row[0], row[1]
 
-    def load_audience(self, game_id: UUID) -> tuple[date | None, UUID | None]:
+    def load_audience(self, game_id: UUID) -> tuple[datetime | None, UUID | None]:
         with self._connection() as conn:
             row = conn.cursor(row_factory=tuple_row).execute(sql.SELECT_AUDIENCE, {"id": game_id}).fetchone()
         if row is None:
@@ -266,7 +266,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
         if page.before is not None:
             parameters["created_at"], parameters["id"] = page.before
         if page.audience is not None:
-            parameters["closed_before"], parameters["viewer"] = page.audience.closed_before, page.audience.viewer
+            parameters["now"], parameters["viewer"] = page.audience.now, page.audience.viewer
         given = (
             ("visible", page.audience),
             ("before", page.before),
@@ -402,7 +402,7 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables
             ).fetchone()
         if row is None:
             raise GameNotFound(game_id)
-        keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"), row.pop("daily"))
+        keys = GameKeys(row.pop("token_hash"), row.pop("owner_id"), row.pop("private_until"))
         if row["scope"] is None:
             return keys, None
         self._confirm_replicated()  # the first answer may be one whose commit was never confirmed

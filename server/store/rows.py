@@ -13,11 +13,14 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..game.change import Change
+from ..game.contests import EntrantClock, private_until
 from ..game.errors import VersionConflict
 from ..game.records import GameRecord, GameSecret, Owner
+from ..log import competition_entries
 from ..log.events import Event
 from ..service.errors import DailyDealPlayed, IdempotencyConflict
 from ..service.records import StoredResponse
+from ..transparency.merkle import leaf_hash
 from . import sql
 
 
@@ -55,8 +58,19 @@ def write_game(
         "events": change.events_json,
     }
     if entries:
+        params["log_subjects"] = [entry.subject for entry in entries]
         params["log_kinds"] = [entry.kind for entry in entries]
         params["log_entries"] = [entry.entry for entry in entries]
+    if change.finish is not None:
+        finish = change.finish
+        finished = next(e for e in entries if e.kind == competition_entries.COMPETITION_GAME_FINISHED)
+        params.update(
+            finished_status=finish.status,
+            finished_score=finish.score,
+            finished_actions=finish.actions,
+            finished_elapsed_ms=finish.elapsed_ms,
+            finished_leaf=leaf_hash(finished.entry),
+        )
     if result is not None:
         params.update({f"result_{name}": getattr(result, field) for name, field in _RESULT_COLUMNS.items()})
     if response is not None:
@@ -67,7 +81,9 @@ def write_game(
             response_status=response.status,
             body=response.body,
         )
-    statement = sql.write_change(change.snapshot, bool(entries), result is not None, response is not None)
+    statement = sql.write_change(
+        change.snapshot, bool(entries), result is not None, response is not None, change.finish is not None
+    )
     row = conn.cursor(row_factory=tuple_row).execute(statement, params).fetchone()
     return bool(row and row[0])
 
@@ -126,6 +142,8 @@ def game_params(game: GameRecord) -> dict[str, Any]:
         "commitment": game.commitment,
         "player_id": game.owner.id if game.owner else None,
         "daily": game.daily,
+        "private_until": private_until(game.contest),
+        "competition": None if game.competition is None else jsonb_text(game.competition.stored()),
         **_moving_params(game),
     }
 
@@ -164,10 +182,11 @@ def secret_of(row: dict[str, Any]) -> GameSecret:
     return GameSecret(bytes(row["server_seed"]), row["client_seed"], row["state"], row["token_hash"])
 
 
-_GAME_COLUMNS = tuple(field.name for field in fields(GameRecord) if field.name != "owner")
+_GAME_COLUMNS = tuple(field.name for field in fields(GameRecord) if field.name not in ("owner", "competition"))
 """The games row's columns, named as the record's fields (its owner is read from the player joined to it)."""
 
 
 def game_of(row: dict[str, Any]) -> GameRecord:
     owner = None if row["player_id"] is None else Owner(row["player_id"], row["player_name"], row["player_kind"])
-    return GameRecord(**{name: row[name] for name in _GAME_COLUMNS}, owner=owner)
+    clock = None if row["competition"] is None else EntrantClock.from_stored(row["competition"])
+    return GameRecord(**{name: row[name] for name in _GAME_COLUMNS}, owner=owner, competition=clock)

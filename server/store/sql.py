@@ -7,17 +7,17 @@ import itertools
 _GAME_COLUMNS = """
     g.id, g.created_at, g.updated_at, g.rules, g.variant, g.deal, g.commitment, g.version, g.status, g.score,
     g.head_hash, g.hints, g.document::text AS document, g.player_id, p.name AS player_name, p.kind AS player_kind,
-    g.daily, g.undos, g.undoable
+    g.daily, g.undos, g.undoable, g.competition
 """
 _GAMES = "games g LEFT JOIN players p ON p.id = g.player_id"
 """A game's row with its owner's name and kind (a name never changes: players/names.py)."""
 
 INSERT_GAME = """
     INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, hints, document, player_id, daily, undos, undoable)
+                       head_hash, hints, document, player_id, daily, undos, undoable, private_until, competition)
     VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
             %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s,
-            %(undos)s, %(undoable)s)
+            %(undos)s, %(undoable)s, %(private_until)s, %(competition)s)
 """
 
 INSERT_SECRET = """
@@ -56,9 +56,19 @@ _WRITE_SNAPSHOT = """
 _WRITE_LOG_ENTRIES = """
     logged AS (
         INSERT INTO log_pending (subject, kind, entry)
-        SELECT moved.id, logged.kind, logged.entry
-        FROM moved, unnest(%(log_kinds)b::text[], %(log_entries)b::bytea[]) WITH ORDINALITY AS logged (kind, entry, n)
+        SELECT logged.subject, logged.kind, logged.entry
+        FROM moved, unnest(%(log_subjects)b::uuid[], %(log_kinds)b::text[], %(log_entries)b::bytea[])
+             WITH ORDINALITY AS logged (subject, kind, entry, n)
         ORDER BY logged.n
+    )"""
+
+_WRITE_FINISH = """
+    finished AS (
+        UPDATE competition_entries
+        SET finished_status = %(finished_status)s, finished_score = %(finished_score)s,
+            finished_actions = %(finished_actions)s, finished_elapsed_ms = %(finished_elapsed_ms)s,
+            finished_leaf = %(finished_leaf)s
+        WHERE game_id IN (SELECT id FROM moved)
     )"""
 
 _WRITE_RESULT = """
@@ -94,7 +104,7 @@ _WRITE_RESPONSE = """
 
 
 @functools.cache
-def write_change(snapshot: bool, log_entries: bool, result: bool, response: bool) -> str:
+def write_change(snapshot: bool, log_entries: bool, result: bool, response: bool, finish: bool = False) -> str:
     """The one write of a change, with only the parts it has.
 
     One statement, so one round trip and its own transaction: the games row moves only from the version the
@@ -114,14 +124,15 @@ def write_change(snapshot: bool, log_entries: bool, result: bool, response: bool
     parts += [_WRITE_LOG_ENTRIES] if log_entries else []
     parts += [_WRITE_RESULT] if result else []
     parts += [_WRITE_RESPONSE] if response else []
+    parts += [_WRITE_FINISH] if finish else []
     return f"WITH {', '.join(part.strip() for part in parts)}\n    SELECT count(*) AS moved FROM moved"
 
 
-# Players' games in play (not daily ones, which their day's close ends) left without a write since `idle_since`:
+# Players' games in play (not contest games, which their contest's close ends) left without a write since `idle_since`:
 # found by creation time (an index that an action's update never touches), since such a game is older still.
 SELECT_LEFT_GAMES = """
     SELECT id FROM games
-    WHERE status = 'playing' AND player_id IS NOT NULL AND daily IS NULL AND created_at < %(idle_since)s
+    WHERE status = 'playing' AND player_id IS NOT NULL AND private_until IS NULL AND created_at < %(idle_since)s
       AND updated_at < %(idle_since)s
     ORDER BY created_at
     LIMIT %(limit)s
@@ -140,7 +151,7 @@ SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM {_GAMES} WHERE g.id = %(id)s"
 
 SELECT_DOCUMENT = "SELECT version, document::text AS document FROM games WHERE id = %(id)s"
 
-SELECT_AUDIENCE = "SELECT daily, player_id FROM games WHERE id = %(id)s"
+SELECT_AUDIENCE = "SELECT private_until, player_id FROM games WHERE id = %(id)s"
 
 SELECT_GAME_FOR_ACTION = f"""
     SELECT {_GAME_COLUMNS}, s.server_seed, s.client_seed, s.state, s.token_hash
@@ -152,8 +163,9 @@ LOCK_GAME = "SELECT pg_advisory_xact_lock(%(lock_key)s)"
 """The game's advisory lock, to the end of the transaction (see write_change)."""
 
 _GAME_FILTERS = {
-    # A daily game is listed to anyone once its day has closed, and to its player before.
-    "visible": "(g.daily IS NULL OR g.daily < %(closed_before)s OR g.player_id = %(viewer)s)",
+    # A contest game (a daily deal's, a competition's) is listed to anyone once its contest has closed, and to its
+    # player before.
+    "visible": "(g.private_until IS NULL OR g.private_until <= %(now)s OR g.player_id = %(viewer)s)",
     "before": "(g.created_at, g.id) < (%(created_at)s, %(id)s)",
     "status": "g.status = %(status)s",
     "variant": "g.variant = %(variant)s",
@@ -241,7 +253,7 @@ FORGET_RESPONSES = """
 # The token's hash and the stored response in one round trip, so that a retry's token is checked first
 # whether or not its key was used: a stranger learns nothing of the key, not even from the time taken.
 SELECT_TOKEN_AND_RESPONSE = f"""
-    SELECT s.token_hash, g.player_id AS owner_id, g.daily, k.* FROM game_secrets s
+    SELECT s.token_hash, g.player_id AS owner_id, g.private_until, k.* FROM game_secrets s
     JOIN games g ON g.id = s.game_id
     LEFT JOIN (SELECT {_RESPONSE_COLUMNS} FROM idempotency_keys
                WHERE scope = %(scope)s AND key_hash = %(key_hash)s) k ON true
@@ -264,14 +276,14 @@ PUBLISH_CHANGES = "SELECT pg_notify(%(channel)s, payload) FROM unnest(%(payloads
 
 # The feed of every game's events, in the order their transactions' ids give (then game and seq: one
 # transaction writes one game's events), read only below the oldest transaction still running: every
-# transaction there has ended, so nothing can later appear before what a reader has read. Daily games are
-# not in it: they are their players' own while played, and past by the time their day closes.
+# transaction there has ended, so nothing can later appear before what a reader has read. Contest games (daily
+# deals', competitions') are not in it: they are their players' own while played, and past by their close.
 READ_FEED = """
     SELECT e.tx::text AS tx, e.game_id, e.seq, e.kind, e.data, e.hash, g.variant
     FROM game_events e JOIN games g ON g.id = e.game_id
     WHERE (e.tx, e.game_id, e.seq) > (%(tx)s::xid8, %(game_id)s::uuid, %(seq)s)
       AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
-      AND g.daily IS NULL
+      AND g.private_until IS NULL
     ORDER BY e.tx, e.game_id, e.seq
     LIMIT %(limit)s
 """

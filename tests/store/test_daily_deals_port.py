@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from uuid import uuid4
 
+from server.game.contests import day_closes_at
 from server.game.records import Owner, PublicEntry
 from server.log import public_entries
 from server.service.records import DailyDeal, Joining
@@ -66,7 +67,7 @@ def test_a_players_daily_games_and_the_unrevealed_ones_of_closed_days_are_found(
     port_store.create_game(a_creation(game, secret, events), None)
 
     assert port_store.daily_games_of(player.id, day) == {"peek": game.id}
-    assert port_store.load_audience(game.id) == (day, player.id)
+    assert port_store.load_audience(game.id) == (day_closes_at(day), player.id)
     assert game.id not in port_store.unrevealed_daily_games(day, 1000)
     assert game.id in port_store.unrevealed_daily_games(day + timedelta(days=1), 100_000)
     assert port_store.write(an_action(game, deal={**game.deal, "server_seed": "00" * 32}), 1)

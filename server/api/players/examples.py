@@ -11,10 +11,10 @@ from typing import Any
 from uuid import UUID
 
 from ...game.callers import ApiTokenRecord, PlayerRecord
+from ...game.contests import day_closes_at
 from ...log.public_entries import daily_deal_id
 from ...rules import PRESETS, commitment
 from ...service.boards import board_view, daily_board_view
-from ...service.daily import closes_at
 from ...service.games.documents import api_token_view, daily_view, player_view
 from ...service.players.accounts import PlayerMade, TokenMade
 from ...service.players.profiles import profile_view
@@ -69,7 +69,7 @@ def daily(closed: bool = False) -> dict[str, Any]:
                 datetime.combine(day, time(), UTC),
             )
         )
-    return daily_view(day, closes_at(day), closed, deals, {} if closed else {"peek": GAME_ID})
+    return daily_view(day, day_closes_at(day), closed, deals, {} if closed else {"peek": GAME_ID})
 
 
 def profile() -> dict[str, Any]:

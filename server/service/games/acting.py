@@ -17,8 +17,8 @@ from uuid import UUID
 from ...game.callers import Caller
 from ...game.change import Change, Game, stored_game
 from ...game.commands import Act, Command, Credential, Draw, End, GiveHint, Hint, OnGame, Resign, TakeBack, Undo
-from ...game.days import still_private
-from ...game.deciding import check_day_open, check_room_for_a_hint, check_version, decide, hinted_again
+from ...game.contests import check_hint, check_open, private_until, still_private
+from ...game.deciding import check_room_for_a_hint, check_version, decide, hinted_again
 from ...game.errors import PositionMoved, VersionConflict
 from ...game.records import GameKeys, GameRecord, GameSecret
 from ...log import events as ev
@@ -114,7 +114,8 @@ class Acting:
         it instead (IdenticalRequestFinished)."""
         game, secret = self._store.load_for_action(asked.game_id)
         self._check_access(asked.caller, _keys(game, secret), asked.game_id)
-        check_day_open(game, self._clock())
+        check_open(game.contest, self._clock())
+        check_hint(game.contest)
         check_version(game, asked.versions)
         latest = self._store.load_events(asked.game_id, game.version - 1, 1)
         if latest and latest[0].kind == ev.HINT_GIVEN:
@@ -195,25 +196,32 @@ class Acting:
             return (
                 game.status == "playing"
                 and game.owner is not None
-                and game.daily is None
+                and game.contest is None
                 and game.updated_at <= self._clock() - ABANDONED_AFTER
             )
 
         return self._end(left, End(game_id, abandoned=True))
 
-    def close_daily_game(self, game_id: UUID) -> bool:
-        """End a daily game whose day has closed: resigned if still on, then its seeds revealed and its creation
-        and end entered in the public log. Whether it wrote (a game closed already, by another process too,
-        is left as it is)."""
+    def close_contest_game(self, game_id: UUID) -> bool:
+        """End a contest's game (a daily deal's, a competition's) whose contest has closed: resigned (a competition
+        game: timed out) if still on, then its seeds revealed and its creation and end entered in the public log.
+        Whether it wrote (a game closed already, by another process too, is left as it is)."""
 
         def closed(game: GameRecord) -> bool:
-            return (
-                game.daily is not None
-                and "server_seed" not in game.deal
-                and not still_private(game.daily, self._clock())
-            )
+            contest = game.contest
+            return contest is not None and "server_seed" not in game.deal and self._clock() >= contest.closes_at
 
-        return self._end(closed, End(game_id, closing_day=True))
+        return self._end(closed, End(game_id, closing=True))
+
+    def time_out(self, game_id: UUID) -> bool:
+        """End, as timed out, a competition game still on whose clock has run out (its seeds wait for the close).
+        Whether it wrote."""
+
+        def ran_out(game: GameRecord) -> bool:
+            clock = game.competition
+            return clock is not None and game.status == "playing" and clock.ran_out(self._clock())
+
+        return self._end(ran_out, End(game_id))
 
     def _end(self, due: Callable[[GameRecord], bool], command: End) -> bool:
         """The server's own end of a game `due` to end, under its lock."""
@@ -228,9 +236,9 @@ class Acting:
 
     def _check_access(self, credential: Credential, keys: GameKeys, game_id: UUID) -> None:
         """Raises Forbidden unless the credential opens the game: its own player token, or an API token of its
-        player's with the `play` scope. A daily game before its day closes is its player's alone: to anyone
+        player's with the `play` scope. A contest game before its contest closes is its player's alone: to anyone
         else it does not exist (GameNotFound, as for a wrong id)."""
-        private = still_private(keys.daily, self._clock())
+        private = still_private(keys.private_until, self._clock())
         if isinstance(credential, Caller):
             if private and credential.player.id != keys.owner_id:
                 raise GameNotFound(game_id)
@@ -262,14 +270,14 @@ def kept_reply_of(request: OnGame) -> Callable[[Change], StoredResponse | None]:
 
 
 def _keys(game: GameRecord, secret: GameSecret) -> GameKeys:
-    return GameKeys(secret.token_hash, game.owner.id if game.owner else None, game.daily)
+    return GameKeys(secret.token_hash, game.owner.id if game.owner else None, private_until(game.contest))
 
 
 def keep_recent(recent: RecentGames, game: Game, now: datetime) -> None:
-    """Keep the game as this process last wrote it, so that its next action here needs no read; but not a daily
-    game before its day closes: answered from the kept copy, a wrong token on it was refused sooner than a wrong
-    id, which has to be read for, and the difference told that the game exists."""
-    if game.record.daily is None or not still_private(game.record.daily, now):
+    """Keep the game as this process last wrote it, so that its next action here needs no read; but not a contest
+    game before its contest closes: answered from the kept copy, a wrong token on it was refused sooner than a
+    wrong id, which has to be read for, and the difference told that the game exists."""
+    if not still_private(private_until(game.record.contest), now):
         recent.keep(game.record.id, game)
 
 

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from ...game.days import day_of, still_private
+from ...game.contests import still_private
 from ...log.replay import export
 from ...rules import PRESET_DESCRIPTIONS, PRESETS
 from ..errors import GameNotFound
@@ -44,14 +44,14 @@ class GameQueries:
 
     def readable(self, game_id: UUID, viewer: UUID | None) -> None:
         """Raises GameNotFound unless `viewer` (the player calling, None for anyone) may read the game: every
-        game but a daily game before its day closes, which is its player's alone (to anyone else it is a game
-        that does not exist, whatever it is asked)."""
+        game but a contest game (a daily deal's, a competition's) before its contest closes, which is its player's
+        alone (to anyone else it is a game that does not exist, whatever it is asked)."""
         with self._public_lock:
             if game_id in self._public:
                 self._public.move_to_end(game_id)
                 return
-        daily, owner = self._games.load_audience(game_id)
-        if still_private(daily, self._clock()):
+        private_until, owner = self._games.load_audience(game_id)
+        if still_private(private_until, self._clock()):
             if owner is None or owner != viewer:
                 raise GameNotFound(game_id)
             return
@@ -91,7 +91,7 @@ class GameQueries:
         of the next page, None on the last page."""
         before = decode_cursor(cursor) if cursor else None
         now = self._clock()
-        audience = Audience(day_of(now), viewer)
+        audience = Audience(now, viewer)
         acted_since = None if acted_within is None else now - timedelta(seconds=acted_within)
         records = self._games.list_games(
             GamesPage(limit + 1, before, status, variant, audience, player_id, acted_since)

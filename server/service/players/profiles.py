@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ...game.callers import PlayerRecord
-from ...game.days import day_of
+from ...game.contests import day_of
 from ...game.records import PlayerResult
 from ...game.results import result_from_log
 from ..errors import SolverBusy, SolverSaturated
