@@ -81,6 +81,8 @@ def worker_exit(server, worker):
         extensions["osmosis.sequencer"].stop()
     if "osmosis.upkeep" in extensions:
         extensions["osmosis.upkeep"].stop()
+    if "osmosis.referee" in extensions:
+        extensions["osmosis.referee"].stop()
     if "osmosis.hub" in extensions:
         extensions["osmosis.hub"].stop()
     if "osmosis.pool" in extensions:

@@ -7,6 +7,7 @@ every read, list and feed asks one column. A competition entrant's game keeps it
 A competition's entrants are its `competition_entries`, each with its game once started (one game an entrant: a
 unique index, so that concurrent starts make one) and its finish as the game's end wrote it (in the same statement),
 with the leaf hash of its competition_game_finished entry: the log's order of those entries breaks the last ties.
+An API token may hold the new scope `organize` (announce competitions, amend their results).
 
 Revision ID: 0024
 Revises: 0023
@@ -75,11 +76,20 @@ def upgrade() -> None:
     CREATE INDEX competition_entries_of_player ON competition_entries (player_id);
     CREATE INDEX competition_entries_running_out ON competition_entries (deadline)
         WHERE game_id IS NOT NULL AND finished_status IS NULL;
+
+    ALTER TABLE player_tokens DROP CONSTRAINT player_tokens_scopes_check;
+    ALTER TABLE player_tokens ADD CONSTRAINT player_tokens_scopes_check
+        CHECK (cardinality(scopes) > 0 AND scopes <@ ARRAY['play', 'account', 'organize']);
     """)
 
 
 def downgrade() -> None:
     op.execute("""
+    DELETE FROM player_tokens WHERE scopes = ARRAY['organize'];
+    UPDATE player_tokens SET scopes = array_remove(scopes, 'organize');
+    ALTER TABLE player_tokens DROP CONSTRAINT player_tokens_scopes_check;
+    ALTER TABLE player_tokens ADD CONSTRAINT player_tokens_scopes_check
+        CHECK (cardinality(scopes) > 0 AND scopes <@ ARRAY['play', 'account']);
     DROP TABLE competition_entries;
     DROP TABLE competitions;
     DROP INDEX games_of_players_in_play;

@@ -12,10 +12,21 @@ from uuid import UUID
 from flask import Flask, Response, current_app, json
 from werkzeug.exceptions import HTTPException
 
-from ..game.errors import DayClosed, VersionConflict
+from ..game.competitions import (
+    CompetitionFull,
+    EntriesClosed,
+    NotEligible,
+    NotStarted,
+    StartClosed,
+)
+from ..game.errors import ClockExpired, DayClosed, HintsOff, UndoInCompetition, VersionConflict
 from ..rules import GameOver, IllegalAction, InvalidInput, InvalidRules
 from ..service.errors import (
+    AlreadyEntered,
+    AlreadyStarted,
     ApiTokenNotFound,
+    CompetitionNotClosed,
+    CompetitionNotFound,
     DailyDealPlayed,
     DayNotClosed,
     DayNotOpened,
@@ -29,13 +40,17 @@ from ..service.errors import (
     LogBehind,
     LogNotStarted,
     NameTaken,
+    NotEntered,
+    NotYetInLog,
     PlayerNotFound,
+    ResultsFinal,
     SealedDealNotFound,
     SealedDealUsed,
     SolverBusy,
     SolverSaturated,
     StoreUnavailable,
     TileNotFound,
+    TooManyCompetitions,
     TooManyTokens,
     Unauthorized,
 )
@@ -79,6 +94,22 @@ ERRORS: list[tuple[type[Exception], HTTPStatus, str]] = [
     (StoreUnavailable, HTTPStatus.SERVICE_UNAVAILABLE, "service-unavailable"),
     (SolverBusy, HTTPStatus.TOO_MANY_REQUESTS, "solver-busy"),
     (SolverSaturated, HTTPStatus.SERVICE_UNAVAILABLE, "solver-saturated"),
+    (CompetitionNotFound, HTTPStatus.NOT_FOUND, "competition-not-found"),
+    (TooManyCompetitions, HTTPStatus.CONFLICT, "too-many-competitions"),
+    (EntriesClosed, HTTPStatus.CONFLICT, "entries-closed"),
+    (AlreadyEntered, HTTPStatus.CONFLICT, "already-entered"),
+    (CompetitionFull, HTTPStatus.CONFLICT, "competition-full"),
+    (NotEligible, HTTPStatus.FORBIDDEN, "not-eligible"),
+    (NotYetInLog, HTTPStatus.CONFLICT, "not-yet-logged"),
+    (NotEntered, HTTPStatus.FORBIDDEN, "not-entered"),
+    (AlreadyStarted, HTTPStatus.CONFLICT, "already-started"),
+    (NotStarted, HTTPStatus.CONFLICT, "not-started"),
+    (StartClosed, HTTPStatus.CONFLICT, "start-closed"),
+    (ClockExpired, HTTPStatus.CONFLICT, "clock-expired"),
+    (UndoInCompetition, HTTPStatus.CONFLICT, "undo-in-competition"),
+    (HintsOff, HTTPStatus.CONFLICT, "hints-off"),
+    (CompetitionNotClosed, HTTPStatus.CONFLICT, "competition-not-closed"),
+    (ResultsFinal, HTTPStatus.CONFLICT, "results-final"),
 ]
 
 HTTP_CODES = {
@@ -177,6 +208,10 @@ def _handler(status: HTTPStatus, code: str) -> Callable[[Exception], Response]:
         if status == HTTPStatus.SERVICE_UNAVAILABLE:
             headers["Retry-After"] = RETRY_AFTER_SECONDS
         if isinstance(error, SolverBusy | SolverSaturated):
+            headers["Retry-After"] = SOLVER_RETRY_AFTER_SECONDS
+        if isinstance(error, NotStarted):
+            headers["Retry-After"] = str(error.retry_after)
+        if isinstance(error, NotYetInLog):
             headers["Retry-After"] = SOLVER_RETRY_AFTER_SECONDS
         return problem(status.value, code, str(error), headers, **extra)
 

@@ -12,17 +12,20 @@ from .schemas import (
     SOURCES,
     TARGETS,
     DealInfoSchema,
+    EntrantClockSchema,
     PublicStateSchema,
     RulesSchema,
     card,
     cards,
     component,
+    elapsed_ms,
     kind,
     one_of,
 )
 
 
 class GameCreatedDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     game_id = fields.String(
         metadata={
             "description": "The game's id, binding the log to its game (absent from "
@@ -41,9 +44,13 @@ class GameCreatedDataSchema(ma.Schema):
             "description": "The player who made the game with their API token; absent from games made without one."
         },
     )
+    competition = fields.Nested(
+        EntrantClockSchema, metadata={"description": "A competition entrant's game: its competition and clock."}
+    )
 
 
 class CardMovedDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     card = card(required=True)
     from_ = one_of("Source", SOURCES, data_key="from", attribute="from", required=True)
     to = one_of("Target", TARGETS, required=True)
@@ -55,23 +62,28 @@ class CardMovedDataSchema(ma.Schema):
 
 
 class CardsDealtDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     cards = cards("The cards dealt to the waste, in the order dealt (the last is the new top).")
 
 
 class WasteRedealtDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     pass_number = fields.Integer(required=True, metadata={"description": "The pass that begins."})
 
 
 class GameEndedDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     reason = fields.String(required=True)
     score = fields.Integer(required=True, metadata={"description": "Cards on the foundations."})
 
 
 class GameResignedDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     reason = fields.String(required=True)
 
 
 class ActionUndoneDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     undone_seq = fields.Integer(
         required=True, metadata={"description": "The seq of the taken-back action's own event (not itself taken back)."}
     )
@@ -81,6 +93,7 @@ class ActionUndoneDataSchema(ma.Schema):
 
 
 class SeedsRevealedDataSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     server_seed = fields.String(required=True, metadata={"description": "hex; hashes to the commitment."})
     client_seed = fields.String(required=True, metadata={"description": "The client's seed; empty if none."})
 
@@ -121,5 +134,8 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
         ActionUndoneDataSchema,
         "The latest action not taken back yet, taken back (the action `undo`): the position is again the one "
         "before it.",
+    ),
+    ev.GAME_TIMED_OUT: _event(
+        ev.GAME_TIMED_OUT, GameEndedDataSchema, "A competition game's clock ran out: the server ended it."
     ),
 }

@@ -276,6 +276,34 @@ PROBLEM_DETAILS: dict[str, tuple[str, dict[str, Any]]] = {
         {},
     ),
     "solver-saturated": ("the solver is busy with other clients' work: no thread came free within 30 seconds", {}),
+    "competition-not-found": ("no competition with id 3f6c1b2a-9d8e-4f70-a6b5-c4d3e2f1a0b9", {}),
+    "too-many-competitions": ("you have 20 competitions not closed yet, as many as an organizer may", {}),
+    "entries-closed": ("entries closed at 2026-11-22T00:12:17.082270+00:00", {}),
+    "already-entered": ("you have entered this competition already", {}),
+    "competition-full": ("the field is full: 1,000 entrants", {}),
+    "not-eligible": ("this competition is for humans, and you are a bot", {}),
+    "not-yet-logged": (
+        "your player_joined entry is not in the public log yet: enter again in a few seconds",
+        {},
+    ),
+    "not-entered": ("you have not entered this competition", {}),
+    "already-started": ("your clock has started: your game counts, as it ends", {}),
+    "not-started": ("the competition starts at 2026-11-22T00:12:17.082270+00:00", {}),
+    "start-closed": (
+        "the last start that leaves a whole clock before the close was 2026-11-22T00:22:17.082270+00:00",
+        {},
+    ),
+    "clock-expired": (
+        "your clock ran out at 2026-11-22T00:22:17.082270+00:00: a competition game takes nothing after",
+        {},
+    ),
+    "undo-in-competition": ("a competition game takes no undo: every entrant plays one line, as it stands", {}),
+    "hints-off": ("this competition gives no hints: its organizer set hints off", {}),
+    "competition-not-closed": (
+        "the competition closes at 2026-11-22T00:22:17.082270+00:00: its results are shown once it has",
+        {},
+    ),
+    "results-final": ("the review time ended 0 s after the close: the results stand", {}),
 }
 
 

@@ -13,6 +13,7 @@ from flask_smorest import Blueprint
 
 from ..rules import PRESETS
 from . import meta
+from .competitions import views as competitions
 from .deals import views as deals
 from .games import actions, analysis, hints
 from .games import blueprint as games_blueprint
@@ -67,6 +68,19 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
     ),
     (deals.replays_blp, (("/verification", deals.ReplayVerification),)),
     (feeds.blp, (("/stream", feeds.Feed),)),
+    (
+        competitions.blp,
+        (
+            ("", competitions.Competitions),
+            ("/<uuid:competition_id>", competitions.Competition),
+            ("/<uuid:competition_id>/entries", competitions.Entries),
+            ("/<uuid:competition_id>/entries/me", competitions.MyEntry),
+            ("/<uuid:competition_id>/game", competitions.EntrantGame),
+            ("/<uuid:competition_id>/standings", competitions.Standings),
+            ("/<uuid:competition_id>/results", competitions.Results),
+            ("/<uuid:competition_id>/amendments", competitions.Amendments),
+        ),
+    ),
     (
         public_log.blp,
         (

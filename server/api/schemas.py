@@ -68,6 +68,16 @@ IDEMPOTENCY_KEY_PATTERN = "^[!-~](?:[ -~]{0,253}[!-~])?$"
 """1 to 255 visible ASCII characters, spaces allowed between them: what HTTP carries in a header unchanged."""
 
 
+def elapsed_ms() -> fields.Integer:
+    """Every event's data in a competition game's log: the entrant's time (absent from every other game's)."""
+    return fields.Integer(
+        metadata={
+            "description": "In a competition entrant's game only: the milliseconds since the entrant's clock started, "
+            "by the server's clock (never decreasing, never above the limit; the clock stops when the game ends)."
+        }
+    )
+
+
 def _given(*names: str, value: object = None) -> dict[str, Any]:
     """JSON Schema of an object in which every one of `names` is given (with `value`, when not None)."""
     return {"required": list(names), "properties": {name: {} if value is None else {"enum": [value]} for name in names}}
@@ -266,14 +276,16 @@ class WinnableRecordSchema(ma.Schema):
 class DealInfoSchema(ma.Schema):
     kind = fields.String(
         required=True,
-        validate=validate.OneOf(["number", "random", "sealed", "daily"]),
+        validate=validate.OneOf(["number", "random", "sealed", "daily", "competition"]),
         metadata={
             "description": "number: a public deal number; random: a secret server seed; sealed: a sealed "
-            "deal and the client's seed; daily: the daily deal of `day` (GET /daily/{day})."
+            "deal and the client's seed; daily: the daily deal of `day` (GET /daily/{day}); competition: the deal "
+            "of `competition_id`, every entrant's (GET /competitions/{id})."
         },
     )
     deal_number = fields.Integer()
     day = fields.String(metadata={"format": "date", "description": "A daily deal's UTC day."})
+    competition_id = fields.String(metadata={"format": "uuid", "description": "A competition's deal's competition."})
     sealed_deal_id = fields.String()
     server_seed = fields.String(metadata={"description": "Revealed when the game is over."})
     client_seed = fields.String(metadata={"description": "Revealed when the game is over."})
@@ -283,6 +295,19 @@ class DealInfoSchema(ma.Schema):
             "description": "Present when the game asked for a winnable deal: which candidate of the seeds was dealt, "
             'and by which solver and budget it was chosen (docs/rules.md, "Winnable deals").'
         },
+    )
+
+
+class EntrantClockSchema(ma.Schema):
+    id = fields.UUID(required=True, metadata={"description": "The competition (GET /competitions/{id})."})
+    started_at = fields.String(
+        required=True,
+        metadata={"format": "date-time", "description": "When the entrant's clock started: a race's start for all."},
+    )
+    limit_ms = fields.Integer(required=True, metadata={"description": "How long the clock runs, in milliseconds."})
+    deadline = fields.String(
+        required=True,
+        metadata={"format": "date-time", "description": "When the clock runs out: the game takes nothing after."},
     )
 
 
@@ -332,6 +357,13 @@ class GameSchema(ma.Schema):
         metadata={
             "description": "Whether the action `undo` would take an action back now: the game is on, it is not a "
             "daily deal, an action is left that was not taken back, and the game has had fewer than 1,000 undos."
+        },
+    )
+    competition = fields.Nested(
+        EntrantClockSchema,
+        metadata={
+            "description": "A competition entrant's game: the competition and the entrant's clock. Present only on "
+            "such a game; every event of its log carries `elapsed_ms`, the entrant's time."
         },
     )
 

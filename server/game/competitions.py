@@ -14,6 +14,7 @@ from ..log.competition_entries import ELIGIBILITY, RANKING
 from ..rules import Rules
 from .contests import EntrantClock
 from .errors import GameRefused
+from .records import Owner
 
 FORMATS = ("race", "window")
 """`race`: one start for all, at `starts_at`; `window`: each entrant starts once, when they like, before the close."""
@@ -32,12 +33,30 @@ MAX_REVIEW_S = 30 * 86_400
 
 
 class CompetitionRefused(GameRefused):
-    """A request a competition's rules refuse; `code` names the problem (docs/api.md), `retry_after` the seconds
-    after which asking again may succeed."""
+    """A request a competition's rules refuse; the class names the problem (docs/api.md)."""
 
-    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+
+class EntriesClosed(CompetitionRefused):
+    """After a race's start, or a window's last moment a whole clock fits."""
+
+
+class NotEligible(CompetitionRefused):
+    """A player of the other kind, or one who joined after the competition was announced."""
+
+
+class CompetitionFull(CompetitionRefused):
+    """Its field has its max_entrants."""
+
+
+class StartClosed(CompetitionRefused):
+    """A window entrant who asks for their game too late for a whole clock before the close."""
+
+
+class NotStarted(CompetitionRefused):
+    """A game asked for before the start: `retry_after`, the seconds to the start."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
-        self.code = code
         self.retry_after = retry_after
 
 
@@ -154,17 +173,16 @@ def check_entry(terms: Terms, now: datetime, kind: str, joined_before: bool, ent
     `joined_before`: whether the player's player_joined entry comes before the competition's announcement in
     the public log (an account made to scout the deal does not play it)."""
     if now >= terms.last_start:
-        raise CompetitionRefused("entries-closed", f"entries closed at {terms.last_start.isoformat()}")
+        raise EntriesClosed(f"entries closed at {terms.last_start.isoformat()}")
     if kind != terms.entrants:
-        raise CompetitionRefused("not-eligible", f"this competition is for {terms.entrants}s, and you are a {kind}")
+        raise NotEligible(f"this competition is for {terms.entrants}s, and you are a {kind}")
     if not joined_before:
-        raise CompetitionRefused(
-            "not-eligible",
+        raise NotEligible(
             "only players who joined before the competition was announced may enter: your player_joined entry "
             "comes after its announcement in the public log",
         )
     if entrants >= terms.max_entrants:
-        raise CompetitionRefused("competition-full", f"the field is full: {terms.max_entrants:,} entrants")
+        raise CompetitionFull(f"the field is full: {terms.max_entrants:,} entrants")
 
 
 def clock_for(terms: Terms, competition_id: UUID, now: datetime) -> EntrantClock:
@@ -173,12 +191,12 @@ def clock_for(terms: Terms, competition_id: UUID, now: datetime) -> EntrantClock
     a whole clock."""
     if now < terms.starts_at:
         wait = -(-(terms.starts_at - now) // timedelta(seconds=1))
-        raise CompetitionRefused("not-started", f"the competition starts at {terms.starts_at.isoformat()}", wait)
+        raise NotStarted(f"the competition starts at {terms.starts_at.isoformat()}", wait)
     if terms.format == "race":
         return EntrantClock(competition_id, terms.starts_at, terms.limit_ms, terms.ends_at, terms.hints != "off")
     if now > terms.last_start:
-        raise CompetitionRefused(
-            "start-closed", f"the last start that leaves a whole clock before the close was {terms.last_start}"
+        raise StartClosed(
+            f"the last start that leaves a whole clock before the close was {terms.last_start.isoformat()}"
         )
     return EntrantClock(competition_id, now, terms.limit_ms, terms.ends_at, terms.hints != "off")
 
@@ -206,3 +224,22 @@ class Finish:
             "events": self.events,
             "head_hash": self.head_hash,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class CompetitionRecord:
+    """A competition as announced, and where it stands: its field's size, and once closed, when and its root."""
+
+    id: UUID
+    organizer: Owner
+    terms: Terms
+    commitment: str
+    deal: dict[str, Any]
+    """What every entrant's game names as its deal: the competition, and its winnable candidate if it has one."""
+    announced_at: datetime
+    entrants: int = 0
+    closed_at: datetime | None = None
+    standings_root: str | None = None
+
+    def status(self, now: datetime) -> str:
+        return status_at(self.terms, self.closed_at, now)

@@ -27,16 +27,20 @@ from ..solver import SOLVERS
 from ..solver.hints import HINT_BUDGET, hint, recomputation_cost
 from ..solver.winnable import check_winnable, rederivation_cost
 from . import events as ev
+from .clocks import check_clock
 from .deal_record import game_opening
 from .events import Event, ReplayError, canonical_json
 from .shapes import ShapeError, check_event_data
 
-_ENDED = {ev.GAME_WON: "won", ev.GAME_LOST: "lost", ev.GAME_RESIGNED: "resigned"}
+_ENDED = {ev.GAME_WON: "won", ev.GAME_LOST: "lost", ev.GAME_RESIGNED: "resigned", ev.GAME_TIMED_OUT: "resigned"}
+_CONTESTS = ("daily", "competition")
+"""The deals many play: their games reveal their seeds when the contest closes, and take no undo."""
 _DEAL_FIELDS = {
     "number": {"kind", "deal_number"},
     "random": {"kind"},
     "sealed": {"kind", "sealed_deal_id"},
     "daily": {"kind", "day"},
+    "competition": {"kind", "competition_id"},
 }
 
 
@@ -135,9 +139,10 @@ def verify_log(
     try:
         _check_sequence_and_chain(commit, events)
         _check_created(events[0], rules, commit, game_id)
+        check_clock(events)
         revealed = _revealed_seeds(events)
         seeds = seeds or revealed
-        daily = events[0].data["deal"]["kind"] == "daily"
+        daily = events[0].data["deal"]["kind"] in _CONTESTS
         if seeds is None:
             if not daily:
                 _check_not_ended(events)
@@ -206,7 +211,7 @@ def _check_deal(seq: int, deal: Any) -> None:
         or deal.get("kind") not in _DEAL_FIELDS
         or set(deal) - {"winnable"} != _DEAL_FIELDS[deal["kind"]]
     ):
-        raise ReplayError(seq, "game_created's deal is not one of the four kinds of deal the format gives")
+        raise ReplayError(seq, "game_created's deal is not one of the kinds of deal the format gives")
     if "winnable" in deal and not isinstance(deal["winnable"], dict):
         raise ReplayError(seq, "game_created's deal.winnable is not an object")
     if deal["kind"] == "number" and not (is_int(deal["deal_number"]) and 0 <= deal["deal_number"] <= MAX_DEAL_NUMBER):
@@ -220,7 +225,7 @@ def _revealed_seeds(events: Sequence[Event]) -> tuple[bytes, str] | None:
         if event.kind == ev.SEEDS_REVEALED:
             if event is not events[-1]:
                 raise ReplayError(event.seq, "events follow the reveal of the seeds")
-            if set(event.data) != {"server_seed", "client_seed"}:
+            if set(ev.unclocked(event.data)) != {"server_seed", "client_seed"}:
                 raise ReplayError(event.seq, "seeds_revealed holds exactly server_seed and client_seed")
             server_seed, client_seed = event.data["server_seed"], event.data["client_seed"]
             if not is_hex(server_seed, 64):
@@ -252,7 +257,7 @@ def _checked_opening(
     deal = created.data["deal"]
     if deal["kind"] == "number" and (deal_number_seed(deal["deal_number"]) != server_seed or client_seed != ""):
         raise ReplayError(created.seq, f"the seeds are not those of deal number {deal['deal_number']}")
-    if deal["kind"] in ("random", "daily") and client_seed != "":
+    if deal["kind"] in ("random", *_CONTESTS) and client_seed != "":
         raise ReplayError(created.seq, f"a {deal['kind']} deal has no client seed")
     try:
         if "winnable" in deal:
@@ -301,9 +306,7 @@ def _fold_checking_snapshots(
             hinted.append((event, state))
         if event.kind == ev.ACTION_UNDONE:
             if daily:
-                raise ReplayError(
-                    event.seq, "an action of a daily deal is taken back: a competition's actions are final"
-                )
+                raise ReplayError(event.seq, "an action of a contest's game is taken back: its actions are final")
             undos += 1
             if undos > ev.MAX_UNDOS:
                 raise ReplayError(event.seq, f"more than {ev.MAX_UNDOS:,} undos: a game takes at most that many")

@@ -199,9 +199,20 @@ DEAL = tagged(
         "random": {},
         "sealed": {"sealed_deal_id": UUID},
         "daily": {"day": DAY},
+        "competition": {"competition_id": UUID},
     },
     optional={"winnable": _WINNABLE},
 )
+MOMENT = text(
+    32,
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?\+00:00",
+    "a UTC time, as the server writes it",
+)
+LIMIT_MS = whole(5_000, 86_400_000)
+CLOCK = record({"id": UUID, "started_at": MOMENT, "limit_ms": LIMIT_MS, "deadline": MOMENT})
+CLOCKED = {"elapsed_ms": whole(0, 86_400_000)}
+"""What every event of a competition game's log holds besides its own data: the entrant's time."""
+TIMED_OUT = "the clock ran out"
 
 _STATUS = one_of(*(status.value for status in Status))
 _ENDINGS = (WON.reason, LOST_NO_ACTION.reason, LOST_FRUITLESS_PASS.reason, RESIGNED.reason)
@@ -248,7 +259,7 @@ _HINT = record(
         "budget": COUNT,
         "solver": NAME,
     },
-    {"exact_choice": one_of(*EXACT_CHOICES)},
+    {"exact_choice": one_of(*EXACT_CHOICES), **CLOCKED},
 )  # hints given before the choice was named have none
 
 EVENT_DATA: dict[str, Shape] = {
@@ -262,19 +273,24 @@ EVENT_DATA: dict[str, Shape] = {
             "opening": PUBLIC_VIEW,
         },
         # Logs written before game_created named its game (server 0.1) have no game_id; a game made with no
-        # player's API token names no player.
-        {"game_id": UUID, "player": PLAYER},
+        # player's API token names no player; only a competition entrant's game has a clock.
+        {"game_id": UUID, "player": PLAYER, "competition": CLOCK, **CLOCKED},
     ),
-    "card_played": record({"card": CARD, "from": SOURCE, "to": FOUNDATION, "uncovered": nullable(CARD)}),
-    "card_moved_to_cell": record({"card": CARD, "from": SOURCE, "to": one_of("cell"), "uncovered": nullable(CARD)}),
-    "cards_dealt": record({"cards": array(CARD, 3, 1)}),
-    "waste_redealt": record({"pass_number": whole(2, MAX_SAFE_INTEGER)}),
-    "game_won": record({"reason": one_of(WON.reason), "score": whole(52, 52)}),
-    "game_lost": record({"reason": one_of(LOST_NO_ACTION.reason, LOST_FRUITLESS_PASS.reason), "score": whole(0, 51)}),
-    "game_resigned": record({"reason": one_of(RESIGNED.reason)}),
-    "seeds_revealed": record({"server_seed": HEX64, "client_seed": text(CLIENT_SEED_LENGTH)}),
+    "card_played": record({"card": CARD, "from": SOURCE, "to": FOUNDATION, "uncovered": nullable(CARD)}, CLOCKED),
+    "card_moved_to_cell": record(
+        {"card": CARD, "from": SOURCE, "to": one_of("cell"), "uncovered": nullable(CARD)}, CLOCKED
+    ),
+    "cards_dealt": record({"cards": array(CARD, 3, 1)}, CLOCKED),
+    "waste_redealt": record({"pass_number": whole(2, MAX_SAFE_INTEGER)}, CLOCKED),
+    "game_won": record({"reason": one_of(WON.reason), "score": whole(52, 52)}, CLOCKED),
+    "game_lost": record(
+        {"reason": one_of(LOST_NO_ACTION.reason, LOST_FRUITLESS_PASS.reason), "score": whole(0, 51)}, CLOCKED
+    ),
+    "game_resigned": record({"reason": one_of(RESIGNED.reason)}, CLOCKED),
+    "seeds_revealed": record({"server_seed": HEX64, "client_seed": text(CLIENT_SEED_LENGTH)}, CLOCKED),
     "hint_given": _HINT,
-    "action_undone": record({"undone_seq": whole(2, MAX_SAFE_INTEGER), "action": TAKEN_BACK}),
+    "action_undone": record({"undone_seq": whole(2, MAX_SAFE_INTEGER), "action": TAKEN_BACK}, CLOCKED),
+    "game_timed_out": record({"reason": one_of(TIMED_OUT), "score": whole(0, 51)}, CLOCKED),
 }
 """Each event kind's data, exactly."""
 

@@ -27,6 +27,7 @@ from . import shared_counters  # noqa: F401 -- registers the osmosis-shared:// s
 from .composition import compose
 from .log_files import TileDirectory, record_of, record_place
 from .log_key import log_signer
+from .referee import RefereeTurns
 from .sequencer import Sequencer
 from .solver_time import ComputeQueue, JobLeases, SolverTurns
 from .turns import Turns
@@ -74,9 +75,15 @@ def create_app(
         recent_games=settings.recent_games,
         public_log=public_log,
     )
-    sequencer, upkeep = _turns(settings, store, public_log, witnesses, use_cases, run=owned)
+    sequencer, upkeep, referee = _turns(settings, store, public_log, witnesses, use_cases, run=owned)
     app.extensions.update(
-        {"osmosis.use_cases": use_cases, "osmosis.sequencer": sequencer, "osmosis.upkeep": upkeep, "osmosis.hub": hub}
+        {
+            "osmosis.use_cases": use_cases,
+            "osmosis.sequencer": sequencer,
+            "osmosis.upkeep": upkeep,
+            "osmosis.referee": referee,
+            "osmosis.hub": hub,
+        }
     )
     _requests_pass_through(app, settings, pool_stats)
     app.extensions["osmosis.pusher"] = pusher.install(app, use_cases.queries, hub)
@@ -129,8 +136,9 @@ def _turns(
     witnesses: list[tuple[Verifier, str]],
     use_cases: UseCases,
     run: bool,
-) -> tuple[Sequencer, Upkeep]:
-    """The public log's sequencer and the upkeep; started, each in its thread, when `run` (the app owns its store)."""
+) -> tuple[Sequencer, Upkeep, RefereeTurns]:
+    """The public log's sequencer, the upkeep and the competitions' referee; started, each in its thread, when `run`
+    (the app owns its store)."""
     sequencer = Sequencer(
         public_log,
         settings.log_interval_seconds,
@@ -138,11 +146,13 @@ def _turns(
         refusing=observability.log_signing_refused,
     )
     upkeep = Upkeep(use_cases.chores)
+    referee = RefereeTurns(use_cases.referee)
     if isinstance(store, PostgresStore) and run:
-        store.entries_logged = _waking(sequencer, upkeep)
+        store.entries_logged = _waking(sequencer, upkeep, referee)
         sequencer.start()
         upkeep.start()
-    return sequencer, upkeep
+        referee.start()
+    return sequencer, upkeep, referee
 
 
 REPLICA_CONNECTION_LIFETIME = 30.0

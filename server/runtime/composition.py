@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from ..service.boards import Boards
 from ..service.chores import Chores
+from ..service.competitions.entering import Entering
+from ..service.competitions.organizing import Organizing
+from ..service.competitions.refereeing import Referee
 from ..service.daily import Days
 from ..service.games.acting import Acting, ChangeSink
 from ..service.games.analyses import Analyses
@@ -62,4 +65,7 @@ def compose(
         chores=Chores(store, days, acting, profiles, clock),
         public_log=public_log,
         health=Health([store] if read_store is None else [store, read_store], public_log.status),
+        organizing=Organizing(store, solver_time, sources),
+        entering=Entering(store, changes, sources),
+        referee=Referee(store, acting, clock),
     )

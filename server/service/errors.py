@@ -129,3 +129,36 @@ class SolverSaturated(ServiceError):
 class IdenticalRequestFinished(ServiceError):
     """A request with the same Idempotency-Key was doing this work, and has finished: its answer is stored
     (the use case answers with it)."""
+
+
+class CompetitionNotFound(ServiceError, LookupError):
+    def __init__(self, competition_id: UUID | str) -> None:
+        super().__init__(f"no competition with id {competition_id}")
+
+
+class TooManyCompetitions(ServiceError):
+    """An organizer has as many competitions not closed yet as they may: let one close first."""
+
+
+class AlreadyEntered(ServiceError):
+    """A player enters a competition once."""
+
+
+class NotEntered(ServiceError):
+    """What is asked is an entrant's: the player has not entered this competition."""
+
+
+class AlreadyStarted(ServiceError):
+    """An entrant whose clock has started stays in the field: their game counts."""
+
+
+class CompetitionNotClosed(ServiceError):
+    """The results are shown once the competition has closed (its games revealed, its standings rooted)."""
+
+
+class ResultsFinal(ServiceError):
+    """The review time after the close is over: the results are final and take no amendment."""
+
+
+class NotYetInLog(ServiceError):
+    """What the request depends on is not in the public log yet (the sequencer adds it within seconds)."""

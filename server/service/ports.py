@@ -20,6 +20,7 @@ from ..game.callers import ApiTokenRecord, Caller, PlayerRecord
 from ..game.change import Change
 from ..game.records import GameKeys, GameRecord, GameSecret, PlayerResult, PublicEntry
 from ..log.events import Event
+from .competitions.ports import CompetitionTables
 from .feed import FeedEntry, FeedPosition, FeedStart
 from .records import (
     AllTimeRow,
@@ -382,6 +383,7 @@ class ReadStore(GameReads, TileReads, BoardReads, StatisticsReads, Readiness, Pr
 
 
 class Store(
+    CompetitionTables,
     GameReads,
     GameWrites,
     SealedDeals,

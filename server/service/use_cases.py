@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from .boards import Boards
 from .chores import Chores
+from .competitions.entering import Entering
+from .competitions.organizing import Organizing
+from .competitions.refereeing import Referee
 from .daily import Days
 from .games.acting import Acting
 from .games.analyses import Analyses
@@ -35,3 +38,6 @@ class UseCases:
     chores: Chores
     public_log: PublicLog
     health: Health
+    organizing: Organizing
+    entering: Entering
+    referee: Referee

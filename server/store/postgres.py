@@ -30,6 +30,7 @@ from ..service.feed import FEED_START, FeedEntry, FeedPosition, FeedStart
 from ..service.records import GamesPage, LockedGame, SealedDeal, StoredResponse, TimeTravel
 from . import sql
 from .commits import CommitWatcher
+from .competitions import CompetitionTables
 from .connections import dedicated_connection, live_connection
 from .daily import DailyTables
 from .players import PlayerTables
@@ -55,7 +56,7 @@ def _nobody() -> None:
     pass
 
 
-class PostgresStore(PublicLogTables, PlayerTables, DailyTables, StatisticsTables, ServerStanding):
+class PostgresStore(PublicLogTables, PlayerTables, DailyTables, CompetitionTables, StatisticsTables, ServerStanding):
     def __init__(self, pool: ConnectionPool, head_revision: str, hold_limit: float | None = None) -> None:
         """`hold_limit`: the longest one use of a connection may last, its commit's wait for a synchronous standby
         included, before its work is cancelled (None: as long as it takes)."""

@@ -537,7 +537,7 @@ def test_an_unreachable_database_gives_a_quick_503_problem_not_a_hang():
     finally:
         # As gunicorn's worker_exit does: left running, the sequencer would log its failures for the rest of
         # the session, from a thread that parses (to point at the error) while other tests parse too.
-        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.referee", "osmosis.hub"):
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 

@@ -53,7 +53,7 @@ def test_a_write_on_a_read_only_session_is_a_503_and_the_next_session_writes(dat
         # Were a read-only session put back in the pool, this would be refused too: it is gone.
         after = [client.post("/games", json={}).status_code for _ in range(3)]
     finally:
-        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.referee", "osmosis.hub"):
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 

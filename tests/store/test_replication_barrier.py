@@ -108,7 +108,7 @@ def test_a_retry_of_an_action_no_standby_confirmed_is_503_until_one_has_it(prima
         settled = client.post(f"/games/{game['id']}/draw", headers=headers)
         after = client.get(f"/games/{game['id']}").get_json()
     finally:
-        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.referee", "osmosis.hub"):
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 
@@ -151,7 +151,7 @@ def test_readiness_while_no_standby_confirms_answers_and_says_writes_wait(primar
         finally:
             standby(primary_alone, False)
     finally:
-        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.hub"):
+        for name in ("osmosis.sequencer", "osmosis.upkeep", "osmosis.referee", "osmosis.hub"):
             app.extensions[name].stop()
         app.extensions["osmosis.pool"].close()
 

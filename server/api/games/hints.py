@@ -24,7 +24,7 @@ class Hint(MethodView):
     @write_doc("askForHint")
     @blp.arguments(ActionRequestSchema(), required=False, example={"expected_version": 5})
     @blp.response(200, HintResultSchema, headers={**ETAG_HEADER, **REPLAYED_HEADER}, example=Later(examples.hinted))
-    @answers(*ACTION_ERRORS, only=(*ACTION_CODES, *SOLVER_CODES))
+    @answers(*ACTION_ERRORS, only=(*ACTION_CODES, "hints-off", *SOLVER_CODES))
     def post(self, args: dict[str, Any], game_id: UUID) -> Response:
         """Ask for a hint: the best action by what the player has seen
 

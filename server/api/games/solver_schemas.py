@@ -8,7 +8,7 @@ from marshmallow import fields, validate
 from ...rules import Status
 from ...solver import Verdict
 from ...solver.hints import BASES, EXACT_CHOICES
-from ..schemas import GameSchema, component
+from ..schemas import GameSchema, component, elapsed_ms
 
 VERDICTS = [verdict.value for verdict in Verdict]
 ENDED = [status.value for status in Status if status is not Status.PLAYING]
@@ -104,6 +104,7 @@ class EstimateSchema(ma.Schema):
 
 
 class HintSchema(ma.Schema):
+    elapsed_ms = elapsed_ms()
     action = component(
         "LegalAction",
         required=True,

@@ -25,6 +25,8 @@ ACTION_CODES = (
     "illegal-action",
     "game-over",
     "day-closed",
+    "clock-expired",
+    "undo-in-competition",
     "validation-failed",
     "invalid-input",
     "idempotency-key-reused",

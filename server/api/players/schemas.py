@@ -13,7 +13,8 @@ from ...service.players.tokens import SCOPES, TOKEN_PATTERN
 
 _SCOPES_DESCRIPTION = (
     "`play`: create games as this player, act on them, read your daily games before the day "
-    "closes; `account`: list, create and revoke your API tokens."
+    "closes, enter competitions and play them; `account`: list, create and revoke your API tokens; `organize`: "
+    "announce competitions and amend their results."
 )
 
 

@@ -27,7 +27,9 @@ PLAY = "play"
 """Create games as the player, act on them, read the player's daily games before the day closes."""
 ACCOUNT = "account"
 """List, create and revoke the player's tokens."""
-SCOPES = (PLAY, ACCOUNT)
+ORGANIZE = "organize"
+"""Announce competitions and amend their results."""
+SCOPES = (PLAY, ACCOUNT, ORGANIZE)
 
 
 def _base62(number: int, width: int) -> str:

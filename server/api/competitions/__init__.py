@@ -1,0 +1,1 @@
+"""Competitions over HTTP: announcing, entering, the entrant's game, standings, results and amendments."""

@@ -1,0 +1,257 @@
+"""Competitions over HTTP, on PostgreSQL with a clock the test moves: announced, entered, played on one sealed deal,
+timed out, closed and amended; the standings rooted in the public log and recomputed from it."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from server.config import Settings
+from server.game.standings import standings_root
+from server.log import competition_entries as ce
+from server.log import events as ev
+from server.log.replay import verify
+from server.runtime.app import create_app
+from server.service.sources import Sources
+from tests.api.helpers import LOG_SIGNER, run_together
+
+PROBLEM = "application/problem+json"
+
+
+class Clock:
+    def __init__(self, now):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock(datetime(2031, 3, 2, 9, 30, tzinfo=UTC) + timedelta(days=secrets.randbelow(10_000)))
+
+
+@pytest.fixture
+def contest_app(store, clock):
+    app = create_app(
+        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+        store,
+        sources=Sources(clock=clock),
+    )
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["osmosis.hub"].stop()
+
+
+@pytest.fixture
+def client(contest_app):
+    return contest_app.test_client()
+
+
+def logged(app):
+    """Everything pending sequenced into the public log."""
+    while app.extensions["osmosis.sequencer"].run_once():
+        pass
+
+
+def referee(app):
+    while app.extensions["osmosis.referee"].run_once():
+        logged(app)
+    logged(app)
+
+
+def player(client, kind="human", name=None):
+    made = client.post("/players", json={"name": name or f"c{secrets.token_hex(6)}", "kind": kind}).get_json()
+    return {"Authorization": f"Bearer {made['token']}"}, made["player"]["name"]
+
+
+def announce(client, token, clock, **terms):
+    body = {"name": "Sunday race", "format": "race", "variant": "osmosis-draw-one", "entrants": "human"}
+    body |= {"starts_at": (clock.now + timedelta(minutes=1)).isoformat(), "limit_s": 600} | terms
+    response = client.post("/competitions", json=body, headers=token)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def problem(response, status, code):
+    assert response.status_code == status, response.get_json()
+    assert response.mimetype == PROBLEM and response.get_json()["code"] == code, response.get_json()
+    return response
+
+
+def entry_kinds(db, competition_id):
+    """The kinds of the competition's entries in the public log, in the log's order."""
+    rows = db.execute("SELECT kind FROM log_leaves WHERE subject = %s ORDER BY index", (competition_id,)).fetchall()
+    return [row[0] for row in rows]
+
+
+def test_a_race_from_announcement_to_results(contest_app, client, clock, db):
+    organizer, _ = player(client)
+    (alice, _), (bob, _), (carol, _) = player(client), player(client), player(client)
+    logged(contest_app)
+    race = announce(client, organizer, clock)
+    cid = race["id"]
+    assert race["status"] == "open" and race["entered"] == 0 and len(race["commitment"]) == 64
+    assert race["ends_at"] == (datetime.fromisoformat(race["starts_at"]) + timedelta(minutes=10)).isoformat()
+
+    for token in (alice, bob, carol):
+        assert client.post(f"/competitions/{cid}/entries", headers=token).status_code == 201
+    problem(client.post(f"/competitions/{cid}/entries", headers=alice), 409, "already-entered")
+    assert client.delete(f"/competitions/{cid}/entries/me", headers=carol).status_code == 204
+    problem(client.delete(f"/competitions/{cid}/entries/me", headers=carol), 403, "not-entered")
+    assert client.get(f"/competitions/{cid}").get_json()["entered"] == 2
+
+    early = problem(client.post(f"/competitions/{cid}/game", headers=alice), 409, "not-started")
+    assert early.headers["Retry-After"] == "60"
+
+    clock.now += timedelta(minutes=1, seconds=3)
+    problem(client.post(f"/competitions/{cid}/entries", headers=carol), 409, "entries-closed")
+    problem(client.delete(f"/competitions/{cid}/entries/me", headers=bob), 409, "already-started")
+    first = client.post(f"/competitions/{cid}/game", headers=alice)
+    assert first.status_code == 201
+    game = first.get_json()
+    assert game["competition"]["id"] == cid and game["competition"]["started_at"] == race["starts_at"]
+    assert game["competition"]["limit_ms"] == 600_000 and game["commitment"] == race["commitment"]
+    assert game["deal"] == {"kind": "competition", "competition_id": cid} and game["can_undo"] is False
+    again = client.post(f"/competitions/{cid}/game", headers=alice)
+    assert again.status_code == 200 and again.get_json()["id"] == game["id"]
+    bobs = client.post(f"/competitions/{cid}/game", headers=bob).get_json()
+    assert bobs["state"] == game["state"] and bobs["id"] != game["id"]
+
+    # Nothing of an entrant's game reaches anyone else before the close: as for a game that does not exist.
+    missing = client.get(f"/games/{secrets.token_hex(16)[:8]}-0000-4000-8000-000000000000")
+    for path in ("", "/events", "/replay", "/verification", "/states/1"):
+        for headers in ({}, bob):
+            hidden = client.get(f"/games/{game['id']}{path}", headers=headers)
+            assert hidden.status_code == 404, (path, hidden.get_json())
+            assert hidden.get_json()["code"] == "game-not-found"
+    assert missing.status_code == 404
+    assert client.get(f"/games/{game['id']}", headers=alice).status_code == 200
+
+    draw = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}}, headers=alice)
+    assert draw.status_code == 200, draw.get_json()
+    assert [event["data"]["elapsed_ms"] for event in draw.get_json()["events"]] == [3000]
+    problem(
+        client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "undo"}}, headers=alice),
+        409,
+        "undo-in-competition",
+    )
+    problem(client.post(f"/games/{game['id']}/hint", headers=alice), 409, "hints-off")
+    clock.now += timedelta(seconds=2)
+    assert (
+        client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "resign"}}, headers=alice).status_code
+        == 200
+    )
+
+    standings = client.get(f"/competitions/{cid}/standings").get_json()["standings"]
+    # A tie on cards home and time: fewer actions first.
+    assert [(row["rank"], row["status"], row["elapsed_ms"], row["actions"]) for row in standings] == [
+        (1, "playing", 5000, 0),
+        (2, "resigned", 5000, 1),
+    ]
+    assert all("game_id" not in row for row in standings)
+    problem(client.get(f"/competitions/{cid}/results"), 409, "competition-not-closed")
+
+    clock.now += timedelta(minutes=10)
+    problem(
+        client.post(f"/games/{bobs['id']}/actions", json={"action": {"kind": "deal"}}, headers=bob),
+        409,
+        "clock-expired",
+    )
+    referee(contest_app)
+
+    results = client.get(f"/competitions/{cid}/results").get_json()
+    rows = results["results"]
+    assert [(row["rank"], row["status"]) for row in rows] == [(1, "resigned"), (2, "timed_out")]
+    alice_row = next(row for row in rows if row["game_id"] == game["id"])
+    assert alice_row["elapsed_ms"] == 5000 and alice_row["actions"] == 1
+    bob_row = next(row for row in rows if row["game_id"] == bobs["id"])
+    assert bob_row["elapsed_ms"] == 600_000 and bob_row["actions"] == 0
+    assert results["standings_root"] == standings_root([{k: v for k, v in row.items() if k != "links"} for row in rows])
+    assert results["competition"]["status"] == "final" and results["final"] is True
+
+    # After the close every game is anyone's, its seeds revealed, its log verifying against the commitment.
+    for row in rows:
+        export = client.get(row["links"]["replay"]).get_json()
+        assert export["events"][-1]["kind"] == ev.SEEDS_REVEALED
+        verdict = verify(export)
+        assert verdict.valid, verdict
+        assert export["commitment"] == race["commitment"]
+    assert entry_kinds(db, cid) == [
+        ce.COMPETITION_ANNOUNCED,
+        *[ce.COMPETITION_ENTERED] * 3,
+        ce.COMPETITION_WITHDRAWN,
+        *[ce.COMPETITION_GAME_STARTED] * 2,
+        ce.COMPETITION_GAME_FINISHED,
+        ce.COMPETITION_GAME_FINISHED,
+        ce.COMPETITION_CLOSED,
+    ]
+
+
+def test_twenty_concurrent_calls_make_one_game(contest_app, client, clock):
+    organizer, _ = player(client)
+    entrant, _ = player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    client.post(f"/competitions/{cid}/entries", headers=entrant)
+    clock.now += timedelta(minutes=2)
+
+    answers = run_together(20, lambda _: contest_app.test_client().post(f"/competitions/{cid}/game", headers=entrant))
+
+    assert sorted(answer.status_code for answer in answers) == [200] * 19 + [201]
+    assert len({answer.get_json()["id"] for answer in answers}) == 1
+
+
+def test_only_players_who_joined_before_the_announcement_and_of_its_kind_may_enter(contest_app, client, clock):
+    organizer, _ = player(client)
+    bot, _ = player(client, kind="bot")
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    late, _ = player(client)
+    logged(contest_app)
+
+    problem(client.post(f"/competitions/{cid}/entries", headers=late), 403, "not-eligible")
+    problem(client.post(f"/competitions/{cid}/entries", headers=bot), 403, "not-eligible")
+    problem(client.post(f"/competitions/{cid}/game", headers=late), 403, "not-entered")
+
+
+@pytest.mark.parametrize(
+    ("terms", "field"),
+    [
+        ({"limit_s": 4}, "limit_s"),
+        ({"limit_s": 86_401}, "limit_s"),
+        ({"starts_at": "2020-01-01T00:00:00Z"}, "starts_at"),
+        ({"format": "window", "ends_at": None}, "ends_at"),
+        ({"starts_at": "2031-03-02T09:30:00"}, "starts_at"),
+        ({"format": "marathon"}, "format"),
+        ({"max_entrants": 10_001}, "max_entrants"),
+        ({"variant": "osmosis", "rules": {"draw": 1}}, "rules"),
+    ],
+)
+def test_terms_that_cannot_be_held_are_422_and_nothing_is_announced(contest_app, client, clock, terms, field):
+    organizer, _ = player(client)
+    body = {"name": "x", "format": "race", "entrants": "human", "starts_at": "2031-03-02T09:30:00Z", "limit_s": 60}
+    body |= {"starts_at": (clock.now + timedelta(minutes=1)).isoformat()}
+    body |= {key: value for key, value in terms.items() if value is not None}
+    body = {key: value for key, value in body.items() if not (key in terms and terms[key] is None)}
+    before = client.get("/competitions?limit=100").get_json()["competitions"]
+
+    response = client.post("/competitions", json=body, headers=organizer)
+
+    assert response.status_code == 422, response.get_json()
+    assert field in json.dumps(response.get_json())
+    assert client.get("/competitions?limit=100").get_json()["competitions"] == before
+
+
+def test_announcing_needs_the_organize_scope(contest_app, client, clock):
+    organizer, _ = player(client)
+    made = client.post("/players/me/tokens", json={"label": "play only", "scopes": ["play"]}, headers=organizer)
+    play_only = {"Authorization": f"Bearer {made.get_json()['token']}"}
+    body = {"name": "x", "format": "race", "entrants": "human", "limit_s": 60}
+    body["starts_at"] = (clock.now + timedelta(minutes=1)).isoformat()
+
+    problem(client.post("/competitions", json=body, headers=play_only), 403, "forbidden")
+    problem(client.post("/competitions", json=body), 401, "unauthorized")
