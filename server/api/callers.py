@@ -12,6 +12,11 @@ from ..service.errors import ServiceError, Unauthorized
 from ..service.players.tokens import PLAY, is_api_token
 from .common import use_cases
 
+API_TOKEN: list[dict[str, list[str]]] = [{"apiToken": []}]
+"""An operation's security: a player's API token."""
+TOKEN_CODES = ("unauthorized", "forbidden")
+"""What an operation that needs an API token may answer for the token: none or a dead one, or too few scopes."""
+
 
 def bearer() -> str | None:
     """The request's bearer token, if it has one."""

@@ -141,6 +141,7 @@ EVENTS = {
     "seeds_revealed": "SeedsRevealedEvent",
     "hint_given": "HintGivenEvent",
     "action_undone": "ActionUndoneEvent",
+    "game_timed_out": "GameTimedOutEvent",
 }
 
 

@@ -5,6 +5,7 @@ entrant's clock, and how an entrant's game ends (`finish_of`). The ranking is st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -108,6 +109,11 @@ class Terms:
             "ranking": RANKING,
             "commitment": commitment,
         }
+
+
+def restored_terms(rules: Mapping[str, Any], **terms: Any) -> Terms:
+    """Terms as they were announced and kept, their rules from their stored parameters."""
+    return Terms(rules=Rules.from_mapping(rules), **terms)
 
 
 def scheduled(

@@ -306,7 +306,10 @@ def _fold_checking_snapshots(
             hinted.append((event, state))
         if event.kind == ev.ACTION_UNDONE:
             if daily:
-                raise ReplayError(event.seq, "an action of a contest's game is taken back: its actions are final")
+                raise ReplayError(
+                    event.seq,
+                    "an action of a daily deal's or a competition's game is taken back: its actions are final",
+                )
             undos += 1
             if undos > ev.MAX_UNDOS:
                 raise ReplayError(event.seq, f"more than {ev.MAX_UNDOS:,} undos: a game takes at most that many")

@@ -12,9 +12,8 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from ..game.change import Change
-from ..game.competitions import CompetitionRecord, Terms
+from ..game.competitions import CompetitionRecord, restored_terms
 from ..game.records import Owner, PublicEntry
-from ..rules import Rules
 from ..service.competitions.records import Entrant, StandingsAt
 from ..service.errors import AlreadyEntered, CompetitionNotFound
 from . import competition_sql as csql
@@ -253,18 +252,18 @@ class _ClaimedFirst(Exception):
 
 def _competition_of(row: dict[str, Any]) -> CompetitionRecord:
     starts_at, ends_at = row["starts_at"], row["ends_at"]
-    terms = Terms(
-        row["name"],
-        row["format"],
-        Rules.from_mapping(row["rules"]),
-        row["entrants"],
-        starts_at,
-        ends_at,
-        row["limit_ms"],
-        row["winnable"],
-        row["max_entrants"],
-        row["hints"],
-        row["review_s"],
+    terms = restored_terms(
+        row["rules"],
+        name=row["name"],
+        format=row["format"],
+        entrants=row["entrants"],
+        starts_at=starts_at,
+        ends_at=ends_at,
+        limit_ms=row["limit_ms"],
+        winnable=row["winnable"],
+        max_entrants=row["max_entrants"],
+        hints=row["hints"],
+        review_s=row["review_s"],
     )
     return CompetitionRecord(
         row["id"],

@@ -10,6 +10,7 @@ schema-valid and schema-violating data alike.
 import contextlib
 import json
 import string
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote
@@ -138,7 +139,17 @@ def real_player(app):
     return made["player"]["name"], made["api_token"]["id"], f"Bearer {made['token']}"
 
 
-def path_values(real_id, player_name, token_id):
+@pytest.fixture(scope="module")
+def real_competition(app, real_player):
+    """A race of bots a minute ahead, announced by the fuzzed player, whose token the fuzz may send."""
+    starts_at = (datetime.now(UTC) + timedelta(minutes=1)).isoformat()
+    body = {"name": "fuzzed", "format": "race", "entrants": "bot", "starts_at": starts_at, "limit_s": 60}
+    made = app.test_client().post("/competitions", json=body, headers={"Authorization": real_player[2]})
+    assert made.status_code == 201, made.get_json()
+    return made.get_json()["id"]
+
+
+def path_values(real_id, player_name, token_id, competition_id):
     uuid_or_garbage = st.one_of(st.just(real_id), st.uuids().map(str), HEADER_TEXT)
     tile_path = st.one_of(
         st.sampled_from(
@@ -164,6 +175,7 @@ def path_values(real_id, player_name, token_id):
         "tile_path": tile_path,
         "name": name,
         "token_id": st.one_of(st.just(token_id), uuid_or_garbage),
+        "competition_id": st.one_of(st.just(competition_id), uuid_or_garbage),
         "variant": st.one_of(st.sampled_from(["osmosis", "peek", "klondike"]), HEADER_TEXT),
         "day": st.one_of(
             st.sampled_from(["2026-11-24", "2999-01-01", "0001-01-01", "9999-12-31", "2026-02-30"]), HEADER_TEXT
@@ -173,13 +185,15 @@ def path_values(real_id, player_name, token_id):
 
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_any_request_to_any_operation_gets_no_5xx_and_every_4xx_is_problem_json(app, real_game, real_player, data):
+def test_any_request_to_any_operation_gets_no_5xx_and_every_4xx_is_problem_json(
+    app, real_game, real_player, real_competition, data
+):
     game_id, authorization = real_game
     player_name, token_id, api_token = real_player
     method, template = data.draw(st.sampled_from(OPERATIONS))
     values = {
         name: quote(data.draw(strategy), safe="")
-        for name, strategy in path_values(game_id, player_name, token_id).items()
+        for name, strategy in path_values(game_id, player_name, token_id, real_competition).items()
     }
     path = template.format(**values)
     query = data.draw(

@@ -232,8 +232,9 @@ def test_following_the_links_walks_every_game_once_and_the_last_page_has_no_link
         path = re.fullmatch(r'<(.+)>; rel="next"', link).group(1) if link else None
         pages += 1
 
-    # Every game anyone may read: all but the daily games of days not closed yet (tests/api/test_daily.py's).
-    readable = db.execute("SELECT count(*) FROM games WHERE daily IS NULL OR daily < (now() AT TIME ZONE 'UTC')::date")
+    # Every game anyone may read: all but the contest games whose contest has not closed yet (tests/api/test_daily.py's
+    # daily games, tests/api/test_competitions.py's competition games).
+    readable = db.execute("SELECT count(*) FROM games WHERE private_until IS NULL OR private_until <= now()")
     assert len(seen) == len(set(seen)) == readable.fetchone()[0]
     assert pages == -(-len(seen) // 7)  # no empty last page: a full page with nothing after has no Link
 

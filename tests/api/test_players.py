@@ -40,7 +40,7 @@ def test_signing_up_answers_the_player_and_a_first_token_shown_once(client):
     assert response.headers["Location"] == f"/players/{name}"
     assert made["player"]["name"] == name and made["player"]["kind"] == "bot"
     assert well_formed(made["token"]) and made["token"].startswith("osm_")
-    assert made["api_token"]["scopes"] == ["play", "account"] and made["api_token"]["last_used_at"] is None
+    assert made["api_token"]["scopes"] == ["play", "account", "organize"] and made["api_token"]["last_used_at"] is None
     assert client.get("/players/me", headers=bearer(made)).get_json() == made["player"]
     assert client.get(f"/players/{name.upper()}").get_json() == {**made["player"], "stats": []}
     listed = client.get("/players/me/tokens", headers=bearer(made)).get_json()["tokens"]

@@ -11,12 +11,11 @@ from flask.views import MethodView
 from ...rules import Rules, preset
 from ...service.competitions.organizing import Announcement
 from ...service.games.cursors import decode_position, encode_position
-from ..callers import caller
+from ..callers import API_TOKEN, TOKEN_CODES, caller
 from ..common import Blueprint, use_cases
 from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, answers, header
 from ..examples import Later
 from ..pages import json_response, link_header, next_page
-from ..players.accounts import API_TOKEN, TOKEN_CODES
 from ..schemas import GameSchema
 from . import examples
 from .schemas import (
@@ -155,6 +154,7 @@ class MyEntry(MethodView):
     @blp.response(204, description="Withdrawn: your withdrawal is in the public log")
     @answers(
         *READ_ERRORS,
+        *BODY_ERRORS,
         401,
         403,
         404,
@@ -170,9 +170,12 @@ class MyEntry(MethodView):
 class EntrantGame(MethodView):
     @blp.doc(operationId="getCompetitionGame", security=API_TOKEN)
     @blp.response(201, GameSchema, example=Later(examples.entrant_game))
-    @blp.alt_response(200, schema=GameSchema, description="Your game, made by an earlier call")
+    @blp.alt_response(
+        200, schema=GameSchema, description="Your game, made by an earlier call", example=Later(examples.entrant_game)
+    )
     @answers(
         *READ_ERRORS,
+        *BODY_ERRORS,
         401,
         403,
         404,

@@ -12,7 +12,7 @@ from flask.views import MethodView
 from ...service.errors import ApiTokenNotFound
 from ...service.games.documents import api_token_view, player_view
 from .. import examples, replies
-from ..callers import caller, reader
+from ..callers import API_TOKEN, TOKEN_CODES, caller, reader
 from ..common import Blueprint, request_idempotency, use_cases
 from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter
 from ..examples import Later
@@ -35,9 +35,6 @@ blp = Blueprint(
     url_prefix="/players",
     description="Players: accounts with API tokens (no passwords), their games and statistics",
 )
-
-API_TOKEN: list[dict[str, list[str]]] = [{"apiToken": []}]
-TOKEN_CODES = ("unauthorized", "forbidden")
 
 
 class Players(MethodView):
