@@ -25,7 +25,7 @@ COUNT_OPEN_OF_ORGANIZER = (
 )
 
 _STATUS_FILTERS = {
-    "open": "c.starts_at > %(now)s",
+    "open": "c.starts_at > %(now)s AND c.closed_at IS NULL",
     "running": "c.starts_at <= %(now)s AND c.closed_at IS NULL",
     "closed": "c.closed_at IS NOT NULL AND c.closed_at + make_interval(secs => c.review_s) > %(now)s",
     "final": "c.closed_at IS NOT NULL AND c.closed_at + make_interval(secs => c.review_s) <= %(now)s",

@@ -255,3 +255,166 @@ def test_announcing_needs_the_organize_scope(contest_app, client, clock):
 
     problem(client.post("/competitions", json=body, headers=play_only), 403, "forbidden")
     problem(client.post("/competitions", json=body), 401, "unauthorized")
+
+
+def closed_race(app, client, clock, entrants=2, **terms):
+    """A race announced, entered by `entrants` players, each resigning at once, then closed: its id, the organizer's
+    token and the entrants' (token, name) in their order of finishing."""
+    organizer, _ = player(client)
+    players = [player(client) for _ in range(entrants)]
+    logged(app)
+    cid = announce(client, organizer, clock, **terms)["id"]
+    for token, _ in players:
+        assert client.post(f"/competitions/{cid}/entries", headers=token).status_code == 201
+    clock.now += timedelta(minutes=1)
+    for token, _ in players:
+        game = client.post(f"/competitions/{cid}/game", headers=token).get_json()
+        resigned = client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "resign"}}, headers=token)
+        assert resigned.status_code == 200
+        logged(app)
+    clock.now += timedelta(minutes=10)
+    referee(app)
+    return cid, organizer, players
+
+
+def test_ties_are_broken_by_the_finish_entries_order_in_the_log(contest_app, client, clock):
+    cid, _, players = closed_race(contest_app, client, clock, entrants=3)
+
+    rows = client.get(f"/competitions/{cid}/results").get_json()["results"]
+
+    # The same cards home, the same time (the clock did not move between them), no action: the log's order decides.
+    assert [row["player"]["name"] for row in rows] == [name for _, name in players]
+    assert [row["rank"] for row in rows] == [1, 2, 3]
+
+
+def test_an_amendment_strikes_a_row_appends_a_new_root_and_the_review_time_ends_them(contest_app, client, clock, db):
+    cid, organizer, players = closed_race(contest_app, client, clock, entrants=2, review_s=600)
+    first = client.get(f"/competitions/{cid}/results").get_json()
+    assert first["final"] is False and first["competition"]["status"] == "closed"
+    (winner_token, winner), (_, second) = players
+    problem(
+        client.post(
+            f"/competitions/{cid}/amendments",
+            json={"player": second, "action": "disqualify", "reason": "x"},
+            headers=winner_token,
+        ),
+        403,
+        "forbidden",
+    )
+
+    amended = client.post(
+        f"/competitions/{cid}/amendments",
+        json={"player": winner, "action": "disqualify", "reason": "a second account"},
+        headers=organizer,
+    )
+
+    assert amended.status_code == 201, amended.get_json()
+    rows = amended.get_json()["results"]
+    assert [(row["player"]["name"], row["rank"], row["struck"]) for row in rows] == [
+        (second, 1, None),
+        (winner, None, "a second account"),
+    ]
+    new_root = amended.get_json()["standings_root"]
+    assert new_root != first["standings_root"]
+    assert new_root == standings_root([{k: v for k, v in row.items() if k != "links"} for row in rows])
+    logged(contest_app)
+    entries = db.execute(
+        "SELECT kind FROM log_leaves WHERE subject = %s ORDER BY index DESC LIMIT 2", (cid,)
+    ).fetchall()
+    assert [row[0] for row in entries] == [ce.COMPETITION_RESULT_AMENDED, ce.COMPETITION_CLOSED]
+
+    back = client.post(
+        f"/competitions/{cid}/amendments",
+        json={"player": winner, "action": "reinstate", "reason": "the accounts are two people"},
+        headers=organizer,
+    ).get_json()
+    assert back["standings_root"] == first["standings_root"]
+
+    clock.now += timedelta(seconds=600)
+    problem(
+        client.post(
+            f"/competitions/{cid}/amendments",
+            json={"player": winner, "action": "disqualify", "reason": "late"},
+            headers=organizer,
+        ),
+        409,
+        "results-final",
+    )
+    assert client.get(f"/competitions/{cid}/results").get_json()["final"] is True
+
+
+def test_a_window_starts_each_clock_at_its_entrants_call_and_closes_entries_when_a_clock_no_longer_fits(
+    contest_app, client, clock
+):
+    organizer, _ = player(client)
+    (early, _), (late, _), (never, _) = player(client), player(client), player(client)
+    logged(contest_app)
+    starts = clock.now + timedelta(minutes=1)
+    window = announce(
+        client, organizer, clock, format="window", ends_at=(starts + timedelta(hours=1)).isoformat(), limit_s=600
+    )
+    cid = window["id"]
+    assert window["entries_close_at"] == (starts + timedelta(minutes=50)).isoformat()
+    for token in (early, late, never):
+        client.post(f"/competitions/{cid}/entries", headers=token)
+
+    clock.now = starts + timedelta(minutes=5)
+    mine = client.post(f"/competitions/{cid}/game", headers=early).get_json()
+    assert mine["competition"]["started_at"] == clock.now.isoformat()
+    clock.now += timedelta(minutes=10)
+    referee(contest_app)
+    assert client.get(f"/games/{mine['id']}", headers=early).get_json()["status"] == "resigned"
+
+    clock.now = starts + timedelta(minutes=49)
+    theirs = client.post(f"/competitions/{cid}/game", headers=late).get_json()
+    # A late entrant learns nothing of the earlier ones: their games do not exist to them.
+    assert client.get(f"/games/{mine['id']}", headers=late).status_code == 404
+    assert theirs["commitment"] == mine["commitment"] and theirs["state"]["stock_count"] == 52 - 16 - 1
+    clock.now = starts + timedelta(minutes=50, seconds=1)
+    problem(client.post(f"/competitions/{cid}/game", headers=never), 409, "start-closed")
+
+    clock.now = starts + timedelta(hours=1)
+    referee(contest_app)
+    rows = client.get(f"/competitions/{cid}/results").get_json()["results"]
+    assert [(row["status"], row["game_id"] is None) for row in rows] == [
+        ("timed_out", False),
+        ("timed_out", False),
+        ("timed_out", True),
+    ]
+
+
+def test_counted_hints_are_given_and_the_field_is_bounded(contest_app, client, clock):
+    organizer, _ = player(client)
+    (first, _), (second, _) = player(client), player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock, hints="counted", max_entrants=1)["id"]
+    assert client.post(f"/competitions/{cid}/entries", headers=first).status_code == 201
+    problem(client.post(f"/competitions/{cid}/entries", headers=second), 409, "competition-full")
+    clock.now += timedelta(minutes=1)
+    game = client.post(f"/competitions/{cid}/game", headers=first).get_json()
+
+    hinted = client.post(f"/games/{game['id']}/hint", headers=first)
+
+    assert hinted.status_code == 200, hinted.get_json()
+    assert hinted.get_json()["events"][0]["kind"] == "hint_given"
+    assert hinted.get_json()["events"][0]["data"]["elapsed_ms"] == 0
+
+
+def test_the_list_pages_by_status(contest_app, client, clock):
+    organizer, _ = player(client)
+    logged(contest_app)
+    made = [announce(client, organizer, clock, name=f"race {n}")["id"] for n in range(3)]
+
+    seen, path, first = [], "/competitions?status=open&limit=2", None
+    while path is not None and not set(made) <= set(seen):
+        page = client.get(path)
+        listed = page.get_json()
+        first = first or (page, listed)
+        assert all(c["status"] == "open" for c in listed["competitions"])
+        seen += [c["id"] for c in listed["competitions"]]
+        path = listed["next"]
+
+    assert set(made) <= set(seen) and len(seen) == len(set(seen))
+    page, listed = first
+    assert page.headers["Link"] == f'<{listed["next"]}>; rel="next"'
+    problem(client.get("/competitions?cursor=garbage"), 422, "invalid-cursor")
