@@ -8,14 +8,17 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from ..config import Settings
-from ..monitor.audit import MonitorState, audit
+from ..monitor.audit import Fetch, MonitorState, audit
+from ..monitor.competition import audit_competition
 from ..runtime.log_key import log_signer
-from ..transparency.notes import NoteError, parse_verifier
+from ..transparency.notes import NoteError, Verifier, parse_verifier
 
 MAX_BODY = 64 * 1024 * 1024
 
@@ -26,10 +29,16 @@ def add_commands(commands: Any) -> None:
     monitor.add_argument("--log-key", required=True, metavar="KEY", help="the log's verifier key (or its file)")
     monitor.add_argument(
         "--state",
-        required=True,
         type=Path,
         metavar="FILE",
-        help="where the monitor keeps what it has checked (made on the first run)",
+        help="where the monitor keeps what it has checked (made on the first run); needed but with --competition",
+    )
+    monitor.add_argument(
+        "--competition",
+        type=UUID,
+        metavar="ID",
+        help="instead, recompute this closed competition from the whole log and its games' exports (the field, "
+        "every game, the clocks, the ranking and its root) and compare the served results with it",
     )
     monitor.add_argument(
         "--witness-key",
@@ -83,20 +92,17 @@ def _audit(args: argparse.Namespace) -> int:
     except (OSError, NoteError) as error:
         print(f"osmosis: not a verifier key: {error}", file=sys.stderr)
         return 2
+    fetch = _fetcher(args.url)
+    if args.competition is not None:
+        return _audit_competition(fetch, key, args.competition, args.json)
+    if args.state is None:
+        print("osmosis: audit needs --state FILE (or --competition ID)", file=sys.stderr)
+        return 2
     try:
         state = MonitorState.from_json(args.state.read_text()) if args.state.exists() else MonitorState()
     except (OSError, ValueError, KeyError, TypeError) as error:
         print(f"osmosis: cannot read the monitor's state {args.state}: {error}", file=sys.stderr)
         return 2
-    base = args.url.rstrip("/")
-
-    def fetch(path: str) -> bytes:
-        try:
-            with urllib.request.urlopen(base + path, timeout=30) as response:
-                return bytes(response.read(MAX_BODY))
-        except urllib.error.HTTPError as error:
-            raise OSError(f"{path} answered {error.code}") from None
-
     report = audit(fetch, key, witnesses, state, _progress, args.board)
     if report.ok:
         draft = args.state.with_name(args.state.name + ".new")
@@ -121,6 +127,36 @@ def _audit(args: argparse.Namespace) -> int:
         if report.split_view:
             print("Evidence, two checkpoints the log signed that cannot both be its own:")
             print("\n".join(report.split_view))
+    return 0 if report.ok else 1
+
+
+def _fetcher(url: str) -> Fetch:
+    base = url.rstrip("/")
+
+    def fetch(path: str) -> bytes:
+        try:
+            with urllib.request.urlopen(base + path, timeout=30) as response:
+                return bytes(response.read(MAX_BODY))
+        except urllib.error.HTTPError as error:
+            raise OSError(f"{path} answered {error.code}") from None
+        except urllib.error.URLError as error:
+            raise OSError(f"{path}: {error.reason}") from None
+
+    return fetch
+
+
+def _audit_competition(fetch: Fetch, key: Verifier, competition_id: UUID, as_json: bool) -> int:
+    report = audit_competition(fetch, key, competition_id)
+    if as_json:
+        print(json.dumps(asdict(report), indent=2))
+    elif report.ok:
+        print(
+            f"OK: competition {competition_id}: {report.entrants} entrants, {report.games_verified} games verified, "
+            f"the ranking recomputed to standings root {report.standings_root}, the served results agree "
+            f"(checkpoint of size {report.checkpoint_size})"
+        )
+    else:
+        print(f"FAILED: competition {competition_id}: {report.problem}")
     return 0 if report.ok else 1
 
 

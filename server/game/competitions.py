@@ -1,6 +1,7 @@
 """A competition: one sealed deal every entrant plays on their own clock, as an organizer scheduled it. Its rules as
 pure functions: the terms an organizer may set (`scheduled`), its status at a moment, who may enter and when, each
-entrant's clock, and how an entrant's game ends (`finish_of`). The ranking is standings.py's. Pure: times are given.
+entrant's clock, and what an entrant's game's end records. The ranking is the public format's (log/standings.py).
+Pure: times are given.
 """
 
 from __future__ import annotations

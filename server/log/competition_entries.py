@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from ..rules import RulesError, commitment
 from .events import canonical_json
 
 COMPETITION_ANNOUNCED = "competition_announced"
@@ -102,6 +103,14 @@ def closed(competition_id: UUID, at: datetime, server_seed: bytes, standings_roo
         standings_root=standings_root,
         entrants=entrants,
     )
+
+
+def seed_matches(closed_entry: Mapping[str, Any], announced_commitment: str) -> bool:
+    """Whether the seed a competition_closed entry reveals is the one its announcement committed to."""
+    try:
+        return commitment(bytes.fromhex(closed_entry["server_seed"])) == announced_commitment
+    except (ValueError, TypeError, RulesError):
+        return False
 
 
 def result_amended(

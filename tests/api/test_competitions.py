@@ -6,16 +6,20 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import UTC, datetime, timedelta
+from uuid import UUID
 
 import pytest
 
 from server.config import Settings
-from server.game.standings import standings_root
 from server.log import competition_entries as ce
 from server.log import events as ev
 from server.log.replay import verify
+from server.log.standings import standings_root
+from server.monitor.audit import MonitorState, audit
+from server.monitor.competition import audit_competition
 from server.runtime.app import create_app
 from server.service.sources import Sources
+from server.transparency.notes import generate_signer
 from tests.api.helpers import LOG_SIGNER, run_together
 
 PROBLEM = "application/problem+json"
@@ -418,3 +422,73 @@ def test_the_list_pages_by_status(contest_app, client, clock):
     page, listed = first
     assert page.headers["Link"] == f'<{listed["next"]}>; rel="next"'
     problem(client.get("/competitions?cursor=garbage"), 422, "invalid-cursor")
+
+
+class Served:
+    """The server as a stranger's audit fetches it, with a lie where asked: `lie(path, body) -> body`."""
+
+    def __init__(self, client, lie=lambda path, body: body):
+        self.client, self.lie = client, lie
+
+    def __call__(self, path):
+        response = self.client.get(path)
+        if response.status_code != 200:
+            raise OSError(f"{path} answered {response.status_code}")
+        return self.lie(path, response.get_data())
+
+
+def test_the_audit_recomputes_the_competition_from_the_log_and_catches_a_tampered_row(contest_app, client, clock):
+    cid, organizer, players = closed_race(contest_app, client, clock, entrants=3, review_s=60)
+    amended = client.post(
+        f"/competitions/{cid}/amendments",
+        json={"player": players[1][1], "action": "disqualify", "reason": "shared an account"},
+        headers=organizer,
+    )
+    assert amended.status_code == 201
+    logged(contest_app)
+
+    report = audit_competition(Served(client), LOG_SIGNER.verifier, UUID(cid))
+
+    assert report.ok, report.problem
+    assert report.entrants == 3 and report.games_verified == 3
+    assert report.standings_root == amended.get_json()["standings_root"]
+
+    def faster(path, body):
+        if not path.endswith("/results"):
+            return body
+        served = json.loads(body)
+        served["results"][1]["elapsed_ms"] -= 1
+        return json.dumps(served).encode()
+
+    tampered = audit_competition(Served(client, faster), LOG_SIGNER.verifier, UUID(cid))
+
+    assert not tampered.ok and tampered.problem.startswith(
+        "the served results differ from the recomputed ones at row 2"
+    )
+
+    def rewritten(path, body):
+        if not path.endswith("/results"):
+            return body
+        served = json.loads(body)
+        served["standings_root"] = "0" * 64
+        return json.dumps(served).encode()
+
+    assert (
+        "standings root is not the log's"
+        in audit_competition(Served(client, rewritten), LOG_SIGNER.verifier, UUID(cid)).problem
+    )
+
+    # The plain monitor follows a log that holds competitions.
+    assert audit(Served(client), LOG_SIGNER.verifier, [], MonitorState()).ok
+
+
+def test_the_audit_refuses_an_unclosed_competition_and_a_wrong_key(contest_app, client, clock):
+    organizer, _ = player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    logged(contest_app)
+
+    report = audit_competition(Served(client), LOG_SIGNER.verifier, UUID(cid))
+    assert not report.ok and "has not closed" in report.problem
+    other = generate_signer("osmosis.test/another-log")
+    assert "checkpoint" in audit_competition(Served(client), other.verifier, UUID(cid)).problem

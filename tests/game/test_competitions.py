@@ -21,7 +21,7 @@ from server.game.competitions import (
     scheduled,
     status_at,
 )
-from server.game.standings import Standing, ranked, standings_root
+from server.log.standings import Standing, ranked, standings_root
 from server.rules import preset
 
 NOW = datetime(2026, 12, 6, 18, tzinfo=UTC)

@@ -11,8 +11,8 @@ from uuid import UUID
 from ...game.competitions import CompetitionRecord, Terms, clock_for
 from ...game.deciding import Dealt, created
 from ...game.records import Owner
-from ...game.standings import Standing, ranked, standings_root
 from ...log.deal_record import game_opening
+from ...log.standings import Standing, ranked, standings_root
 from ...rules import commitment, preset
 from ...service.competitions.views import competition_view, progress_rows, result_rows
 from ...service.players.tokens import token_hash_of

@@ -10,8 +10,8 @@ from uuid import UUID
 from ...game.callers import Caller
 from ...game.competitions import BadSchedule, CompetitionRecord, scheduled
 from ...game.records import PublicEntry
-from ...game.standings import ranked, standings_root
 from ...log import competition_entries as ce
+from ...log.standings import ranked, standings_root
 from ...rules import InvalidInput, Rules, commitment
 from ...solver.winnable import first_winnable
 from ..errors import CompetitionNotClosed, Forbidden, NotEntered, ResultsFinal, TooManyCompetitions

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from ...game.standings import Standing
+from ...log.standings import Standing
 
 
 @dataclass(frozen=True, slots=True)

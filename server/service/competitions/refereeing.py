@@ -14,8 +14,8 @@ from typing import Protocol
 from uuid import UUID
 
 from ...game.records import PublicEntry
-from ...game.standings import ranked, standings_root
 from ...log import competition_entries as ce
+from ...log.standings import ranked, standings_root
 from ..games.acting import Acting
 from .ports import CompetitionTables
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from ..log.events import canonical_json
+from .events import canonical_json
 
 FINISHED = ("won", "lost", "resigned", "timed_out")
 
