@@ -20,6 +20,7 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import fields
 
 from ..rules import RANK_CODES
+from ..service.competitions.watching import EVENTS as COMPETITION_STREAM_EVENTS
 from ..service.feed import FEED_POSITION_PATTERN
 from ..solver import Verdict
 from . import errors
@@ -182,6 +183,21 @@ MESSAGES: dict[str, dict[str, Any]] = {
         "`game_id`) whose id is its position in the feed.",
         FEED_POSITION_PATTERN,
     ),
+    "CompetitionStreamMessage": {
+        "type": "object",
+        "required": ["event", "data"],
+        "description": "A message of a competition's stream, as an SSE parser reads it.",
+        "properties": {
+            "event": {"type": "string", "enum": ["standings", *COMPETITION_STREAM_EVENTS]},
+            "data": {
+                "type": "string",
+                "description": "JSON: [Standings](#/components/schemas/Standings) for `standings`, a "
+                "[Competition](#/components/schemas/Competition) for `closed` and `amended`, else the entrant's "
+                "[Standing](#/components/schemas/Standing).",
+            },
+            "retry": {"type": "integer", "minimum": 0, "description": "Milliseconds to wait before reconnecting."},
+        },
+    },
 }
 
 UNIONS: dict[str, dict[str, Any]] = {

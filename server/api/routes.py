@@ -77,6 +77,7 @@ ROUTES: tuple[tuple[Blueprint, tuple[tuple[str, type[MethodView]], ...]], ...] =
             ("/<uuid:competition_id>/entries/me", competitions.MyEntry),
             ("/<uuid:competition_id>/game", competitions.EntrantGame),
             ("/<uuid:competition_id>/standings", competitions.Standings),
+            ("/<uuid:competition_id>/stream", competitions.Stream),
             ("/<uuid:competition_id>/results", competitions.Results),
             ("/<uuid:competition_id>/amendments", competitions.Amendments),
         ),

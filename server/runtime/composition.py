@@ -9,6 +9,7 @@ from ..service.chores import Chores
 from ..service.competitions.entering import Entering
 from ..service.competitions.organizing import Organizing
 from ..service.competitions.refereeing import Referee
+from ..service.competitions.watching import Watching
 from ..service.daily import Days
 from ..service.games.acting import Acting, ChangeSink
 from ..service.games.analyses import Analyses
@@ -51,6 +52,7 @@ def compose(
     verifying = Verifying(reads, solver_time)
     profiles = Profiles(store, verifying, clock, reads)
     public_log = public_log or PublicLog(store, reads, None)
+    organizing = Organizing(store, solver_time, sources)
     return UseCases(
         creating=Creating(store, days, recent, changes, solver_time, sources),
         sealing=Sealing(store, sources),
@@ -65,7 +67,8 @@ def compose(
         chores=Chores(store, days, acting, profiles, clock),
         public_log=public_log,
         health=Health([store] if read_store is None else [store, read_store], public_log.status),
-        organizing=Organizing(store, solver_time, sources),
+        organizing=organizing,
         entering=Entering(store, changes, sources),
         referee=Referee(store, acting, clock),
+        watching=Watching(organizing),
     )

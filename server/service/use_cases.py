@@ -10,6 +10,7 @@ from .chores import Chores
 from .competitions.entering import Entering
 from .competitions.organizing import Organizing
 from .competitions.refereeing import Referee
+from .competitions.watching import Watching
 from .daily import Days
 from .games.acting import Acting
 from .games.analyses import Analyses
@@ -41,3 +42,4 @@ class UseCases:
     organizing: Organizing
     entering: Entering
     referee: Referee
+    watching: Watching

@@ -15,7 +15,6 @@ from server.log import competition_entries as ce
 from server.log import events as ev
 from server.log.replay import verify
 from server.log.standings import standings_root
-from server.monitor.audit import MonitorState, audit
 from server.monitor.competition import audit_competition
 from server.runtime.app import create_app
 from server.service.sources import Sources
@@ -478,9 +477,6 @@ def test_the_audit_recomputes_the_competition_from_the_log_and_catches_a_tampere
         in audit_competition(Served(client, rewritten), LOG_SIGNER.verifier, UUID(cid)).problem
     )
 
-    # The plain monitor follows a log that holds competitions.
-    assert audit(Served(client), LOG_SIGNER.verifier, [], MonitorState()).ok
-
 
 def test_the_audit_refuses_an_unclosed_competition_and_a_wrong_key(contest_app, client, clock):
     organizer, _ = player(client)
@@ -492,3 +488,22 @@ def test_the_audit_refuses_an_unclosed_competition_and_a_wrong_key(contest_app, 
     assert not report.ok and "has not closed" in report.problem
     other = generate_signer("osmosis.test/another-log")
     assert "checkpoint" in audit_competition(Served(client), other.verifier, UUID(cid)).problem
+
+
+def test_the_stream_opens_with_the_standings_and_an_unknown_competition_is_404(contest_app, client, clock):
+    organizer, _ = player(client)
+    entrant, name = player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    client.post(f"/competitions/{cid}/entries", headers=entrant)
+
+    response = client.get(f"/competitions/{cid}/stream", buffered=False)
+    try:
+        first = next(response.response).decode()
+    finally:
+        response.close()
+
+    assert response.mimetype == "text/event-stream"
+    standings = json.loads(first.split("event: standings\ndata: ", 1)[1])
+    assert [row["player"]["name"] for row in standings["standings"]] == [name]
+    problem(client.get(f"/competitions/{UUID(int=7)}/stream"), 404, "competition-not-found")

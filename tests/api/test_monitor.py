@@ -153,3 +153,24 @@ def test_a_game_whose_export_does_not_end_as_logged_fails(server):
     server.rewrite[f"/games/{game_id}/replay"] = json.dumps(export).encode()
     report = audit(server.fetch, LOG_SIGNER.verifier, [], MonitorState())
     assert not report.ok and "does not end as the log says" in report.problems[0]
+
+
+def test_the_monitor_takes_a_competitions_many_entries_to_its_one_subject():
+    from datetime import UTC, datetime
+    from uuid import UUID
+
+    from server.log import competition_entries as ce
+    from server.monitor.audit import _check_entry
+
+    competition, at = UUID(int=5), datetime(2031, 1, 1, tzinfo=UTC)
+    state, ended = MonitorState(), []
+    for index, entry in enumerate(
+        [
+            ce.entered(competition, at, {"name": "ann", "kind": "bot"}),
+            ce.entered(competition, at, {"name": "bo", "kind": "bot"}),
+            ce.withdrawn(competition, at, {"name": "bo", "kind": "bot"}),
+        ]
+    ):
+        _check_entry(index, entry, state, ended)
+
+    assert ended == [] and str(competition) not in state.games

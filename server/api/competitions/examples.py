@@ -70,6 +70,11 @@ def standings() -> dict[str, Any]:
     return {"competition": competition_view(_record(3), now), "standings": progress_rows(ranked(rows))}
 
 
+def stream_message() -> dict[str, Any]:
+    """A message of a competition's stream, as an SSE parser reads it: an entrant's progress."""
+    return {"event": "progress", "data": json.dumps({**standings()["standings"][0], "score": 19, "actions": 48})}
+
+
 def results(struck: str | None = None) -> dict[str, Any]:
     rows = ranked(_rows(struck))
     root = standings_root(rows)

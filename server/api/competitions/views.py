@@ -12,11 +12,12 @@ from ...rules import Rules, preset
 from ...service.competitions.organizing import Announcement
 from ...service.games.cursors import decode_position, encode_position
 from ..callers import API_TOKEN, TOKEN_CODES, caller
-from ..common import Blueprint, use_cases
-from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, answers, header
+from ..common import Blueprint, event_stream, use_cases
+from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, answers, header, ref
 from ..examples import Later
 from ..pages import json_response, link_header, next_page
 from ..schemas import GameSchema
+from ..streaming import streams
 from . import examples
 from .schemas import (
     AmendmentSchema,
@@ -204,6 +205,41 @@ class Standings(MethodView):
         Progress only: no game and no card, before the close or after (the results name each game).
         """
         return use_cases().organizing.standings(competition_id)
+
+
+STREAM_DESCRIPTION = (
+    "Server-sent events (text/event-stream). The first message, `event: standings`, has the competition and its "
+    "standings as its data, as getCompetitionStandings answers them; then a message for each change, looked at "
+    "every second: `entered`, `withdrawn`, `started`, `progress`, `finished`, `timed_out` with the entrant's row, "
+    "`closed` and `amended` with the competition. Progress only: no game and no card. A comment line comes every "
+    "15 s while nothing changes; the stream ends once the results are final, or after 30 minutes (reconnect: the "
+    "standings again)."
+)
+
+
+class Stream(MethodView):
+    @blp.doc(
+        operationId="streamCompetition",
+        security=[],
+        responses={
+            "200": {
+                "description": STREAM_DESCRIPTION,
+                "content": {
+                    "text/event-stream": {
+                        "schema": ref("CompetitionStreamMessage"),
+                        "example": Later(examples.stream_message),
+                    }
+                },
+            }
+        },
+    )
+    @blp.response(200, content_type="text/event-stream", description=STREAM_DESCRIPTION)
+    @answers(*READ_ERRORS, 404, only=("validation-failed", NOT_FOUND))
+    def get(self, competition_id: UUID) -> Response:
+        """Follow a competition live: its standings, then each change as server-sent events"""
+        watching = use_cases().watching
+        watching.standings(competition_id)  # a 404 now, not inside the stream
+        return event_stream(streams.competition_stream(watching, competition_id))
 
 
 class Results(MethodView):

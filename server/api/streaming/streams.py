@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
 from ...game.document import to_json
 from ...live.following import FeedFollowing, GameFollowing
 from ...live.hub import Hub
+from ...service.competitions.watching import WATCH_SECONDS, Watching, changes
 from ...service.feed import FeedEntry, FeedPosition
 from ...service.games.queries import GameQueries
 
@@ -99,6 +100,28 @@ def feed_messages(entries: list[FeedEntry]) -> str:
 
 def feed_message(entry: FeedEntry) -> str:
     return f"id: {entry.position}\ndata: {to_json(entry.event)}\n\n"
+
+
+def competition_stream(
+    watching: Watching, competition_id: UUID, sleep: Callable[[float], object] = time.sleep
+) -> Iterator[str]:
+    """A competition: its standings now (`event: standings`), then what changes as it comes (`entered`, `withdrawn`,
+    `started`, `progress`, `finished`, `timed_out`, `closed`, `amended`), looked at every WATCH_SECONDS; ends once
+    its results are final, or after STREAM_SECONDS."""
+    seen = watching.standings(competition_id)
+    yield RETRY + f"event: standings\ndata: {to_json(seen)}\n\n"
+    deadline, quiet_since = time.monotonic() + STREAM_SECONDS, time.monotonic()
+    while seen["competition"]["status"] != "final" and time.monotonic() < deadline:
+        sleep(WATCH_SECONDS)
+        now = watching.standings(competition_id)
+        told = changes(seen, now)
+        seen = now
+        if told:
+            quiet_since = time.monotonic()
+            yield "".join(f"event: {kind}\ndata: {to_json(data)}\n\n" for kind, data in told)
+        elif time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
+            quiet_since = time.monotonic()
+            yield KEEP_ALIVE
 
 
 class _Waiting(Protocol[T]):
