@@ -10,6 +10,7 @@ from uuid import UUID
 
 import pytest
 
+from server.api.streaming.streams import competition_stream
 from server.config import Settings
 from server.log import competition_entries as ce
 from server.log import events as ev
@@ -20,6 +21,7 @@ from server.runtime.app import create_app
 from server.service.sources import Sources
 from server.transparency.notes import generate_signer
 from tests.api.helpers import LOG_SIGNER, run_together
+from tests.service.test_competition_watching import look
 
 PROBLEM = "application/problem+json"
 
@@ -507,3 +509,25 @@ def test_the_stream_opens_with_the_standings_and_an_unknown_competition_is_404(c
     standings = json.loads(first.split("event: standings\ndata: ", 1)[1])
     assert [row["player"]["name"] for row in standings["standings"]] == [name]
     problem(client.get(f"/competitions/{UUID(int=7)}/stream"), 404, "competition-not-found")
+
+
+class Scripted:
+    def __init__(self, *looks):
+        self.looks = list(looks)
+
+    def standings(self, competition_id):
+        return self.looks.pop(0) if len(self.looks) > 1 else self.looks[0]
+
+
+def test_the_stream_sends_the_standings_then_the_changes_and_ends_when_final():
+    watching = Scripted(
+        look(rows=[("bo", "playing", 3, 10)]),
+        look(rows=[("bo", "playing", 4, 11)]),
+        look("final", "2031-01-01T00:10:00+00:00", "a" * 64, rows=[("bo", "lost", 4, 11)]),
+    )
+
+    messages = "".join(competition_stream(watching, "c", sleep=lambda seconds: None))
+
+    events = [line.split(": ", 1)[1] for line in messages.splitlines() if line.startswith("event: ")]
+    assert events == ["standings", "progress", "finished", "closed"]
+    assert messages.startswith("retry: 2000\n\n")

@@ -1,6 +1,6 @@
-"""A competition watched live: what a spectator is told between two looks at the standings, and the stream of it."""
+"""A competition watched live: what a spectator is told between two looks at the standings (the stream of it:
+tests/api/test_competitions.py)."""
 
-from server.api.streaming.streams import competition_stream
 from server.service.competitions.watching import changes
 
 
@@ -42,25 +42,3 @@ def test_a_timeout_the_close_and_an_amendment_are_told():
 
     assert [kind for kind, _ in changes(playing, closed)] == ["timed_out", "closed"]
     assert [kind for kind, _ in changes(closed, amended)] == ["amended"]
-
-
-class Scripted:
-    def __init__(self, *looks):
-        self.looks = list(looks)
-
-    def standings(self, competition_id):
-        return self.looks.pop(0) if len(self.looks) > 1 else self.looks[0]
-
-
-def test_the_stream_sends_the_standings_then_the_changes_and_ends_when_final():
-    watching = Scripted(
-        look(rows=[("bo", "playing", 3, 10)]),
-        look(rows=[("bo", "playing", 4, 11)]),
-        look("final", "2031-01-01T00:10:00+00:00", "a" * 64, rows=[("bo", "lost", 4, 11)]),
-    )
-
-    messages = "".join(competition_stream(watching, "c", sleep=lambda seconds: None))
-
-    events = [line.split(": ", 1)[1] for line in messages.splitlines() if line.startswith("event: ")]
-    assert events == ["standings", "progress", "finished", "closed"]
-    assert messages.startswith("retry: 2000\n\n")
