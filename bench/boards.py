@@ -72,10 +72,11 @@ def populate(url: str, players: int, games: int) -> None:
         conn.execute(
             """
             INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                               head_hash, hints, document, player_id, daily)
+                               head_hash, hints, document, player_id, daily, private_until)
             SELECT md5('g' || n || '/' || d)::uuid, day, day, '{}', 'osmosis',
                    jsonb_build_object('kind', 'daily', 'day', day::date, 'server_seed', '00', 'client_seed', ''),
-                   repeat('0', 64), 90, 'lost', 0, repeat('0', 64), 0, '{}', md5('p' || n)::uuid, day::date
+                   repeat('0', 64), 90, 'lost', 0, repeat('0', 64), 0, '{}', md5('p' || n)::uuid, day::date,
+                   (day::date + 1)::timestamp AT TIME ZONE 'UTC'
             FROM generate_series(1, %(players)s) AS n,
                  LATERAL generate_series(0, CASE WHEN n %% 10 = 0 THEN 45 ELSE %(regular)s - 1 END) AS d,
                  LATERAL (SELECT %(day0)s::date + d AS day) AS days

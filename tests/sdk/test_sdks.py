@@ -124,8 +124,9 @@ def test_a_nullable_reference_is_the_referenced_type_or_none_not_a_catch_all_cla
     assert "verdict: None | SolverVerdict" in hint and "action: DealAction | MoveAction | None | RedealAction" in hint
 
 
-def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_without_casts(python_sdk):
-    bot = Path(__file__).parent / "play_with_python_sdk.py"
+@pytest.mark.parametrize("script", ["play_with_python_sdk.py", "race_with_python_sdk.py"])
+def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_without_casts(python_sdk, script):
+    bot = Path(__file__).parent / script
     source = bot.read_text()
 
     assert "cast(" not in source and "type: ignore" not in source and "Any" not in source
@@ -192,6 +193,20 @@ def test_the_python_bot_plays_won_and_lost_games_custom_rules_and_the_daily_deal
     assert daily["status"] in ("won", "lost") and daily["last_event"] in ("game_won", "game_lost")
     assert daily["again"] == "409 daily-deal-played"
     assert waits["waited_out"] > 0, "the rate limit was never met: the bot's waiting was not tried"
+
+
+def test_python_bots_race_on_one_deal_each_on_its_clock_and_read_the_results(python_sdk, limited_server):
+    result = run(
+        [sys.executable, Path(__file__).parent / "race_with_python_sdk.py", limited_server, "3"],
+        env={**os.environ, "PYTHONPATH": str(python_sdk)},
+    )
+    race = json.loads(result.stdout)
+
+    # Three bots, one deal: identical openings, one commitment (the announced one), the same clock for each.
+    assert (race["entrants"], race["same_opening"], race["one_commitment"], race["clocks"]) == (3, True, True, [6000])
+    assert set(race["stopped"]) <= {"won", "lost", "clock-expired"}
+    assert race["ranks"] == [1, 2, 3] and race["root"] is True
+    assert set(race["statuses"]) <= {"won", "lost", "timed_out"}
 
 
 @pytest.fixture(scope="module")
