@@ -1,7 +1,7 @@
 """Competitions benchmark: a race of bots at its start, the standings and results read at scale, and the close.
 
 Run: .venv/bin/python bench/competition.py [--entrants 1000] [--clients 32] [--limit 30] [--reads 300]
-                                           [--large 10000] [--workers 2]
+                                           [--large 10000] [--workers 2] [--lead SECONDS]
 Uses DATABASE_URL if set, else the embedded PostgreSQL (in var/bench); a database of its own, through gunicorn.
 
 1. The start: --entrants bots sign up, enter a race (limit --limit s) and, from its start, each of --clients
@@ -82,7 +82,7 @@ def race(port: int, args: argparse.Namespace) -> str:
     organizer = sign_up(port, 1, 1, "human")[0]
     bots = sign_up(port, args.entrants, args.clients, "bot")
     wait_logged(port, args.entrants + 1)
-    lead = max(10.0, args.entrants / 100)
+    lead = args.lead or max(10.0, args.entrants / 100)
     starts_at = datetime.now(UTC) + timedelta(seconds=lead)
     status, made = http.call(
         "POST",
@@ -145,7 +145,7 @@ def race(port: int, args: argparse.Namespace) -> str:
         time.sleep(0.05)
     ended, http = time.perf_counter(), Http(port)
     while True:
-        status, body = http.call("GET", f"/competitions/{cid}/results")
+        status, _ = http.call("GET", f"/competitions/{cid}/results")
         if status == 200:
             break
         time.sleep(0.1)
@@ -217,6 +217,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=300)
     parser.add_argument("--large", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--lead", type=float, help="seconds from the announcement to the start (default: enough)")
     args = parser.parse_args()
     with postgres_server() as server_url:
         url = prepare_database(server_url)

@@ -19,7 +19,7 @@ from ..service.errors import AlreadyEntered, CompetitionNotFound
 from . import competition_sql as csql
 from . import sql
 from .public_log import insert_pending
-from .rows import first_column, game_params, insert_events, jsonb_text, raise_translated
+from .rows import creation_params, first_column, jsonb_text, raise_translated
 
 
 class _Connections(Protocol):
@@ -144,37 +144,21 @@ class CompetitionTables:
 
     def create_competition_game(self: _Connections, change: Change, competition_id: UUID, player_id: UUID) -> bool:
         """Write the entrant's game and claim it for them; False (nothing written) when another was claimed first."""
-        game, secret, clock = change.game, change.after.secret, change.game.competition
+        clock = change.game.competition
         assert clock is not None, "an entrant's game"
+        params = {
+            **creation_params(change),
+            "competition_id": competition_id,
+            "player_id": player_id,
+            "started_at": clock.started_at,
+            "deadline": clock.deadline,
+        }
         try:
+            # A start made concurrently waits on the entrant's row, then finds the game claimed: its own creation
+            # is rolled back.
             with self._transaction() as conn:
-                conn.execute(sql.INSERT_GAME, game_params(game))
-                conn.execute(
-                    sql.INSERT_SECRET,
-                    {
-                        "game_id": game.id,
-                        "server_seed": secret.server_seed,
-                        "client_seed": secret.client_seed,
-                        "state": secret.state_text,
-                        "token_hash": secret.token_hash,
-                    },
-                )
-                insert_events(conn, game.id, change.events)
-                for entry in change.public_entries:
-                    insert_pending(conn, entry)
-                # Claimed last, so that its row lock is held for the least time: a concurrent start waits on it,
-                # then finds the game claimed, and its own game is rolled back.
-                claimed = conn.execute(
-                    csql.CLAIM_GAME,
-                    {
-                        "competition_id": competition_id,
-                        "player_id": player_id,
-                        "game_id": game.id,
-                        "started_at": clock.started_at,
-                        "deadline": clock.deadline,
-                    },
-                )
-                if claimed.rowcount != 1:
+                row = conn.execute(sql.create_game(bool(change.public_entries), "entrant"), params).fetchone()
+                if row is None or row["claimed"] != 1:
                     raise _ClaimedFirst()
         except _ClaimedFirst:
             return False

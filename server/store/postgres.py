@@ -36,9 +36,8 @@ from .daily import DailyTables
 from .players import PlayerTables
 from .public_log import PublicLogTables, insert_pending
 from .rows import (
+    creation_params,
     game_of,
-    game_params,
-    insert_events,
     keep_first,
     lock_key,
     raise_translated,
@@ -124,28 +123,21 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, CompetitionTable
             conn.execute(sql.WRITE_BARRIER)
 
     def create_game(self, change: Change, response: StoredResponse | None, sealed_deal_id: UUID | None = None) -> None:
-        game, secret = change.game, change.after.secret
+        """The game's creation in one statement, as an action's write (sql.create_game); in a transaction with the
+        reply kept for its retries, written first (see keep_first), or when it claims a sealed deal, which another
+        creation may have claimed first (then nothing is written)."""
+        claim = None if sealed_deal_id is None else "sealed_deal"
+        statement, params = sql.create_game(bool(change.public_entries), claim), creation_params(change)
         try:
-            with self._transaction() as conn:
-                keep_first(conn, response)
-                conn.execute(sql.INSERT_GAME, game_params(game))
-                if sealed_deal_id is not None:
-                    claimed = conn.execute(sql.CLAIM_SEALED_DEAL, {"id": sealed_deal_id, "game_id": game.id})
-                    if claimed.rowcount != 1:
+            if response is None and claim is None:
+                with self._connection() as conn:
+                    conn.execute(statement, params)
+            else:
+                with self._transaction() as conn:
+                    keep_first(conn, response)
+                    row = conn.execute(statement, {**params, "sealed_deal_id": sealed_deal_id}).fetchone()
+                    if row is None or row["claimed"] != 1:
                         raise SealedDealUsed(f"sealed deal {sealed_deal_id} has already made a game")
-                conn.execute(
-                    sql.INSERT_SECRET,
-                    {
-                        "game_id": game.id,
-                        "server_seed": secret.server_seed,
-                        "client_seed": secret.client_seed,
-                        "state": secret.state_text,
-                        "token_hash": secret.token_hash,
-                    },
-                )
-                insert_events(conn, game.id, change.events)
-                for entry in change.public_entries:
-                    insert_pending(conn, entry)
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
         self._committed(bool(change.public_entries))

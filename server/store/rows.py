@@ -4,7 +4,6 @@ action, and the store's errors for the constraints a write can break."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, NoReturn
 from uuid import UUID
@@ -17,27 +16,10 @@ from ..game.contests import EntrantClock, private_until
 from ..game.errors import VersionConflict
 from ..game.records import GameRecord, GameSecret, Owner
 from ..log import competition_entries
-from ..log.events import Event
 from ..service.errors import DailyDealPlayed, IdempotencyConflict
 from ..service.records import StoredResponse
 from ..transparency.merkle import leaf_hash
 from . import sql
-
-
-def insert_events(conn: psycopg.Connection[Any], game_id: UUID, events: Sequence[Event]) -> None:
-    conn.cursor().executemany(
-        sql.INSERT_EVENT,
-        [
-            {
-                "game_id": game_id,
-                "seq": event.seq,
-                "kind": event.kind,
-                "data": jsonb_text(event.data),
-                "hash": event.hash,
-            }
-            for event in events
-        ],
-    )
 
 
 def write_game(
@@ -145,6 +127,23 @@ def game_params(game: GameRecord) -> dict[str, Any]:
         "private_until": private_until(game.contest),
         "competition": None if game.competition is None else jsonb_text(game.competition.stored()),
         **_moving_params(game),
+    }
+
+
+def creation_params(change: Change) -> dict[str, Any]:
+    """The parameters of a creation's one statement (sql.create_game): the game's row, its secret, its first event as
+    the change encoded it, and its public-log entries."""
+    game, secret, entries = change.game, change.after.secret, change.public_entries
+    return {
+        **game_params(game),
+        "server_seed": secret.server_seed,
+        "client_seed": secret.client_seed,
+        "state": secret.state_text,
+        "token_hash": secret.token_hash,
+        "events": change.events_json,
+        "log_subjects": [entry.subject for entry in entries],
+        "log_kinds": [entry.kind for entry in entries],
+        "log_entries": [entry.entry for entry in entries],
     }
 
 

@@ -12,23 +12,6 @@ _GAME_COLUMNS = """
 _GAMES = "games g LEFT JOIN players p ON p.id = g.player_id"
 """A game's row with its owner's name and kind (a name never changes: players/names.py)."""
 
-INSERT_GAME = """
-    INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
-                       head_hash, hints, document, player_id, daily, undos, undoable, private_until, competition)
-    VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
-            %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s,
-            %(undos)s, %(undoable)s, %(private_until)s, %(competition)s)
-"""
-
-INSERT_SECRET = """
-    INSERT INTO game_secrets (game_id, server_seed, client_seed, state, token_hash)
-    VALUES (%(game_id)s, %(server_seed)s, %(client_seed)s, %(state)s, %(token_hash)s)
-"""
-
-INSERT_EVENT = """
-    INSERT INTO game_events (game_id, seq, kind, data, hash)
-    VALUES (%(game_id)s, %(seq)s, %(kind)s, %(data)s, %(hash)s)
-"""
 
 _WRITE_GAME = """
     game_lock AS (
@@ -101,6 +84,54 @@ _WRITE_RESPONSE = """
                %(body)s::json
         FROM moved
     )"""
+
+
+_CREATE_GAME = """
+    created AS (
+        INSERT INTO games (id, created_at, updated_at, rules, variant, deal, commitment, version, status, score,
+                           head_hash, hints, document, player_id, daily, undos, undoable, private_until, competition)
+        VALUES (%(id)s, %(created_at)s, %(updated_at)s, %(rules)s, %(variant)s, %(deal)s, %(commitment)s,
+                %(version)s, %(status)s, %(score)s, %(head_hash)s, %(hints)s, %(document)s, %(player_id)s, %(daily)s,
+                %(undos)s, %(undoable)s, %(private_until)s, %(competition)s)
+        RETURNING id
+    ), secret AS (
+        INSERT INTO game_secrets (game_id, server_seed, client_seed, state, token_hash)
+        SELECT id, %(server_seed)s, %(client_seed)s, %(state)s, %(token_hash)s FROM created
+    ), appended AS (
+        INSERT INTO game_events (game_id, seq, kind, data, hash)
+        SELECT created.id, event.seq, event.kind, event.data, event.hash
+        FROM created, jsonb_to_recordset(%(events)s) AS event (seq integer, kind text, data jsonb, hash text)
+    )"""
+
+_CREATION_LOG_ENTRIES = _WRITE_LOG_ENTRIES.replace("FROM moved,", "FROM created,")
+
+_CLAIM_SEALED_DEAL = """
+    claimed AS (
+        UPDATE sealed_deals SET game_id = %(id)s
+        WHERE id = %(sealed_deal_id)s AND game_id IS NULL AND EXISTS (SELECT FROM created)
+        RETURNING id
+    )"""
+
+_CLAIM_ENTRANTS_GAME = """
+    claimed AS (
+        UPDATE competition_entries SET game_id = %(id)s, started_at = %(started_at)s, deadline = %(deadline)s
+        WHERE competition_id = %(competition_id)s AND player_id = %(player_id)s AND game_id IS NULL
+          AND EXISTS (SELECT FROM created)
+        RETURNING competition_id
+    )"""
+
+
+@functools.cache
+def create_game(log_entries: bool, claim: str | None) -> str:
+    """A game's creation in one statement, its events as the change encoded them: the game, its secret, its first
+    event, its public-log entries, and what it claims (`claim`: "sealed_deal", a sealed deal that makes one game;
+    "entrant", a competition entrant's one game). Answers how many rows it claimed (1 when it claims nothing):
+    with 0 the caller rolls the creation back."""
+    parts = [_CREATE_GAME]
+    parts += [_CREATION_LOG_ENTRIES] if log_entries else []
+    parts += {"sealed_deal": [_CLAIM_SEALED_DEAL], "entrant": [_CLAIM_ENTRANTS_GAME], None: []}[claim]
+    counted = "(SELECT count(*) FROM claimed)" if claim else "1"
+    return f"WITH {', '.join(part.strip() for part in parts)}\n    SELECT {counted} AS claimed"
 
 
 @functools.cache
@@ -225,10 +256,6 @@ INSERT_SEALED_DEAL = """
 
 SELECT_SEALED_DEAL = "SELECT id, created_at, server_seed, commitment, game_id FROM sealed_deals WHERE id = %(id)s"
 
-CLAIM_SEALED_DEAL = """
-    UPDATE sealed_deals SET game_id = %(game_id)s
-    WHERE id = %(id)s AND game_id IS NULL
-"""
 
 GAME_EXISTS = "SELECT 1 FROM games WHERE id = %(id)s"
 

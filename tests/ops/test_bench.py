@@ -361,3 +361,23 @@ def test_a_benchmark_has_a_data_directory_of_its_own_and_fails_if_it_leaves_a_lo
     )
     assert dirty.returncode == 1
     assert f"wrote a log's files into the project's var/: {tmp_path / 'var' / 'log-signing-key'}" in dirty.stderr
+
+
+def test_the_competition_benchmark_reports_the_start_the_close_and_the_reads(embedded_server_url):
+    printed = run_bench(
+        "competition.py",
+        *("--entrants", "4", "--clients", "2", "--limit", "5", "--lead", "3", "--reads", "3", "--large", "20"),
+        database_url=embedded_server_url,
+    )
+
+    for figure in (
+        "entries: 4 in",
+        "first actions answered after the start (s)  p50",
+        "within 1 s",
+        "standings, 4 entrants, running (ms)",
+        "the close of 4 games (s)",
+        "results, 4 entrants (ms)",
+        "standings, 20 entrants (ms)",
+        "results, 20 entrants (ms)",
+    ):
+        assert figure in printed, printed
