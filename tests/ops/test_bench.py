@@ -366,7 +366,22 @@ def test_a_benchmark_has_a_data_directory_of_its_own_and_fails_if_it_leaves_a_lo
 def test_the_competition_benchmark_reports_the_start_the_close_and_the_reads(embedded_server_url):
     printed = run_bench(
         "competition.py",
-        *("--entrants", "4", "--clients", "2", "--limit", "5", "--lead", "3", "--reads", "3", "--large", "20"),
+        *(
+            "--entrants",
+            "4",
+            "--clients",
+            "2",
+            "--limit",
+            "5",
+            "--lead",
+            "3",
+            "--reads",
+            "3",
+            "--large",
+            "20",
+            "--fresh",
+            "1",
+        ),
         database_url=embedded_server_url,
     )
 
@@ -377,7 +392,9 @@ def test_the_competition_benchmark_reports_the_start_the_close_and_the_reads(emb
         "standings, 4 entrants, running (ms)",
         "the close of 4 games (s)",
         "results, 4 entrants (ms)",
-        "standings, 20 entrants (ms)",
-        "results, 20 entrants (ms)",
+        "standings, 20 entrants, read afresh (ms)",
+        "standings, 20 entrants, readers sharing a reading (ms)",
+        "results, 20 entrants, read afresh (ms)",
+        "results, 20 entrants, readers sharing a reading (ms)",
     ):
         assert figure in printed, printed

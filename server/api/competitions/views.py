@@ -199,12 +199,14 @@ class Standings(MethodView):
     @blp.doc(operationId="getCompetitionStandings", security=[])
     @blp.response(200, StandingsSchema, example=Later(examples.standings))
     @answers(*READ_ERRORS, 404, only=("validation-failed", NOT_FOUND))
-    def get(self, competition_id: UUID) -> dict[str, Any]:
+    def get(self, competition_id: UUID) -> Response:
         """Everyone's progress, ranked by the competition's rule: name, kind, status, cards home, actions, time
 
-        Progress only: no game and no card, before the close or after (the results name each game).
+        Progress only: no game and no card, before the close or after (the results name each game). As read within
+        the last second: every reader in that second shares one reading.
         """
-        return use_cases().organizing.standings(competition_id)
+        text = use_cases().watching.standings_json(competition_id)
+        return Response(text, mimetype="application/json")
 
 
 STREAM_DESCRIPTION = (
@@ -246,12 +248,12 @@ class Results(MethodView):
     @blp.doc(operationId="getCompetitionResults", security=[])
     @blp.response(200, ResultsSchema, example=Later(examples.results))
     @answers(*READ_ERRORS, 404, 409, only=("validation-failed", NOT_FOUND, "competition-not-closed"))
-    def get(self, competition_id: UUID) -> dict[str, Any]:
+    def get(self, competition_id: UUID) -> Response:
         """The results, once closed: ranked rows with each game, and the standings root the public log holds
 
         `final` once the review time is over. Recompute them with `osmosis audit --competition ID URL`.
         """
-        return use_cases().organizing.results(competition_id)
+        return Response(use_cases().organizing.results(competition_id), mimetype="application/json")
 
 
 class Amendments(MethodView):
@@ -289,4 +291,4 @@ class Amendments(MethodView):
         root: the results show a struck row with its reason; nothing is rewritten.
         """
         amended = use_cases().organizing.amend(caller(), competition_id, args["player"], args["action"], args["reason"])
-        return json_response(amended, 201)
+        return Response(amended, status=201, mimetype="application/json")

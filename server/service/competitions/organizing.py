@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -9,6 +10,7 @@ from uuid import UUID
 
 from ...game.callers import Caller
 from ...game.competitions import BadSchedule, CompetitionRecord, scheduled
+from ...game.document import to_json
 from ...game.records import PublicEntry
 from ...log import competition_entries as ce
 from ...log.standings import ranked, standings_root
@@ -26,7 +28,7 @@ from .views import competition_view, progress_rows, result_rows
 MAX_OPEN_COMPETITIONS = 20
 """Competitions an organizer may have announced and not yet closed: each holds a seed, a field and the referee's
 time; more wait until one closes (409 too-many-competitions)."""
-PAGE_LIMIT = 100
+RANKINGS_KEPT = 32
 
 
 class OrganizingStore(CompetitionTables, Players, Protocol):
@@ -55,6 +57,9 @@ class Organizing:
         self._store = store
         self._solver_time = solver_time
         self._sources = sources
+        self._ranked: dict[tuple[UUID, str], str] = {}
+        """Closed competitions' result rows, by competition and standings root: the latest RANKINGS_KEPT."""
+        self._ranked_lock = threading.Lock()
 
     def announce(self, caller: Caller, asked: Announcement) -> dict[str, Any]:
         """The competition announced: its sealed deal committed to and its terms in the public log."""
@@ -111,23 +116,29 @@ class Organizing:
         rows = ranked(self._standings(record, now))
         return {"competition": competition_view(record, now), "standings": progress_rows(rows)}
 
-    def results(self, competition_id: UUID) -> dict[str, Any]:
-        """The ranked rows of a closed competition, each with its game, and the root the public log holds."""
+    def results(self, competition_id: UUID) -> str:
+        """The ranked rows of a closed competition, each with its game, and the root the public log holds, as JSON
+        text. The rows change only with an amendment, which changes the root: they are ranked and encoded once for
+        each root."""
         record = self._store.load_competition(competition_id)
         now = self._sources.clock()
-        if record.closed_at is None or record.standings_root is None:
+        root = record.standings_root
+        if record.closed_at is None or root is None:
             raise CompetitionNotClosed(
                 f"the competition closes at {record.terms.ends_at.isoformat()}: its results are shown once it has"
             )
-        rows = ranked(self._standings(record, now))
-        return {
-            "competition": competition_view(record, now),
-            "final": record.status(now) == "final",
-            "standings_root": record.standings_root,
-            "results": result_rows(rows),
-        }
+        with self._ranked_lock:
+            rows = self._ranked.get((competition_id, root))
+        if rows is None:
+            rows = to_json(result_rows(ranked(self._standings(record, now))))
+            with self._ranked_lock:
+                self._ranked[(competition_id, root)] = rows
+                while len(self._ranked) > RANKINGS_KEPT:
+                    self._ranked.pop(next(iter(self._ranked)))
+        head = to_json({"competition": competition_view(record, now), "final": record.status(now) == "final"})
+        return f'{head[:-1]},"standings_root":"{root}","results":{rows}}}'
 
-    def amend(self, caller: Caller, competition_id: UUID, player: str, action: str, reason: str) -> dict[str, Any]:
+    def amend(self, caller: Caller, competition_id: UUID, player: str, action: str, reason: str) -> str:
         """Disqualify an entrant (their row struck, with its reason) or reinstate them, while the results are open
         to review; the amendment and the new root are appended to the public log, never rewritten."""
         require(caller, ORGANIZE)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+from ...game.document import to_json
 from .organizing import Organizing
 
 WATCH_SECONDS = 1.0
@@ -24,20 +25,28 @@ class Watching:
     def __init__(self, organizing: Organizing, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._organizing = organizing
         self._monotonic = monotonic
-        self._read: dict[UUID, tuple[float, dict[str, Any]]] = {}
+        self._read: dict[UUID, tuple[float, dict[str, Any], str]] = {}
         self._lock = threading.Lock()
 
     def standings(self, competition_id: UUID) -> dict[str, Any]:
         """The competition and its standings, as read within the last WATCH_SECONDS."""
+        return self._reading(competition_id)[1]
+
+    def standings_json(self, competition_id: UUID) -> str:
+        """The same, as JSON text: encoded once a reading, however many read it."""
+        return self._reading(competition_id)[2]
+
+    def _reading(self, competition_id: UUID) -> tuple[float, dict[str, Any], str]:
         now = self._monotonic()
         with self._lock:
             read = self._read.get(competition_id)
             if read is not None and now - read[0] < WATCH_SECONDS:
-                return read[1]
-        fresh = self._organizing.standings(competition_id)
+                return read
+        standings = self._organizing.standings(competition_id)
+        fresh = (now, standings, to_json(standings))
         with self._lock:
-            self._read[competition_id] = (now, fresh)
-            for stale in [key for key, (at, _) in self._read.items() if now - at >= WATCH_SECONDS]:
+            self._read[competition_id] = fresh
+            for stale in [key for key, (at, _, _) in self._read.items() if now - at >= WATCH_SECONDS]:
                 del self._read[stale]
         return fresh
 
