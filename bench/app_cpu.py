@@ -3,8 +3,8 @@
 Run: .venv/bin/python bench/app_cpu.py [--requests 1000] [--rounds 5]
 Calls the WSGI apps in this process, one request at a time, and measures this process's CPU time (user
 and system: the driver's socket calls count, PostgreSQL's own work does not). Side by side, in
-alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action and a game read
-through the whole app, the action's use case alone (no HTTP), and the HTTP layer alone (an app
+alternating rounds: the ceiling app's INSERT + COMMIT and SELECT routes, a game action, a game read and a game's
+creation through the whole app, the action's use case alone (no HTTP), and the HTTP layer alone (an app
 whose acting use case answers from memory), sent the same mix of moves and draws as the whole app (and,
 as it was measured before issue 51's third step, draws alone, whose empty body is the cheapest to read), and the
 two halves in turn (a service action, then an HTTP-only one: what the halves cost when their code shares the CPU's
@@ -226,6 +226,7 @@ def main() -> None:
             "game: draw, HTTP layer only": expect(canned_app, "POST", draw_path, 200, "token"),
             "ceiling: SELECT by key": expect(ceiling.app, "GET", "/select/7", 200),
             "game: read": expect(game_app, "GET", read_path, 200),
+            "game: create, whole app": expect(game_app, "POST", "/games", 201),
         }
         for work in phases.values():
             cpu_microseconds(work, 50)
