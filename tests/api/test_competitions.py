@@ -531,3 +531,21 @@ def test_the_stream_sends_the_standings_then_the_changes_and_ends_when_final():
     events = [line.split(": ", 1)[1] for line in messages.splitlines() if line.startswith("event: ")]
     assert events == ["standings", "progress", "finished", "closed"]
     assert messages.startswith("retry: 2000\n\n")
+
+
+def test_a_finished_competition_game_is_not_analysed_before_the_close(contest_app, client, clock):
+    organizer, _ = player(client)
+    entrant, _ = player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    client.post(f"/competitions/{cid}/entries", headers=entrant)
+    clock.now += timedelta(minutes=1)
+    game = client.post(f"/competitions/{cid}/game", headers=entrant).get_json()
+    client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "resign"}}, headers=entrant)
+
+    # The solver's word on the deal would show it to every entrant still at it.
+    problem(client.get(f"/games/{game['id']}/analysis", headers=entrant), 409, "competition-not-closed")
+
+    clock.now += timedelta(minutes=10)
+    referee(contest_app)
+    assert client.get(f"/games/{game['id']}/analysis").status_code == 200

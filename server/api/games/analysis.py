@@ -23,7 +23,14 @@ class Analysis(MethodView):
         *READ_ERRORS,
         404,
         409,
-        only=("game-not-found", "game-not-over", "day-not-closed", "validation-failed", *SOLVER_CODES),
+        only=(
+            "game-not-found",
+            "game-not-over",
+            "day-not-closed",
+            "competition-not-closed",
+            "validation-failed",
+            *SOLVER_CODES,
+        ),
     )
     def get(self, game_id: UUID) -> Response:
         """Analyse a finished game: was the deal winnable, and where was it lost
@@ -33,7 +40,8 @@ class Analysis(MethodView):
         winnable, `last_winnable` is the last position that could still be won (with a win from there) and
         `lost_by` the action after which it could not. Each search is bounded (`budget` positions), so the
         first read takes at most a few seconds; the analysis is then kept, and later reads are one query. A
-        daily game is analysed once its day has closed (409 `day-not-closed`): the analysis would show the deal.
+        daily game is analysed once its day has closed (409 `day-not-closed`), a competition game once its competition
+        has (409 `competition-not-closed`): the analysis would show the deal.
         """
         readable(game_id)
         text = use_cases().analyses.analysis(game_id)

@@ -2,7 +2,7 @@
 // words a refusal), and everything it does goes through the public HTTP API, as any third party's front
 // end would. Routes are the address's fragment: nothing (a table at once: the game in progress, or a new deal),
 // #game=ID (a table), #replay=ID (a replay), #watch=ID (a replay following the game live), #tables (the
-// lists), #player=NAME, #boards, so back and forward move between them.
+// lists), #player=NAME, #boards, #competitions, #competition=ID, so back and forward move between them.
 
 import { api } from "./api.js";
 import { describe, hintText, movesByCard, renderBoard } from "./board.js";
@@ -12,6 +12,7 @@ import { showGameOver } from "./ending.js";
 import { markHint, sayBeside, unsay } from "./feedback.js";
 import { countAppended, showFigures, stopFigures } from "./figures.js";
 import { canFinish } from "./finishing.js";
+import { showCompetition, showCompetitions, stopCompetition, wireCompetitions } from "./competitions.js";
 import { dealName, listGamesInProgress, listMyGames, myGameIds, presetTitle, remember, tableTitle, tokenOf } from "./lists.js";
 import { playDaily, wireMenu } from "./menu.js";
 import { celebrate, dealt, placesOn, shake, travel } from "./motion.js";
@@ -47,11 +48,14 @@ function say(text, kind = "") {
 }
 
 function show(section) {
-  for (const id of ["start", "table", "replay", "profile", "boards"]) $(id).hidden = id !== section;
+  for (const id of ["start", "table", "replay", "profile", "boards", "competitions", "competition"]) {
+    $(id).hidden = id !== section;
+  }
   if (section !== "table") {
     document.title = "Osmosis";
     stopFigures();
   }
+  if (section !== "competition") stopCompetition();
 }
 
 function chosenMove(moves) {
@@ -107,7 +111,8 @@ function renderGame(dropped = null) {
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
   $("undo").disabled = !game.can_undo;
-  $("undo").title = game.deal.kind === "daily" ? "A daily deal's actions are final: no undo" : "Take back your last action";
+  $("undo").title = game.deal.kind === "daily" || game.competition
+    ? "A daily deal's or a competition's actions are final: no undo" : "Take back your last action";
   $("finish").hidden = !canFinish(game);
   $("finish").disabled = finishing;
   $("draw").classList.remove("hinted");
@@ -385,7 +390,7 @@ async function showPage(section, fill) {
   } catch (error) {
     return showStart(error.message);
   }
-  $(section === "profile" ? "profile-name" : "boards-title").focus();
+  $(section === "profile" ? "profile-name" : `${section}-title`).focus();
 }
 
 async function route() {
@@ -395,6 +400,8 @@ async function route() {
   else if (kind === "watch" && id) await showReplay(id, { live: true });
   else if (kind === "player" && id) await showPage("profile", () => showProfile(decodeURIComponent(id)));
   else if (kind === "boards") await showPage("boards", showBoards);
+  else if (kind === "competitions") await showPage("competitions", showCompetitions);
+  else if (kind === "competition" && id) await showPage("competition", () => showCompetition(id));
   else if (kind === "") await showTableAtOnce();
   else await showStart();
 }
@@ -471,6 +478,7 @@ async function start() {
   const { variants } = await api("/variants");
   descriptions = Object.fromEntries(variants.map((variant) => [variant.name, variant.description]));
   wireMenu(variants, deal);
+  wireCompetitions(variants);
   window.addEventListener("hashchange", route);
   await route();
 }

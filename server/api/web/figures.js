@@ -1,4 +1,5 @@
-// The table's clock and count, in its head: the time since the game began (ticking while it is on), its actions
+// The table's clock and count, in its head: the time since the game began (ticking while it is on; a competition
+// game's: the time left on the entrant's clock), its actions
 // (the line that stood: moves, deals and redeals, less those taken back), and its cards home.
 
 import { loadEvents } from "./api.js";
@@ -63,6 +64,15 @@ export function stopFigures() {
 
 function tick() {
   if (!shown) return;
+  const clock = shown.competition;
+  $("figure-clock").setAttribute("aria-label", clock && shown.status === "playing" ? "time left" : "time played");
+  if (clock && shown.status === "playing") {
+    const left = Math.max(0, Math.ceil((Date.parse(clock.deadline) - Date.now()) / 1000));
+    $("figure-clock").textContent = `${clockText(left)} left`;
+    $("figure-clock").classList.toggle("running-out", left <= 30);
+    return;
+  }
+  $("figure-clock").classList.remove("running-out");
   $("figure-clock").textContent = shown.status === "playing"
     ? clockText(Math.max(0, Math.floor((Date.now() - Date.parse(shown.created_at)) / 1000)))
     : timePlayed(shown);

@@ -50,6 +50,7 @@ export function dealName(deal) {
   if (deal.kind === "number") return `deal ${deal.deal_number}${deal.winnable ? " (winnable)" : ""}`;
   if (deal.kind === "daily") return `the daily deal of ${deal.day}`;
   if (deal.kind === "sealed") return "a sealed deal (provably fair)";
+  if (deal.kind === "competition") return "a competition's deal";
   return deal.winnable ? "a winnable random deal" : "a random deal";
 }
 

@@ -16,7 +16,7 @@ from ...log.deal_record import game_opening
 from ...rules import GameState, Rules, Status
 from ...solver import SOLVER_VERSION
 from ...solver.analysis import ANALYSIS_BUDGET, Step, analyse
-from ..errors import DayNotClosed, GameNotOver
+from ..errors import CompetitionNotClosed, DayNotClosed, GameNotOver
 from ..ports import GameReads, KeptAnalyses, SolverTime
 
 
@@ -36,6 +36,12 @@ class Analyses:
         game, secret = self._games.load_for_action(game_id)
         if game.status == Status.PLAYING:
             raise GameNotOver(f"game {game_id} is still being played: it is analysed once it is over")
+        if game.competition is not None and "server_seed" not in game.deal:
+            raise CompetitionNotClosed(
+                f"game {game_id} is a competition's: it is analysed once the competition closes, at "
+                f"{game.competition.closes_at.isoformat()}, since the analysis would show the deal to entrants "
+                "still at it"
+            )
         if game.daily is not None and "server_seed" not in game.deal:
             raise DayNotClosed(
                 f"game {game_id} is a daily deal of {game.daily.isoformat()}: it is analysed once the "
