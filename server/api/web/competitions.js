@@ -5,7 +5,7 @@
 import { api, apiToken } from "./api.js";
 import { clockText } from "./figures.js";
 import { presetTitle, remember } from "./lists.js";
-import { whoAmI } from "./players.js";
+import { showMe, whoAmI } from "./players.js";
 
 const $ = (id) => document.getElementById(id);
 const STATUS_WORDS = {
@@ -89,6 +89,7 @@ async function announce(event) {
 export async function showCompetition(id) {
   stopCompetition();
   $("competition-problem").textContent = "";
+  if (apiToken() && !whoAmI()) await showMe(); // a link followed straight here: who plays decides what may be done
   shown = await api(`/competitions/${id}`);
   $("competition-title").textContent = shown.name;
   document.title = `${shown.name} · Osmosis`;
