@@ -4,7 +4,10 @@ import json
 import threading
 from pathlib import Path
 
+from server.config import Settings
 from server.log.events import chain_hash
+from server.runtime.app import create_app
+from server.service.sources import Sources
 from server.transparency.notes import generate_signer
 
 
@@ -169,3 +172,26 @@ def body_of(answered):
 LOG_SIGNER = generate_signer("osmosis.test/api-log")
 """The public log's key in every test app on the session's database: its checkpoints are all signed by one key,
 as one log's are (another key finds them not its own, and does not sequence)."""
+
+
+class Clock:
+    """A clock the test moves: `clock.now += timedelta(...)`."""
+
+    def __init__(self, now):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+def app_on_a_clock(store, clock):
+    """The app on `store`, its sources' time `clock`, its public log signed with LOG_SIGNER and sequenced on demand;
+    yields it, and stops its live hub after."""
+    app = create_app(
+        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
+        store,
+        sources=Sources(clock=clock),
+    )
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["osmosis.hub"].stop()

@@ -11,27 +11,16 @@ from uuid import UUID
 import pytest
 
 from server.api.streaming.streams import competition_stream
-from server.config import Settings
 from server.log import competition_entries as ce
 from server.log import events as ev
 from server.log.replay import verify
 from server.log.standings import standings_root
 from server.monitor.competition import audit_competition
-from server.runtime.app import create_app
-from server.service.sources import Sources
 from server.transparency.notes import generate_signer
-from tests.api.helpers import LOG_SIGNER, run_together
+from tests.api.helpers import LOG_SIGNER, Clock, app_on_a_clock, run_together
 from tests.service.test_competition_watching import look
 
 PROBLEM = "application/problem+json"
-
-
-class Clock:
-    def __init__(self, now):
-        self.now = now
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture
@@ -41,14 +30,7 @@ def clock():
 
 @pytest.fixture
 def contest_app(store, clock):
-    app = create_app(
-        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-        store,
-        sources=Sources(clock=clock),
-    )
-    app.config["TESTING"] = True
-    yield app
-    app.extensions["osmosis.hub"].stop()
+    yield from app_on_a_clock(store, clock)
 
 
 @pytest.fixture

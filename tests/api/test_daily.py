@@ -9,22 +9,11 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from server.cli.main import main
-from server.config import Settings
 from server.log.replay import verify
 from server.rules import PRESETS
-from server.runtime.app import create_app
-from server.service.sources import Sources
-from tests.api.helpers import LOG_SIGNER, play_first_legal, rehash, run_together
+from tests.api.helpers import LOG_SIGNER, Clock, app_on_a_clock, play_first_legal, rehash, run_together
 
 PROBLEM = "application/problem+json"
-
-
-class Clock:
-    def __init__(self, now):
-        self.now = now
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture
@@ -40,14 +29,7 @@ def clock(day):
 
 @pytest.fixture
 def daily_app(store, clock):
-    app = create_app(
-        Settings(rate_limit="", log_signing_key=LOG_SIGNER.skey, log_interval_seconds=0.0),
-        store,
-        sources=Sources(clock=clock),
-    )
-    app.config["TESTING"] = True
-    yield app
-    app.extensions["osmosis.hub"].stop()
+    yield from app_on_a_clock(store, clock)
 
 
 @pytest.fixture
