@@ -67,6 +67,8 @@ def event_text(event: Mapping[str, Any]) -> str:
             return f"lost: {data['reason']}"
         case "game_resigned":
             return "resigned"
+        case "game_timed_out":
+            return f"out of time, with {data['score']} of 52 home"
         case "seeds_revealed":
             return "the seeds revealed: the deal can be checked"
     return str(event["kind"]).replace("_", " ")

@@ -124,6 +124,8 @@ def test_words_for_events_hints_and_the_headline():
         event_text({"kind": "game_lost", "data": {"reason": "no action is legal", "score": 3}})
         == "lost: no action is legal"
     )
+    timed_out = {"kind": "game_timed_out", "data": {"reason": "the clock ran out", "score": 9, "elapsed_ms": 60_000}}
+    assert event_text(timed_out) == "out of time, with 9 of 52 home"
     hint = {
         "action": {"kind": "deal"},
         "basis": "estimate",

@@ -240,6 +240,7 @@ function eventText(event) {
     case "game_won": return "Won!";
     case "game_lost": return `Lost: ${d.reason}.`;
     case "game_resigned": return "Resigned.";
+    case "game_timed_out": return `Out of time, with ${d.score} of 52 home.`;
     case "seeds_revealed": return `Seeds revealed: server ${d.server_seed.slice(0, 16)}…, client "${d.client_seed}".`;
     case "hint_given": return `Hint asked: ${hintText(d)}.`;
     case "action_undone": return `Took back: ${undoneText(d.action)}.`;
