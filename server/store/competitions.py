@@ -16,10 +16,11 @@ from ..game.competitions import CompetitionRecord, restored_terms
 from ..game.records import Owner, PublicEntry
 from ..service.competitions.records import Entrant, StandingsAt
 from ..service.errors import AlreadyEntered, CompetitionNotFound
+from ..service.records import StoredResponse
 from . import competition_sql as csql
 from . import sql
 from .public_log import insert_pending
-from .rows import creation_params, first_column, jsonb_text, raise_translated
+from .rows import creation_params, first_column, jsonb_text, keep_first, raise_translated
 
 
 class _Connections(Protocol):
@@ -32,34 +33,40 @@ class _Connections(Protocol):
 
 class CompetitionTables:
     def announce_competition(
-        self: _Connections, competition: CompetitionRecord, server_seed: bytes, entry: PublicEntry
+        self: _Connections,
+        competition: CompetitionRecord,
+        server_seed: bytes,
+        entry: PublicEntry,
+        response: StoredResponse | None,
     ) -> None:
         terms = competition.terms
-        with self._transaction() as conn:
-            conn.execute(
-                csql.INSERT_COMPETITION,
-                {
-                    "id": competition.id,
-                    "organizer_id": competition.organizer.id,
-                    "name": terms.name,
-                    "format": terms.format,
-                    "variant": terms.rules.preset_name,
-                    "rules": jsonb_text(terms.rules.to_dict()),
-                    "entrants": terms.entrants,
-                    "starts_at": terms.starts_at,
-                    "ends_at": terms.ends_at,
-                    "limit_ms": terms.limit_ms,
-                    "winnable": terms.winnable,
-                    "max_entrants": terms.max_entrants,
-                    "hints": terms.hints,
-                    "review_s": terms.review_s,
-                    "server_seed": server_seed,
-                    "commitment": competition.commitment,
-                    "deal": jsonb_text(competition.deal),
-                    "announced_at": competition.announced_at,
-                },
-            )
-            insert_pending(conn, entry)
+        parameters = {
+            "id": competition.id,
+            "organizer_id": competition.organizer.id,
+            "name": terms.name,
+            "format": terms.format,
+            "variant": terms.rules.preset_name,
+            "rules": jsonb_text(terms.rules.to_dict()),
+            "entrants": terms.entrants,
+            "starts_at": terms.starts_at,
+            "ends_at": terms.ends_at,
+            "limit_ms": terms.limit_ms,
+            "winnable": terms.winnable,
+            "max_entrants": terms.max_entrants,
+            "hints": terms.hints,
+            "review_s": terms.review_s,
+            "server_seed": server_seed,
+            "commitment": competition.commitment,
+            "deal": jsonb_text(competition.deal),
+            "announced_at": competition.announced_at,
+        }
+        try:
+            with self._transaction() as conn:
+                keep_first(conn, response)
+                conn.execute(csql.INSERT_COMPETITION, parameters)
+                insert_pending(conn, entry)
+        except psycopg.errors.UniqueViolation as error:
+            raise_translated(error)
         self._committed(True)
 
     def open_competitions_of(self: _Connections, organizer_id: UUID) -> int:

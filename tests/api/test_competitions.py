@@ -531,3 +531,19 @@ def test_a_finished_competition_game_is_not_analysed_before_the_close(contest_ap
     clock.now += timedelta(minutes=10)
     referee(contest_app)
     assert client.get(f"/games/{game['id']}/analysis").status_code == 200
+
+
+def test_an_announcement_sent_again_with_its_key_is_one_competition(contest_app, client, clock):
+    organizer, _ = player(client)
+    body = {"name": "once", "format": "race", "entrants": "human", "limit_s": 60}
+    body["starts_at"] = (clock.now + timedelta(minutes=1)).isoformat()
+    key = {**organizer, "Idempotency-Key": f"announce-{secrets.token_hex(4)}"}
+
+    answers = run_together(5, lambda _: contest_app.test_client().post("/competitions", json=body, headers=key))
+    again = client.post("/competitions", json=body, headers=key)
+
+    assert {answer.status_code for answer in answers} == {201}
+    assert len({answer.get_json()["id"] for answer in [*answers, again]}) == 1
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["Location"] == f"/competitions/{again.get_json()['id']}"
+    problem(client.post("/competitions", json={**body, "name": "twice"}, headers=key), 422, "idempotency-key-reused")

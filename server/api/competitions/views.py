@@ -11,9 +11,10 @@ from flask.views import MethodView
 from ...rules import Rules, preset
 from ...service.competitions.organizing import Announcement
 from ...service.games.cursors import decode_position, encode_position
+from .. import replies
 from ..callers import API_TOKEN, TOKEN_CODES, caller
-from ..common import Blueprint, event_stream, use_cases
-from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, answers, header, ref
+from ..common import Blueprint, event_stream, request_idempotency, use_cases
+from ..contract import BODY_ERRORS, LINK_HEADER, READ_ERRORS, REPLAYED_HEADER, answers, header, parameter, ref
 from ..examples import Later
 from ..pages import json_response, link_header, next_page
 from ..schemas import GameSchema
@@ -58,7 +59,7 @@ class Competitions(MethodView):
         body = {"competitions": page, "next": next_url, "next_cursor": cursor}
         return json_response(body, headers=link_header(next_url))
 
-    @blp.doc(operationId="createCompetition", security=API_TOKEN)
+    @blp.doc(operationId="createCompetition", parameters=[parameter("IdempotencyKey")], security=API_TOKEN)
     @blp.arguments(
         CreateCompetitionSchema(),
         examples={
@@ -74,14 +75,26 @@ class Competitions(MethodView):
             }
         },
     )
-    @blp.response(201, CompetitionSchema, headers={"Location": header("Location")}, example=Later(examples.competition))
+    @blp.response(
+        201,
+        CompetitionSchema,
+        headers={"Location": header("Location"), **REPLAYED_HEADER},
+        example=Later(examples.competition),
+    )
     @answers(
         *READ_ERRORS,
         *BODY_ERRORS,
         401,
         403,
         409,
-        only=("validation-failed", "invalid-input", "invalid-rules", "too-many-competitions", *TOKEN_CODES),
+        only=(
+            "validation-failed",
+            "invalid-input",
+            "invalid-rules",
+            "too-many-competitions",
+            "idempotency-key-reused",
+            *TOKEN_CODES,
+        ),
     )
     def post(self, args: dict[str, Any]) -> Response:
         """Announce a competition: its terms and its sealed deal's commitment enter the public log
@@ -104,8 +117,8 @@ class Competitions(MethodView):
             args["hints"],
             args["review_s"],
         )
-        made = use_cases().organizing.announce(caller(), asked)
-        return json_response(made, 201, {"Location": f"/competitions/{made['id']}"})
+        answered = use_cases().organizing.announce(caller(), asked, request_idempotency())
+        return replies.sent(answered, {"Location": f"/competitions/{replies.replied_body(answered)['id']}"})
 
 
 class Competition(MethodView):

@@ -9,6 +9,8 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ...game.callers import Caller
+from ...game.change import Reply
+from ...game.commands import Idempotency
 from ...game.competitions import BadSchedule, CompetitionRecord, scheduled
 from ...game.document import to_json
 from ...game.records import PublicEntry
@@ -16,10 +18,19 @@ from ...log import competition_entries as ce
 from ...log.standings import ranked, standings_root
 from ...rules import InvalidInput, Rules, commitment
 from ...solver.winnable import first_winnable
-from ..errors import CompetitionNotClosed, Forbidden, NotEntered, ResultsFinal, TooManyCompetitions
+from ..errors import (
+    CompetitionNotClosed,
+    Forbidden,
+    IdempotencyConflict,
+    NotEntered,
+    ResultsFinal,
+    TooManyCompetitions,
+)
+from ..games.idempotency import answer_after_race, kept_answer, kept_reply
+from ..outcomes import Answered
 from ..players import names
 from ..players.tokens import ORGANIZE, require
-from ..ports import Players, SolverTime
+from ..ports import KeptResponses, Players, SolverTime
 from ..sources import Sources
 from .ports import CompetitionTables
 from .records import StandingsAt
@@ -31,8 +42,8 @@ time; more wait until one closes (409 too-many-competitions)."""
 RANKINGS_KEPT = 32
 
 
-class OrganizingStore(CompetitionTables, Players, Protocol):
-    """The ports organizing uses: the competitions, and the players an amendment names."""
+class OrganizingStore(CompetitionTables, Players, KeptResponses, Protocol):
+    """The ports organizing uses: the competitions, the players an amendment names, the replies kept for retries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +72,13 @@ class Organizing:
         """Closed competitions' result rows, by competition and standings root: the latest RANKINGS_KEPT."""
         self._ranked_lock = threading.Lock()
 
-    def announce(self, caller: Caller, asked: Announcement) -> dict[str, Any]:
-        """The competition announced: its sealed deal committed to and its terms in the public log."""
+    def announce(self, caller: Caller, asked: Announcement, idempotency: Idempotency | None = None) -> Answered[None]:
+        """The competition announced: its sealed deal committed to and its terms in the public log; for a retry of
+        a request with the same Idempotency-Key, its first answer (one competition, however often it is sent)."""
         require(caller, ORGANIZE)
+        scope = f"player:{caller.player.id}:competitions"
+        if idempotency is not None and (first := kept_answer(self._store, scope, idempotency)) is not None:
+            return first
         if self._store.open_competitions_of(caller.player.id) >= MAX_OPEN_COMPETITIONS:
             raise TooManyCompetitions(
                 f"you have {MAX_OPEN_COMPETITIONS} competitions not closed yet, as many as an organizer may"
@@ -92,8 +107,13 @@ class Organizing:
             deal["winnable"] = self._solver_time(lambda: first_winnable(terms.rules, seed, "")).record
         record = CompetitionRecord(competition_id, caller.owner, terms, commitment(seed), deal, now)
         announced = ce.announced(competition_id, now, terms.announced(caller.owner.named(), record.commitment))
-        self._store.announce_competition(record, seed, PublicEntry(competition_id, ce.COMPETITION_ANNOUNCED, announced))
-        return competition_view(record, now)
+        reply = Reply(201, to_json(competition_view(record, now)))
+        entry = PublicEntry(competition_id, ce.COMPETITION_ANNOUNCED, announced)
+        try:
+            self._store.announce_competition(record, seed, entry, kept_reply(scope, idempotency, reply))
+        except IdempotencyConflict:
+            return answer_after_race(self._store, scope, idempotency)
+        return Answered(reply, None)
 
     def competition(self, competition_id: UUID) -> dict[str, Any]:
         return competition_view(self._store.load_competition(competition_id), self._sources.clock())

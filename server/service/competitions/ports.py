@@ -10,12 +10,16 @@ from uuid import UUID
 from ...game.change import Change
 from ...game.competitions import CompetitionRecord
 from ...game.records import PublicEntry
+from ..records import StoredResponse
 from .records import Entrant, StandingsAt
 
 
 class CompetitionTables(Protocol):
-    def announce_competition(self, competition: CompetitionRecord, server_seed: bytes, entry: PublicEntry) -> None:
-        """The competition and its announcement in the public log, in one transaction."""
+    def announce_competition(
+        self, competition: CompetitionRecord, server_seed: bytes, entry: PublicEntry, response: StoredResponse | None
+    ) -> None:
+        """The competition and its announcement in the public log, in one transaction, after the reply kept for its
+        retries; raises IdempotencyConflict when a retry with the same key was kept first."""
         ...
 
     def open_competitions_of(self, organizer_id: UUID) -> int:
