@@ -195,3 +195,28 @@ def app_on_a_clock(store, clock):
     app.config["TESTING"] = True
     yield app
     app.extensions["osmosis.hub"].stop()
+
+
+def reads(game_id):
+    """Every read of a game: what a game hidden from the reader must answer as a game that does not exist."""
+    return [
+        f"/games/{game_id}",
+        f"/games/{game_id}/events",
+        f"/games/{game_id}/states/1",
+        f"/games/{game_id}/replay",
+        f"/games/{game_id}/verification",
+        f"/games/{game_id}/events/stream",
+        f"/games/{game_id}/analysis",
+        f"/games/{game_id}/transparency",
+        f"/events/stream?game_id={game_id}",
+    ]
+
+
+def answer(client, path, headers=None):
+    """(status, mimetype, body) of a GET; a stream's body left unread."""
+    response = client.get(path, headers=headers or {}, buffered=False)
+    try:
+        body = response.get_data() if response.mimetype != "text/event-stream" else b""
+    finally:
+        response.close()
+    return response.status_code, response.mimetype, body

@@ -3,6 +3,7 @@ timed out, closed and amended; the standings rooted in the public log and recomp
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 from datetime import UTC, datetime, timedelta
@@ -16,8 +17,9 @@ from server.log import events as ev
 from server.log.replay import verify
 from server.log.standings import standings_root
 from server.monitor.competition import audit_competition
-from server.transparency.notes import generate_signer
-from tests.api.helpers import LOG_SIGNER, Clock, app_on_a_clock, run_together
+from server.transparency.merkle import verify_consistency
+from server.transparency.notes import generate_signer, open_checkpoint
+from tests.api.helpers import LOG_SIGNER, Clock, answer, app_on_a_clock, reads, run_together
 from tests.service.test_competition_watching import look
 
 PROBLEM = "application/problem+json"
@@ -547,3 +549,48 @@ def test_an_announcement_sent_again_with_its_key_is_one_competition(contest_app,
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.headers["Location"] == f"/competitions/{again.get_json()['id']}"
     problem(client.post("/competitions", json={**body, "name": "twice"}, headers=key), 422, "idempotency-key-reused")
+
+
+def test_before_the_close_an_entrants_game_is_to_anyone_else_a_game_that_does_not_exist_byte_for_byte(
+    contest_app, client, clock
+):
+    organizer, _ = player(client)
+    (alice, _), (rival, _) = player(client), player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    for token in (alice, rival):
+        client.post(f"/competitions/{cid}/entries", headers=token)
+    clock.now += timedelta(minutes=1)
+    game = client.post(f"/competitions/{cid}/game", headers=alice).get_json()
+    client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}}, headers=alice)
+    nowhere = "00000000-0000-4000-8000-000000000000"
+
+    for path, wrong in zip(reads(game["id"]), reads(nowhere), strict=True):
+        for who in (None, rival, organizer):
+            status, mimetype, body = answer(client, path, who)
+            expected = answer(client, wrong, who)
+            assert (status, mimetype) == expected[:2] == (404, PROBLEM), path
+            assert body.replace(game["id"].encode(), nowhere.encode()) == expected[2], path
+    for action in ("draw", "resign", "hint"):
+        refused = client.post(f"/games/{game['id']}/{action}", headers=rival)
+        assert refused.status_code == 404 and refused.get_json()["code"] == "game-not-found"
+    assert game["id"] not in [g["id"] for g in client.get("/games?limit=100", headers=rival).get_json()["games"]]
+    assert game["id"] in [g["id"] for g in client.get("/games?limit=100", headers=alice).get_json()["games"]]
+
+
+def test_an_amendment_is_appended_and_the_checkpoint_before_it_is_a_prefix_of_the_one_after(contest_app, client, clock):
+    cid, organizer, players = closed_race(contest_app, client, clock, entrants=2, review_s=60)
+    logged(contest_app)
+    before = open_checkpoint(client.get("/log/checkpoint").get_data(as_text=True), LOG_SIGNER.verifier)[0]
+
+    client.post(
+        f"/competitions/{cid}/amendments",
+        json={"player": players[0][1], "action": "disqualify", "reason": "two accounts"},
+        headers=organizer,
+    )
+    logged(contest_app)
+    after = open_checkpoint(client.get("/log/checkpoint").get_data(as_text=True), LOG_SIGNER.verifier)[0]
+
+    assert after.size > before.size
+    proof = client.get(f"/log/consistency?from={before.size}&to={after.size}").get_json()["proof"]
+    verify_consistency(before.size, after.size, before.root, after.root, [base64.b64decode(h) for h in proof])

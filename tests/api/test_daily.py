@@ -11,7 +11,7 @@ import pytest
 from server.cli.main import main
 from server.log.replay import verify
 from server.rules import PRESETS
-from tests.api.helpers import LOG_SIGNER, Clock, app_on_a_clock, play_first_legal, rehash, run_together
+from tests.api.helpers import LOG_SIGNER, Clock, answer, app_on_a_clock, play_first_legal, reads, rehash, run_together
 
 PROBLEM = "application/problem+json"
 
@@ -145,29 +145,6 @@ def test_the_daily_deal_takes_nothing_but_its_variant(client, body):
 def test_the_daily_deal_is_played_as_a_player(client):
     response = client.post("/games", json={"daily": True})
     assert response.status_code == 401 and response.get_json()["code"] == "unauthorized"
-
-
-def reads(game_id):
-    return [
-        f"/games/{game_id}",
-        f"/games/{game_id}/events",
-        f"/games/{game_id}/states/1",
-        f"/games/{game_id}/replay",
-        f"/games/{game_id}/verification",
-        f"/games/{game_id}/events/stream",
-        f"/games/{game_id}/analysis",
-        f"/games/{game_id}/transparency",
-        f"/events/stream?game_id={game_id}",
-    ]
-
-
-def answer(client, path, headers=None):
-    response = client.get(path, headers=headers or {}, buffered=False)
-    try:
-        body = response.get_data() if response.mimetype != "text/event-stream" else b""
-    finally:
-        response.close()
-    return response.status_code, response.mimetype, body
 
 
 def test_before_the_close_a_daily_game_is_its_players_alone_and_to_anyone_else_does_not_exist(client):
