@@ -24,6 +24,7 @@ from server.service.public_log.log import PublicLog
 from server.store import embedded, migrate
 from server.store.connections import open_pool
 from server.store.postgres import PostgresStore
+from server.store.public_log import SEQUENCER_LOCK_KEY
 from server.transparency.merkle import subtrees_of, tree_hash
 from server.transparency.notes import COSIGNATURE_V1, generate_signer, open_checkpoint
 from tests.api.helpers import create
@@ -181,6 +182,7 @@ from server.service.public_log.log import PublicLog
 from server.store import migrate
 from server.store.connections import open_pool
 from server.store.postgres import PostgresStore
+from server.store.public_log import SEQUENCER_LOCK_KEY
 from server.transparency.notes import parse_signer
 
 store = PostgresStore(open_pool(sys.argv[1], 1, 2, 10, 10000), migrate.head_revision())
@@ -196,6 +198,16 @@ def integrate_then_stall(*args):
 public_log._integrate = integrate_then_stall
 public_log.sequence()
 """
+
+
+def sequencer_lock_held(url: str) -> bool:
+    key = SEQUENCER_LOCK_KEY & 0xFFFFFFFF, SEQUENCER_LOCK_KEY >> 32
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = %s AND classid = %s",
+            key,
+        ).fetchone()
+    return bool(row and row[0])
 
 
 def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice(embedded_server_url):
@@ -230,6 +242,9 @@ def test_a_sequencer_killed_mid_batch_loses_nothing_and_integrates_nothing_twice
             assert stalled.stdout.readline() == f"integrated {before[0] + pending}\n"
             stalled.send_signal(signal.SIGKILL)
             stalled.wait()
+            # The killed process's backend ends when PostgreSQL sees its socket close, not when the process is gone:
+            # until then it holds the sequencer's lock (seen under the parallel run's load: the next turn found it).
+            until(lambda: not sequencer_lock_held(url), seconds=30)
             with psycopg.connect(url) as conn:
                 assert conn.execute("SELECT count(*) FROM log_pending").fetchone()[0] == pending
                 assert conn.execute("SELECT max(size) FROM log_checkpoints").fetchone()[0] == before[0]

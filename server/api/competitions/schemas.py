@@ -27,7 +27,10 @@ class CreateCompetitionSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"not": {"required": ["variant", "rules"]}}
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "not": {"required": ["variant", "rules"], "properties": {"variant": {}, "rules": {}}}
+    }
+    """A preset or custom rules, not both."""
 
     name = fields.String(
         required=True,
