@@ -594,3 +594,19 @@ def test_an_amendment_is_appended_and_the_checkpoint_before_it_is_a_prefix_of_th
     assert after.size > before.size
     proof = client.get(f"/log/consistency?from={before.size}&to={after.size}").get_json()["proof"]
     verify_consistency(before.size, after.size, before.root, after.root, [base64.b64decode(h) for h in proof])
+
+
+def test_concurrent_entries_never_pass_the_fields_size(contest_app, client, clock):
+    organizer, _ = player(client)
+    players = [player(client)[0] for _ in range(6)]
+    logged(contest_app)
+    cid = announce(client, organizer, clock, max_entrants=3)["id"]
+
+    answers = run_together(
+        6, lambda n: contest_app.test_client().post(f"/competitions/{cid}/entries", headers=players[n])
+    )
+
+    assert sorted(answer.status_code for answer in answers) == [201] * 3 + [409] * 3
+    assert {answer.get_json()["code"] for answer in answers if answer.status_code == 409} == {"competition-full"}
+    assert client.get(f"/competitions/{cid}").get_json()["entered"] == 3
+    assert len(client.get(f"/competitions/{cid}/standings").get_json()["standings"]) == 3

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from ...game.callers import Caller
 from ...game.change import Reply
-from ...game.competitions import check_entry, clock_for
+from ...game.competitions import CompetitionFull, check_entry, clock_for
 from ...game.deciding import Dealt, created
 from ...game.records import PublicEntry
 from ...log import competition_entries as ce
@@ -45,8 +45,8 @@ class Entering:
         owner = caller.owner
         entry = PublicEntry(competition_id, ce.COMPETITION_ENTERED, ce.entered(competition_id, now, owner.named()))
         entrant = Entrant(competition_id, owner.id, owner.name, owner.kind, now)
-        if not self._store.enter_competition(entrant, entry):
-            check_entry(competition.terms, now, owner.kind, True, competition.terms.max_entrants)
+        if not self._store.enter_competition(entrant, entry):  # others filled the field meanwhile
+            raise CompetitionFull(f"the field is full: {competition.terms.max_entrants:,} entrants")
 
     def withdraw(self, caller: Caller, competition_id: UUID) -> None:
         """The entrant out of the field, their withdrawal logged: only before their clock starts."""
