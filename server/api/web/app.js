@@ -106,13 +106,13 @@ function renderGame(dropped = null) {
   showFigures(game, settings.showFigures);
   $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
-  $("draw").firstChild.textContent = drawAction?.kind === "redeal" ? "Redeal " : "Draw ";
+  $("draw").querySelector(".word").textContent = drawAction?.kind === "redeal" ? "Redeal" : "Draw";
   $("cell-mode").hidden = !game.rules.free_cells;
   $("cell-mode").setAttribute("aria-pressed", String(cellMode));
   $("resign").disabled = $("ask-hint").disabled = game.status !== "playing";
   $("undo").disabled = !game.can_undo;
   $("undo").title = game.deal.kind === "daily" || game.competition
-    ? "A daily deal's or a competition's actions are final: no undo" : "Take back your last action";
+    ? "A daily deal's or a competition's actions are final: no undo" : "Take back your last action (U or Ctrl+Z)";
   $("finish").hidden = !canFinish(game);
   $("finish").disabled = finishing;
   $("draw").classList.remove("hinted");
