@@ -199,6 +199,8 @@ def clock_for(terms: Terms, competition_id: UUID, now: datetime) -> EntrantClock
     if now < terms.starts_at:
         wait = -(-(terms.starts_at - now) // timedelta(seconds=1))
         raise NotStarted(f"the competition starts at {terms.starts_at.isoformat()}", wait)
+    if now >= terms.ends_at:
+        raise StartClosed(f"the competition ended at {terms.ends_at.isoformat()}: no game starts after its end")
     if terms.format == "race":
         return EntrantClock(competition_id, terms.starts_at, terms.limit_ms, terms.ends_at, terms.hints != "off")
     if now > terms.last_start:

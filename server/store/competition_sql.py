@@ -139,6 +139,17 @@ FINISHES_LOGGED = """
     )
 """
 
+# The competition's row, locked against every start until the close commits: then no game can be made that the close
+# did not see.
+LOCK_TO_CLOSE = "SELECT id FROM competitions WHERE id = %(id)s AND closed_at IS NULL FOR UPDATE"
+
+ANY_UNREVEALED = """
+    SELECT EXISTS (
+        SELECT FROM competition_entries e JOIN games g ON g.id = e.game_id
+        WHERE e.competition_id = %(id)s AND NOT (g.deal ? 'server_seed')
+    )
+"""
+
 CLOSE = """
     UPDATE competitions SET closed_at = %(closed_at)s, standings_root = %(standings_root)s
     WHERE id = %(id)s AND closed_at IS NULL

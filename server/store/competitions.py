@@ -208,11 +208,15 @@ class CompetitionTables:
     def close_competition(
         self: _Connections, competition_id: UUID, closed_at: datetime, standings_root: str, entry: PublicEntry
     ) -> bool:
-        """Close it with its root and its entry; False when another process closed it first."""
+        """Close it with its root and its entry; False when another process closed it first, or when a game was made
+        since the close looked (it is ended and revealed at the next turn, and the standings ranked again)."""
         with self._transaction() as conn:
             parameters = {"id": competition_id, "closed_at": closed_at, "standings_root": standings_root}
-            if conn.execute(csql.CLOSE, parameters).rowcount != 1:
+            if conn.execute(csql.LOCK_TO_CLOSE, parameters).fetchone() is None:
                 return False
+            if conn.cursor(row_factory=tuple_row).execute(csql.ANY_UNREVEALED, parameters).fetchone() != (False,):
+                return False
+            conn.execute(csql.CLOSE, parameters)
             insert_pending(conn, entry)
         self._committed(True)
         return True

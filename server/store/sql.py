@@ -113,10 +113,14 @@ _CLAIM_SEALED_DEAL = """
     )"""
 
 _CLAIM_ENTRANTS_GAME = """
-    claimed AS (
+    still_open AS (
+        -- Shared with other starts, exclusive of the close (competition_sql.LOCK_TO_CLOSE): a game is made only while
+        -- its competition is not closed, and a close sees every game made before it.
+        SELECT id FROM competitions WHERE id = %(competition_id)s AND closed_at IS NULL FOR SHARE
+    ), claimed AS (
         UPDATE competition_entries SET game_id = %(id)s, started_at = %(started_at)s, deadline = %(deadline)s
         WHERE competition_id = %(competition_id)s AND player_id = %(player_id)s AND game_id IS NULL
-          AND EXISTS (SELECT FROM created)
+          AND EXISTS (SELECT FROM created) AND EXISTS (SELECT FROM still_open)
         RETURNING competition_id
     )"""
 

@@ -610,3 +610,25 @@ def test_concurrent_entries_never_pass_the_fields_size(contest_app, client, cloc
     assert {answer.get_json()["code"] for answer in answers if answer.status_code == 409} == {"competition-full"}
     assert client.get(f"/competitions/{cid}").get_json()["entered"] == 3
     assert len(client.get(f"/competitions/{cid}/standings").get_json()["standings"]) == 3
+
+
+def test_a_race_entrant_who_comes_after_the_end_gets_no_game_and_the_results_hold_no_game_on(
+    contest_app, client, clock
+):
+    organizer, _ = player(client)
+    (early, _), (late, _) = player(client), player(client)
+    logged(contest_app)
+    cid = announce(client, organizer, clock)["id"]
+    for token in (early, late):
+        client.post(f"/competitions/{cid}/entries", headers=token)
+    clock.now += timedelta(minutes=1)
+    client.post(f"/competitions/{cid}/game", headers=early)
+    clock.now += timedelta(minutes=10)
+
+    problem(client.post(f"/competitions/{cid}/game", headers=late), 409, "start-closed")
+    referee(contest_app)
+    rows = client.get(f"/competitions/{cid}/results").get_json()["results"]
+    assert sorted((row["status"], row["game_id"] is None) for row in rows) == [
+        ("timed_out", False),
+        ("timed_out", True),
+    ]

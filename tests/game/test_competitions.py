@@ -166,3 +166,10 @@ def test_the_standings_root_is_the_digest_of_the_ranked_rows_canonical_json():
 
     assert standings_root(table) == hashlib.sha256(text).hexdigest()
     assert standings_root(ranked([row("ünïcode", "won", 52, 2, 52, 1)])) != standings_root(table)
+
+
+def test_no_game_starts_once_the_competition_has_ended():
+    terms = race()
+    with pytest.raises(StartClosed):
+        clock_for(terms, ID, terms.ends_at)
+    assert clock_for(terms, ID, terms.ends_at - timedelta(milliseconds=1)).deadline == terms.ends_at
