@@ -101,12 +101,16 @@ def chosen(actions: list[DealAction | MoveAction | RedealAction]) -> DealAction 
     return next((action for action in actions if isinstance(action, MoveAction)), actions[0])
 
 
-def raced(bot: AuthenticatedClient, race: Competition) -> tuple[str, Game, str]:
-    """The bot's game as dealt, then as played from the start until it ended or its clock ran out, and why it
-    stopped."""
+def started(bot: AuthenticatedClient, race: Competition) -> Game:
+    """The bot's game, asked for from the start (before it, 409 not-started is waited out)."""
     game = get_competition_game.sync(competition_id=race.id, client=bot)
     if not isinstance(game, Game):
         raise Refused(game)
+    return game
+
+
+def raced(bot: AuthenticatedClient, game: Game) -> tuple[str, Game, str]:
+    """The bot's game as dealt, then as played until it ended or its clock ran out, and why it stopped."""
     dealt = json.dumps(game.state.to_dict(), sort_keys=True)
     while game.status == GameStatus.PLAYING:
         answer = take_action.sync(game_id=game.id, client=bot, body=ActionSubmission(action=chosen(game.legal_actions)))
@@ -133,7 +137,9 @@ def race(base_url: str, bots: int) -> dict[str, object]:
         entered = enter_competition.sync(competition_id=competition.id, client=racer)
         if not isinstance(entered, Competition):
             raise Refused(entered)
-    played = [raced(racer, competition) for racer in racers]
+    # Every bot takes its game at the start: no game starts after a race's end (409 start-closed).
+    games = [started(racer, competition) for racer in racers]
+    played = [raced(racer, game) for racer, game in zip(racers, games, strict=True)]
     closed = results(racers[0], competition)
     return {
         "entrants": len(closed.results),
