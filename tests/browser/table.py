@@ -110,6 +110,18 @@ def sit_at(page: Page, game_id, token, settings=None):
     expect(page.locator("#board .card").first).to_be_visible()
 
 
+def open_settings(page: Page):
+    """The table's settings panel, opened by its toolbar button as a player would."""
+    page.click("#open-settings")
+    expect(page.locator("#settings")).to_be_visible()
+
+
+def close_settings(page: Page):
+    """The settings panel closed by its key, so that nothing lies over the cards."""
+    page.keyboard.press("Escape")
+    expect(page.locator("#settings")).to_be_hidden()
+
+
 def a_table(browser, live_server, viewport, variant, number, actions=(), settings=None):
     """A new context's page at the table of a new game of deal `number`, after `actions` were played through the
     API; and the list of what the page throws or logs as an error."""

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.table import post, serious_violations, start_game, watch_for_errors
+from tests.browser.table import CODES, get, post, serious_violations, start_game, watch_for_errors
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -82,6 +82,35 @@ def test_the_piles_are_named_as_piles(page):
     ]
 
 
+@pytest.mark.parametrize(
+    ("variant", "empty_foundation"), [("osmosis-ablage", "the base rank"), ("peek-till-dawn", "empty")]
+)
+def test_the_table_shows_a_pile_s_name_only_where_it_helps_and_never_a_code(
+    page, live_server, variant, empty_foundation
+):
+    start_game(page, variant, 2)
+
+    shown = page.locator("#board").inner_text()
+    assert not CODES.search(shown), shown
+    labels = page.locator("#board .label").all_inner_texts()
+    assert [label.split()[0] for label in labels] == ["Stock", "Waste", "Cell"][: len(labels)], labels
+    empties = page.locator("#board .foundation .empty")
+    expect(empties).to_have_count(3)
+    game = get(f"{live_server}/games/{page.locator('#game-id').inner_text()}")
+    base = game["state"]["base_rank"]
+    for i in range(3):
+        if empty_foundation == "the base rank":  # the rank that starts it, as a card's corner shows it
+            expect(empties.nth(i)).to_have_text("10" if base == "T" else base)
+            assert empties.nth(i).get_attribute("title").endswith(" starts it")
+        else:  # any rank the foundation above holds: no one rank to show
+            expect(empties.nth(i)).to_have_text("empty")
+    said = page.evaluate(
+        """async () => (await import("/app/board.js")).describe(
+            { kind: "card_played", data: { card: "7S", from: "R1", to: "F2", uncovered: null } })"""
+    )
+    assert said == "7 of spades from reserve 1 to foundation 2."
+
+
 def test_a_card_to_play_is_named_first_by_what_it_shows(page):
     """WCAG 2.5.3, label in name: a voice-control user says what the button shows ("K spades")."""
     start_game(page, "osmosis-ablage", 2)
@@ -96,3 +125,4 @@ def test_a_card_to_play_is_named_first_by_what_it_shows(page):
         name = button.get_attribute("aria-label")
         assert name.startswith(f"{shown}, "), (shown, name)
         assert ": play to " in name, name
+        assert not CODES.search(name.split(": play to ")[1]), name

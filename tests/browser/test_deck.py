@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from server.rules import public_view
-from tests.browser.table import dealt, screenshot, start_game
+from tests.browser.table import close_settings, dealt, open_settings, screenshot, start_game
 from tests.browser.test_playing_by_hand import wait_until_settled
 
 
@@ -53,7 +53,9 @@ def test_four_colours_are_chosen_remembered_and_legible(page, scheme):
     assert None not in two.values(), two
     assert two["S"] == two["C"] and two["H"] == two["D"] and two["S"] != two["H"]
 
+    open_settings(page)
     page.check("#four-colour")
+    close_settings(page)
     four = colours(page)
     assert len({four["S"], four["H"], four["D"], four["C"]}) == 4, four
     assert (four["S"], four["H"]) == (two["S"], two["H"])
@@ -66,6 +68,7 @@ def test_four_colours_are_chosen_remembered_and_legible(page, scheme):
     expect(page.locator("#four-colour")).to_be_checked()
     expect(page.locator("#board .card:not(.back)").first).to_be_visible()  # the table drawn again
     assert colours(page) == four
+    open_settings(page)
     page.uncheck("#four-colour")
     page.reload()
     expect(page.locator("#four-colour")).not_to_be_checked()

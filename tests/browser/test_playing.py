@@ -8,7 +8,9 @@ from playwright.sync_api import expect
 from tests.browser.table import (
     a_deal_won_by_clicking,
     click_policy_result,
+    close_settings,
     get,
+    open_settings,
     play_by_clicks,
     screenshot,
     start_game,
@@ -152,6 +154,7 @@ def test_a_lost_game_says_why(page):
 )
 def test_the_table_s_keys_work_straight_after_a_setting_is_changed(page, setting):
     start_game(page, "osmosis-draw-one", 3)
+    open_settings(page)
     if setting == "#auto-finish":
         page.click(setting)
     else:
@@ -248,11 +251,13 @@ def test_the_table_s_head_shows_a_ticking_clock_the_actions_that_stood_and_the_c
     page.reload()  # counted again from the log
     expect(actions).to_have_text("1 action")
 
+    open_settings(page)
     page.uncheck("#show-figures")
     expect(page.locator("#game-figures")).to_be_hidden()
     page.reload()  # remembered
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#game-figures")).to_be_hidden()
+    open_settings(page)
     page.check("#show-figures")
     expect(page.locator("#game-figures")).to_be_visible()
 
@@ -281,7 +286,9 @@ def test_sound_is_off_until_asked_for_then_a_draw_a_card_placed_and_a_refusal_ea
     expect(page.locator("#figure-actions")).to_have_text("1 action")
     assert heard() == 0, "off by default"
 
+    open_settings(page)
     page.check("#sound")
+    close_settings(page)
     page.keyboard.press("u")
     expect(page.locator("#figure-actions")).to_have_text("0 actions")
     after_undo = heard()

@@ -26,9 +26,11 @@ from server.rules import (
 from tests.browser.table import (
     CODES,
     a_deal_won_by_clicking,
+    close_settings,
     dealt,
     distance,
     get,
+    open_settings,
     post,
     screenshot,
     shown,
@@ -285,7 +287,9 @@ def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page
     settle(page)
     expect(page.locator("#board .playable")).to_have_count(lit)  # off: nothing moves by itself
 
+    open_settings(page)
     page.check("#auto-move")
+    close_settings(page)
 
     settle(page)
     expect(page.locator("#board .playable")).to_have_count(0)
@@ -299,6 +303,7 @@ def test_auto_move_plays_the_cards_with_one_place_when_on_and_is_remembered(page
     assert game_of(page, live_server)["score"] > 1
     page.reload()
     expect(page.locator("#auto-move")).to_be_checked()
+    open_settings(page)
     page.uncheck("#auto-move")
     page.reload()
     expect(page.locator("#auto-move")).not_to_be_checked()
@@ -329,6 +334,7 @@ def test_the_foundations_show_in_play_order_or_by_rank_as_chosen_and_remembered(
     expect(shown).to_have_count(len(played))
     assert [shown.nth(i).get_attribute("data-card") for i in range(len(played))] == played
 
+    open_settings(page)
     page.select_option("#foundation-order", "rank")
 
     by_rank = sorted(played, key=lambda card: "A23456789TJQK".index(card[0]))

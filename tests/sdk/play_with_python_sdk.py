@@ -76,11 +76,15 @@ class Refused(Exception):
         super().__init__(f"{problem.status} {problem.code}: {problem.detail}" if problem else "no answer")
 
 
-def created(client: Client | AuthenticatedClient, body: CreateGame) -> CreatedGame:
+def created(client: Client | AuthenticatedClient, body: CreateGame) -> tuple[str, Game]:
+    """The new game's player token, and the game: a Game from its creation on, as every later answer's."""
     answer = create_game.sync(client=client, body=body)
     if not isinstance(answer, CreatedGame):
         raise Refused(answer)
-    return answer
+    fields = answer.to_dict()
+    token = answer.player_token
+    del fields["player_token"]
+    return token, Game.from_dict(fields)
 
 
 def chosen(actions: list[LegalAction]) -> LegalAction:
@@ -88,7 +92,7 @@ def chosen(actions: list[LegalAction]) -> LegalAction:
     return next((action for action in actions if isinstance(action, MoveAction)), actions[0])
 
 
-def taken(player: AuthenticatedClient, game: Game | CreatedGame, action: Action) -> Game:
+def taken(player: AuthenticatedClient, game: Game, action: Action) -> Game:
     answer = take_action.sync(
         game_id=game.id, client=player, body=ActionSubmission(action=action, expected_version=game.version)
     )
@@ -97,7 +101,7 @@ def taken(player: AuthenticatedClient, game: Game | CreatedGame, action: Action)
     return answer.game
 
 
-def summary(player: AuthenticatedClient, game: Game | CreatedGame) -> dict[str, object]:
+def summary(player: AuthenticatedClient, game: Game) -> dict[str, object]:
     final = get_game.sync(game_id=game.id, client=player)
     log = list_game_events.sync(game_id=game.id, client=player, limit=1000)
     if not isinstance(final, Game):
@@ -115,15 +119,14 @@ def summary(player: AuthenticatedClient, game: Game | CreatedGame) -> dict[str, 
 
 
 def play(base_url: str, variant: str, deal_number: int) -> dict[str, object]:
-    new_game = created(anyone(base_url), CreateGame(variant=variant, deal_number=deal_number))
-    player = holding(base_url, new_game.player_token)
-    game: Game | CreatedGame = new_game
+    token, game = created(anyone(base_url), CreateGame(variant=variant, deal_number=deal_number))
+    player = holding(base_url, token)
     while game.status == GameStatus.PLAYING:
         game = taken(player, game, chosen(game.legal_actions))
     return {"deal_number": deal_number, **summary(player, game)}
 
 
-def hinted(player: AuthenticatedClient, game: Game | CreatedGame) -> HintResult:
+def hinted(player: AuthenticatedClient, game: Game) -> HintResult:
     answer = ask_for_hint.sync(game_id=game.id, client=player)
     if not isinstance(answer, HintResult):
         raise Refused(answer)
@@ -133,8 +136,8 @@ def hinted(player: AuthenticatedClient, game: Game | CreatedGame) -> HintResult:
 def resign_custom(base_url: str) -> dict[str, object]:
     """A hint, then the action it recommends, taken back and taken again, then a resignation."""
     rules = RulesInput(draw=RulesInputDraw.VALUE_1, max_passes=3)
-    game = created(anyone(base_url), CreateGame(rules=rules, deal_number=1))
-    player = holding(base_url, game.player_token)
+    token, game = created(anyone(base_url), CreateGame(rules=rules, deal_number=1))
+    player = holding(base_url, token)
     hint = hinted(player, game)
     recommended = hint.hint.action
     if not isinstance(recommended, DealAction | MoveAction | RedealAction):
@@ -172,7 +175,7 @@ def daily_as_a_bot(base_url: str) -> dict[str, object]:
         raise Refused(made)
     me = holding(base_url, made.token)
     deal = next(deal for deal in today(me).deals if deal.variant == "osmosis")
-    game: Game | CreatedGame = created(me, CreateGame(variant="osmosis", daily=True))
+    _, game = created(me, CreateGame(variant="osmosis", daily=True))
     while game.status == GameStatus.PLAYING:
         game = taken(me, game, chosen(game.legal_actions))
     again = create_game.sync(client=me, body=CreateGame(variant="osmosis", daily=True))

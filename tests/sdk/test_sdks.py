@@ -130,6 +130,8 @@ def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_with
     source = bot.read_text()
 
     assert "cast(" not in source and "type: ignore" not in source and "Any" not in source
+    # A game is a Game from its creation on: no bot has to spell a union of the creation's answer and a Game.
+    assert "CreatedGame |" not in source and "| CreatedGame" not in source
     # follow-imports=silent: the bot is held to --strict; the generated package is read for its types only,
     # from its sources (the installed site also holds its dependencies, which would shadow the venv's).
     sources = python_sdk.parent / "client"
@@ -138,6 +140,21 @@ def test_a_python_bot_that_posts_legal_actions_as_listed_passes_mypy_strict_with
         capture_output=True,
         text=True,
         env={**os.environ, "MYPYPATH": str(sources)},
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_api_guide_s_python_example_passes_mypy_strict_its_game_one_type_from_creation_to_end(python_sdk, tmp_path):
+    """A bot that writes `game = result.game` after the creation, as the guide does, needs no annotation."""
+    guide = (PROJECT / "docs" / "api.md").read_text().split("**Python**", 1)[1]
+    example = tmp_path / "example.py"
+    example.write_text(guide.split("```python\n", 1)[1].split("```", 1)[0])
+    assert "game = result.game" in example.read_text()
+    checked = subprocess.run(
+        [BIN / "mypy", "--strict", "--follow-imports=silent", "--no-incremental", example],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(python_sdk.parent / "client")},
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

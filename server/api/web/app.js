@@ -5,7 +5,7 @@
 // lists), #player=NAME, #boards, #competitions, #competition=ID, so back and forward move between them.
 
 import { api } from "./api.js";
-import { describe, hintText, movesByCard, renderBoard } from "./board.js";
+import { describe, hintText, movesByCard, renderBoard, startRankOf } from "./board.js";
 import { wireDragging } from "./dragging.js";
 import { wireTapping } from "./tapping.js";
 import { showGameOver } from "./ending.js";
@@ -21,6 +21,7 @@ import { sound } from "./sound.js";
 import { naturalFoundation, whyNotHere } from "./reasons.js";
 import { closeReplay, openReplay, replayShown, wireReplay } from "./replay.js";
 import { loadSettings, saveSettings } from "./settings.js";
+import { closeSettings, showSettings, toggleSettings, wireSettings } from "./table-settings.js";
 
 const $ = (id) => document.getElementById(id);
 const AUTO_MOVE_DELAY = 250; // milliseconds between auto-moves: slow enough to see each card go
@@ -54,6 +55,7 @@ function show(section) {
   if (section !== "table") {
     document.title = "Osmosis";
     stopFigures();
+    closeSettings();
   }
   if (section !== "competition") stopCompetition();
 }
@@ -92,19 +94,15 @@ function renderGame(dropped = null) {
   // A won table ends tidy, each foundation ace to king, whatever order the cards were played in.
   const foundationOrder = game.status === "won" ? "rank" : settings.foundationOrder;
   renderBoard(board, game.state, game.legal_actions,
-    { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group" });
+    { play, freeCells: game.rules.free_cells > 0, foundationOrder, groupWaste: game.rules.waste_access === "group",
+      startRank: startRankOf(game.rules, game.state) });
   if (before) travel(board, before, dropped);
   else if (freshDeal === game.id) dealt(board); // dealt here, not a game reloaded
   freshDeal = null;
   board.dataset.game = game.id;
   unsay();
-  $("auto-move").checked = settings.autoMove;
-  $("auto-finish").checked = settings.autoFinish;
-  $("four-colour").checked = settings.fourColour;
-  $("show-figures").checked = settings.showFigures;
-  $("sound").checked = settings.sound;
+  showSettings(settings);
   showFigures(game, settings.showFigures);
-  $("foundation-order").value = settings.foundationOrder;
   $("draw").disabled = !drawAction;
   $("draw").querySelector(".word").textContent = drawAction?.kind === "redeal" ? "Redeal" : "Draw";
   $("cell-mode").hidden = !game.rules.free_cells;
@@ -416,12 +414,7 @@ function wireTable() {
   $("ask-hint").addEventListener("click", askForHint);
   $("undo").addEventListener("click", undo);
   $("finish").addEventListener("click", finish);
-  $("auto-move").addEventListener("change", () => changeSettings({ autoMove: $("auto-move").checked }));
-  $("auto-finish").addEventListener("change", () => changeSettings({ autoFinish: $("auto-finish").checked }));
-  $("four-colour").addEventListener("change", () => changeSettings({ fourColour: $("four-colour").checked }));
-  $("show-figures").addEventListener("change", () => changeSettings({ showFigures: $("show-figures").checked }));
-  $("sound").addEventListener("change", () => changeSettings({ sound: $("sound").checked }));
-  $("foundation-order").addEventListener("change", () => changeSettings({ foundationOrder: $("foundation-order").value }));
+  wireSettings(changeSettings);
   wireDragging($("board"), dropCard, explainRefusal);
   wireTapping(document);
   $("cell-mode").addEventListener("click", () => { cellMode = !cellMode; renderGame(); });
@@ -451,10 +444,11 @@ function wireTable() {
     }
     if (event.key === "f" && !$("finish").hidden) finish();
     if (event.key === "r") location.hash = `replay=${game.id}`;
+    if (event.key === "s") toggleSettings();
   });
 }
 
-const TABLE_KEYS = new Set(["d", "c", "h", "u", "z", "f", "r"]);
+const TABLE_KEYS = new Set(["d", "c", "h", "u", "z", "f", "r", "s"]);
 
 // Keys typed into a field are the field's: a deal number, a game's id, a choice in a form. A tick box, or a list of
 // the table's own settings, takes no letter: after one is changed the table's keys go on working.

@@ -13,6 +13,11 @@ export function rankIndex(rank) {
 }
 
 // What a card's corner shows: "K♠", "10♥".
+export const rankWord = (rank) => RANK_NAMES[rank] || rank;
+
+// "an ace", "an 8", "a 10", "a king": by how the word is said.
+export const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
+
 export function cardIndex(code) {
   return `${rankIndex(code[0])}${SUITS[code[1]][0]}`;
 }
@@ -71,8 +76,7 @@ function cardElement(code, action, play) {
     element.type = "button";
     element.classList.add("playable");
     // Named first by what it shows (WCAG 2.5.3, label in name), so that saying "K spades" presses it.
-    const target = action.to === "cell" ? "the cell" : action.to;
-    element.setAttribute("aria-label", `${cardIndex(code)}, ${cardName(code)}: play to ${target}`);
+    element.setAttribute("aria-label", `${cardIndex(code)}, ${cardName(code)}: play to ${placeName(action.to)}`);
     element.addEventListener("click", () => play.onPlay(code));
   } else {
     element.setAttribute("role", "img");
@@ -108,31 +112,51 @@ function backs(count) {
   return element;
 }
 
-// A labelled place on the table, a group named as the pile it is ("reserve 1", "foundation 2", "waste");
-// `target`, where a card may be dropped (F1..F4, cell).
-function row(label, children, className, target = null, pileName = label) {
+// A place on the table, a group named as the pile it is ("reserve 1", "foundation 2", "waste"); `label`, the words
+// shown beside it where they help a player (the stock, the waste and its count, the cell), or null; `target`, where a
+// card may be dropped (F1..F4, cell); `empty`, what an empty place shows.
+function row(label, children, className, { target = null, pileName = label, empty = emptyPlace() } = {}) {
   const element = document.createElement("div");
   element.className = `row ${className}`;
   element.setAttribute("role", "group");
   element.setAttribute("aria-label", pileName);
   if (target) element.dataset.target = target;
-  const name = document.createElement("span");
-  name.className = "label";
-  name.textContent = label;
-  element.append(name, ...children);
-  if (children.length === 0) {
-    const empty = document.createElement("span");
-    empty.className = "empty";
-    empty.textContent = "empty";
-    element.append(empty);
+  if (label) {
+    const name = document.createElement("span");
+    name.className = "label";
+    name.textContent = label;
+    element.append(name);
   }
+  element.append(...(children.length ? children : [empty]));
   return element;
+}
+
+function emptyPlace(text = "empty") {
+  const empty = document.createElement("span");
+  empty.className = "empty";
+  empty.textContent = text;
+  return empty;
+}
+
+// An empty foundation shows the rank that starts it, where one rank does (the base rank), as a solitaire table shows
+// an ace on an empty foundation.
+function emptyFoundation(startRank) {
+  if (!startRank) return emptyPlace();
+  const empty = emptyPlace(rankIndex(startRank));
+  empty.classList.add("starts");
+  empty.title = `${sentence(aRank(startRank))} starts it`;
+  return empty;
 }
 
 const RANK_ORDER = "A23456789TJQK";
 
 function byRank(cards) {
   return [...cards].sort((a, b) => RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
+}
+
+// The rank every empty foundation starts with, under rules that start them with the base rank; else null.
+export function startRankOf(rules, state) {
+  return rules.start_rule === "base_rank" ? state.base_rank : null;
 }
 
 // Moves by card: a card may have a foundation move and a cell move.
@@ -149,9 +173,10 @@ export function movesByCard(actions) {
 // `play`, for a board the player acts on: {chosen(moves) -> the move a click makes, onPlay(code),
 // onRefused(code), onDraw(), drawAction}; `freeCells`: whether the rules have a cell (shown even while empty);
 // `foundationOrder`: "played" (as the cards were played) or "rank" (ace to king); `groupWaste`: only the
-// latest deal's cards of the waste may be played (strict waste), so the rest are shown dimmed.
+// latest deal's cards of the waste may be played (strict waste), so the rest are shown dimmed; `startRank`: the rank
+// every empty foundation starts with, when the rules start them with one (the base rank).
 export function renderBoard(container, state, actions,
-  { play = null, freeCells = false, foundationOrder = "played", groupWaste = false } = {}) {
+  { play = null, freeCells = false, foundationOrder = "played", groupWaste = false, startRank = null } = {}) {
   if (!document.getElementById("rank-A")) document.body.append(rankGlyphs());
   const moves = play ? movesByCard(actions) : new Map();
   const card = (code) => cardElement(code, play ? play.chosen(moves.get(code)) : null, play);
@@ -159,24 +184,25 @@ export function renderBoard(container, state, actions,
   left.className = "reserves";
   state.reserves.forEach((pile, p) => {
     const down = pile.face_down ? [backs(pile.face_down)] : [];
-    left.append(row(`R${p + 1}`, [...down, ...pile.face_up.map(card)], "reserve", null, `reserve ${p + 1}`));
+    left.append(row(null, [...down, ...pile.face_up.map(card)], "reserve", { pileName: `reserve ${p + 1}` }));
   });
   const right = document.createElement("div");
   right.className = "foundations";
   state.foundations.forEach((foundation, k) => {
     const cards = foundationOrder === "rank" ? byRank(foundation.cards) : foundation.cards;
     const name = `foundation ${k + 1}${foundation.suit ? `, ${SUITS[foundation.suit][1]}` : ", empty"}`;
-    right.append(row(`F${k + 1}`, cards.map((code) => cardElement(code, null, null)), "foundation", `F${k + 1}`, name));
+    right.append(row(null, cards.map((code) => cardElement(code, null, null)), "foundation",
+      { target: `F${k + 1}`, pileName: name, empty: emptyFoundation(startRank) }));
   });
   const talon = document.createElement("div");
   talon.className = "talon";
-  talon.append(row("Stock", [stockElement(state, play)], "stock-row", null, "stock"));
+  talon.append(row("Stock", [stockElement(state, play)], "stock-row", { pileName: "stock" }));
   const shown = state.waste.slice(-6);
   const waste = shown.map(card);
   if (groupWaste) waste.slice(0, waste.length - state.live_waste).forEach((element) => element.classList.add("dead"));
-  talon.append(row(`Waste ${state.waste.length}`, waste, "waste", null, `waste, ${counted(state.waste.length, "card")}`));
+  talon.append(row(`Waste ${state.waste.length}`, waste, "waste", { pileName: `waste, ${counted(state.waste.length, "card")}` }));
   if (state.cell !== null || freeCells) {
-    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", "cell", "cell"));
+    talon.append(row("Cell", state.cell ? [card(state.cell)] : [], "cell", { target: "cell", pileName: "cell" }));
   }
   const passes = state.passes_left === null ? "unlimited passes" : `${counted(state.passes_left, "more pass", "more passes")}`;
   const info = document.createElement("p");
@@ -215,9 +241,10 @@ function stockElement(state, play) {
   return element;
 }
 
-// A place in words: "the waste", "the cell", or its label (R1, F2).
+// A place in words: "the waste", "the cell", "reserve 1", "foundation 2".
 function placeName(place) {
-  return place === "waste" || place === "cell" ? `the ${place}` : place;
+  if (place === "waste" || place === "cell") return `the ${place}`;
+  return `${place[0] === "F" ? "foundation" : "reserve"} ${place.slice(1)}`;
 }
 
 function sentence(text) {
@@ -233,7 +260,7 @@ function eventText(event) {
   const d = event.data;
   switch (event.kind) {
     case "game_created": return `Dealt ${d.variant || "custom rules"}; base card ${d.opening.foundations[0].cards[0]}.`;
-    case "card_played": return `${cardName(d.card)} from ${placeName(d.from)} to ${d.to}${d.uncovered ? `, uncovering ${cardName(d.uncovered)}` : ""}.`;
+    case "card_played": return `${cardName(d.card)} from ${placeName(d.from)} to ${placeName(d.to)}${d.uncovered ? `, uncovering ${cardName(d.uncovered)}` : ""}.`;
     case "card_moved_to_cell": return `${cardName(d.card)} from ${placeName(d.from)} to the cell.`;
     case "cards_dealt": return `Drew ${d.cards.map(cardName).join(", ")}.`;
     case "waste_redealt": return `Redealt the waste: pass ${d.pass_number}.`;

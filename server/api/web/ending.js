@@ -21,9 +21,10 @@ export async function showGameOver(over, stillShown) {
   $("same-deal").hidden = over.deal.kind !== "number";
   $("next-deal").textContent = over.deal.kind === "number" ? `Deal ${over.deal.deal_number + 1}` : "Another deal";
   $("game-over-title").focus({ preventScroll: true });
-  // However far the page was scrolled (a phone's player at the foot of the table), the end is in view.
+  // However far the page was scrolled (a phone's player at the foot of the table), the end is in view: scrolled to
+  // once this turn's table is drawn, whose status line above the panel may change its height.
   const calm = matchMedia("(prefers-reduced-motion: reduce)").matches;
-  $("game-over").scrollIntoView({ block: "nearest", behavior: calm ? "auto" : "smooth" });
+  requestAnimationFrame(() => $("game-over").scrollIntoView({ block: "nearest", behavior: calm ? "auto" : "smooth" }));
   $("game-over-figures").textContent = `${over.score} of 52 cards home.`;
   $("share-result").hidden = true;
   $("copy-status").textContent = "";

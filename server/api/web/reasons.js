@@ -4,11 +4,8 @@
 // of every preset, and in the table's own words (3♠, "foundation 2", "the foundation above"), which the table shows.
 // It reads only what the player sees; which moves are legal still comes from the game's legal_actions alone.
 
-import { cardIndex as shown, RANK_NAMES, SUITS } from "./board.js";
+import { aRank, cardIndex as shown, rankWord, SUITS } from "./board.js";
 
-const rankWord = (rank) => RANK_NAMES[rank] || rank;
-// "an ace", "an 8", "a 10", "a king": by how the word is said.
-const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
 const foundationWord = (target) => `foundation ${target.slice(1)}`;
 const reserveWord = (place) => `reserve ${place.slice(1)}`;
 

@@ -2,7 +2,7 @@
 // the solver's analysis; it follows a game in progress through the event stream.
 
 import { api, loadEvents } from "./api.js";
-import { describe, renderBoard } from "./board.js";
+import { describe, renderBoard, startRankOf } from "./board.js";
 import { tableTitle } from "./lists.js";
 import { placesOn, travel } from "./motion.js";
 import { showLogged } from "./transparency.js";
@@ -26,7 +26,7 @@ export async function openReplay(id, { onError, live = false }) {
   closeReplay();
   try {
     const current = await api(`/games/${id}`);
-    replay = { id, version: current.version, seq: 1, events: await loadEvents(id, 0), status: current.status };
+    replay = { id, version: current.version, seq: 1, events: await loadEvents(id, 0), status: current.status, rules: current.rules };
     $("replay-deal").textContent = tableTitle(current);
   } catch (error) {
     onError(error);
@@ -74,7 +74,7 @@ async function step(seq) {
   if (!replay || replay.seq !== shown) return; // a later step overtook this one
   const board = $("replay-board");
   const before = board.dataset.game === replay.id ? placesOn(board) : null;
-  renderBoard(board, past.state, past.legal_actions);
+  renderBoard(board, past.state, past.legal_actions, { startRank: startRankOf(replay.rules, past.state) });
   board.dataset.game = replay.id;
   travel(board, before);
   $("position").textContent = `Event ${shown} of ${replay.version}`;
