@@ -42,7 +42,6 @@ def test_a_window_from_its_page_entry_to_its_results(page, live_server, axe_scri
     organizer, _ = signed_up(live_server)
     me, _ = signed_up(live_server)
     rival, rival_name = signed_up(live_server)
-    time.sleep(1.5)  # the sign-ups into the public log before the announcement
     as_player(page, organizer)
     page.goto("/#competitions")
     expect(page.locator("#competitions-title")).to_be_focused()
@@ -84,7 +83,6 @@ def test_an_entrants_game_shows_its_time_left_and_the_results_link_every_game(pa
     organizer, _ = signed_up(live_server)
     me, my_name = signed_up(live_server)
     rival, _ = signed_up(live_server)
-    time.sleep(1.5)
     starts_at = datetime.now(UTC) + timedelta(seconds=3)
     window = post(
         f"{live_server}/competitions",
