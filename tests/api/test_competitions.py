@@ -65,6 +65,19 @@ def announce(client, token, clock, **terms):
     return response.get_json()
 
 
+def field_of(app, client, clock, entrants, **terms):
+    """A competition announced (a race starting in a minute, unless `terms` say otherwise) by an organizer who
+    signed up for it, entered by `entrants` players who signed up before it: its id, the organizer's token and the
+    entrants' (token, name) in their order of entering."""
+    organizer, _ = player(client)
+    players = [player(client) for _ in range(entrants)]
+    logged(app)
+    cid = announce(client, organizer, clock, **terms)["id"]
+    for token, _ in players:
+        assert client.post(f"/competitions/{cid}/entries", headers=token).status_code == 201
+    return cid, organizer, players
+
+
 def problem(response, status, code):
     assert response.status_code == status, response.get_json()
     assert response.mimetype == PROBLEM and response.get_json()["code"] == code, response.get_json()
@@ -181,11 +194,7 @@ def test_a_race_from_announcement_to_results(contest_app, client, clock, db):
 
 
 def test_twenty_concurrent_calls_make_one_game(contest_app, client, clock):
-    organizer, _ = player(client)
-    entrant, _ = player(client)
-    logged(contest_app)
-    cid = announce(client, organizer, clock)["id"]
-    client.post(f"/competitions/{cid}/entries", headers=entrant)
+    cid, _, [(entrant, _)] = field_of(contest_app, client, clock, 1)
     clock.now += timedelta(minutes=2)
 
     answers = run_together(20, lambda _: contest_app.test_client().post(f"/competitions/{cid}/game", headers=entrant))
@@ -249,12 +258,7 @@ def test_announcing_needs_the_organize_scope(contest_app, client, clock):
 def closed_race(app, client, clock, entrants=2, **terms):
     """A race announced, entered by `entrants` players, each resigning at once, then closed: its id, the organizer's
     token and the entrants' (token, name) in their order of finishing."""
-    organizer, _ = player(client)
-    players = [player(client) for _ in range(entrants)]
-    logged(app)
-    cid = announce(client, organizer, clock, **terms)["id"]
-    for token, _ in players:
-        assert client.post(f"/competitions/{cid}/entries", headers=token).status_code == 201
+    cid, organizer, players = field_of(app, client, clock, entrants, **terms)
     clock.now += timedelta(minutes=1)
     for token, _ in players:
         game = client.post(f"/competitions/{cid}/game", headers=token).get_json()
@@ -477,11 +481,7 @@ def test_the_audit_refuses_an_unclosed_competition_and_a_wrong_key(contest_app, 
 
 
 def test_the_stream_opens_with_the_standings_and_an_unknown_competition_is_404(contest_app, client, clock):
-    organizer, _ = player(client)
-    entrant, name = player(client)
-    logged(contest_app)
-    cid = announce(client, organizer, clock)["id"]
-    client.post(f"/competitions/{cid}/entries", headers=entrant)
+    cid, _, [(_, name)] = field_of(contest_app, client, clock, 1)
 
     response = client.get(f"/competitions/{cid}/stream", buffered=False)
     try:
@@ -518,11 +518,7 @@ def test_the_stream_sends_the_standings_then_the_changes_and_ends_when_final():
 
 
 def test_a_finished_competition_game_is_not_analysed_before_the_close(contest_app, client, clock):
-    organizer, _ = player(client)
-    entrant, _ = player(client)
-    logged(contest_app)
-    cid = announce(client, organizer, clock)["id"]
-    client.post(f"/competitions/{cid}/entries", headers=entrant)
+    cid, _, [(entrant, _)] = field_of(contest_app, client, clock, 1)
     clock.now += timedelta(minutes=1)
     game = client.post(f"/competitions/{cid}/game", headers=entrant).get_json()
     client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "resign"}}, headers=entrant)
@@ -554,12 +550,7 @@ def test_an_announcement_sent_again_with_its_key_is_one_competition(contest_app,
 def test_before_the_close_an_entrants_game_is_to_anyone_else_a_game_that_does_not_exist_byte_for_byte(
     contest_app, client, clock
 ):
-    organizer, _ = player(client)
-    (alice, _), (rival, _) = player(client), player(client)
-    logged(contest_app)
-    cid = announce(client, organizer, clock)["id"]
-    for token in (alice, rival):
-        client.post(f"/competitions/{cid}/entries", headers=token)
+    cid, organizer, [(alice, _), (rival, _)] = field_of(contest_app, client, clock, 2)
     clock.now += timedelta(minutes=1)
     game = client.post(f"/competitions/{cid}/game", headers=alice).get_json()
     client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "deal"}}, headers=alice)
@@ -615,12 +606,7 @@ def test_concurrent_entries_never_pass_the_fields_size(contest_app, client, cloc
 def test_a_race_entrant_who_comes_after_the_end_gets_no_game_and_the_results_hold_no_game_on(
     contest_app, client, clock
 ):
-    organizer, _ = player(client)
-    (early, _), (late, _) = player(client), player(client)
-    logged(contest_app)
-    cid = announce(client, organizer, clock)["id"]
-    for token in (early, late):
-        client.post(f"/competitions/{cid}/entries", headers=token)
+    cid, _, [(early, _), (late, _)] = field_of(contest_app, client, clock, 2)
     clock.now += timedelta(minutes=1)
     client.post(f"/competitions/{cid}/game", headers=early)
     clock.now += timedelta(minutes=10)
