@@ -148,7 +148,7 @@ def _turns(
     upkeep = Upkeep(use_cases.chores)
     referee = RefereeTurns(use_cases.referee)
     if isinstance(store, PostgresStore) and run:
-        store.entries_logged = _waking(sequencer, upkeep, referee)
+        wake_on_work(store, sequencer, upkeep, referee)
         sequencer.start()
         upkeep.start()
         referee.start()
@@ -196,15 +196,18 @@ def _kept_outside(
     return {"records": [record for _, record in records], "guard": guard, "mirror": mirror}
 
 
-def _waking(*threads: Turns) -> Callable[[], None]:
-    """What the store calls when a write gave the public log entries: a game begun or ended is work for the log's
-    sequencer and, when a player's game ends, for the upkeep (which verifies its result)."""
+def wake_on_work(store: PostgresStore, sequencer: Turns, upkeep: Turns, referee: Turns) -> None:
+    """Whom the store wakes after a commit: a write that gave the public log entries (a game begun or ended) is work
+    for the log's sequencer and, when a player's game ends, for the upkeep (which verifies its result); a new clock (a
+    competition announced, an entrant's game begun) is the referee's, and nothing else is: a game of no competition
+    costs it nothing."""
 
-    def wake() -> None:
-        for thread in threads:
-            thread.wake()
+    def entries_logged() -> None:
+        sequencer.wake()
+        upkeep.wake()
 
-    return wake
+    store.entries_logged = entries_logged
+    store.clocks_set = referee.wake
 
 
 def _solver_queue(settings: Settings) -> ComputeQueue:

@@ -30,6 +30,8 @@ class _Connections(Protocol):
 
     def _committed(self, logged_entries: bool) -> None: ...
 
+    clocks_set: Callable[[], None]
+
 
 class CompetitionTables:
     def announce_competition(
@@ -68,6 +70,7 @@ class CompetitionTables:
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
         self._committed(True)
+        self.clocks_set()
 
     def open_competitions_of(self: _Connections, organizer_id: UUID) -> int:
         with self._connection() as conn:
@@ -172,6 +175,7 @@ class CompetitionTables:
         except psycopg.errors.UniqueViolation as error:
             raise_translated(error)
         self._committed(bool(change.public_entries))
+        self.clocks_set()
         return True
 
     def load_standings(self: _Connections, competition_id: UUID) -> list[StandingsAt]:

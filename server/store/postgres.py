@@ -70,6 +70,9 @@ class PostgresStore(PublicLogTables, PlayerTables, DailyTables, CompetitionTable
         self.entries_logged: Callable[[], None] = _nobody
         """Called after every commit that added entries to the public log's pending list: the process's sequencer,
         which then integrates them within an interval instead of looking for work on a clock."""
+        self.clocks_set: Callable[[], None] = _nobody
+        """Called after every commit that gave the competitions' referee a new clock (a competition announced: its
+        end; an entrant's game begun: its deadline), which it then rests until, instead of its idle wait."""
 
     def _committed(self, logged_entries: bool) -> None:
         """After a commit: tell the process if it gave the public log entries to integrate."""

@@ -17,6 +17,8 @@ from server.log import events as ev
 from server.log.replay import verify
 from server.log.standings import standings_root
 from server.monitor.competition import audit_competition
+from server.runtime.app import wake_on_work
+from server.store import PostgresStore, migrate
 from server.transparency.merkle import verify_consistency
 from server.transparency.notes import generate_signer, open_checkpoint
 from tests.api.helpers import LOG_SIGNER, Clock, answer, app_on_a_clock, reads, run_together
@@ -618,3 +620,45 @@ def test_a_race_entrant_who_comes_after_the_end_gets_no_game_and_the_results_hol
         ("timed_out", False),
         ("timed_out", True),
     ]
+
+
+def test_only_a_new_clock_wakes_the_referee_an_announcement_and_an_entrant_s_game(
+    contest_app, client, clock, store, monkeypatch
+):
+    """Every write with public-log entries used to wake the referee too: three queries a turn, up to four turns a
+    second in every process, for games no competition has (measured: 17 µs of other threads' CPU an action)."""
+    clocks, entries = [], []
+    monkeypatch.setattr(store, "clocks_set", lambda: clocks.append(1), raising=False)
+    monkeypatch.setattr(store, "entries_logged", lambda: entries.append(1))
+    game = client.post("/games", json={"variant": "osmosis-draw-one", "deal_number": 3}).get_json()
+    token = {"Authorization": f"Bearer {game['player_token']}"}
+    assert (
+        client.post(f"/games/{game['id']}/actions", json={"action": {"kind": "resign"}}, headers=token).status_code
+        == 200
+    )
+    assert entries and clocks == []  # work for the public log, none for the referee
+
+    cid, _, [(entrant, _)] = field_of(contest_app, client, clock, 1)
+    assert len(clocks) == 1  # the announcement: the competition's end
+    clock.now += timedelta(minutes=1)
+    assert client.post(f"/competitions/{cid}/game", headers=entrant).status_code == 201
+    assert len(clocks) == 2  # the entrant's game: its deadline
+
+
+def test_the_store_wakes_the_log_s_threads_for_entries_and_the_referee_for_a_new_clock(pool):
+    woken = []
+
+    class Thread:
+        def __init__(self, name):
+            self.name = name
+
+        def wake(self):
+            woken.append(self.name)
+
+    store = PostgresStore(pool, migrate.head_revision())
+    wake_on_work(store, Thread("sequencer"), Thread("upkeep"), Thread("referee"))
+
+    store.entries_logged()
+    assert woken == ["sequencer", "upkeep"]
+    store.clocks_set()
+    assert woken == ["sequencer", "upkeep", "referee"]
