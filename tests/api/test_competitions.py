@@ -19,6 +19,7 @@ from server.log.standings import standings_root
 from server.monitor.competition import audit_competition
 from server.runtime.app import wake_on_work
 from server.store import PostgresStore, migrate
+from server.store.connections import open_pool
 from server.transparency.merkle import verify_consistency
 from server.transparency.notes import generate_signer, open_checkpoint
 from tests.api.helpers import LOG_SIGNER, Clock, answer, app_on_a_clock, reads, run_together
@@ -662,3 +663,39 @@ def test_the_store_wakes_the_log_s_threads_for_entries_and_the_referee_for_a_new
     assert woken == ["sequencer", "upkeep"]
     store.clocks_set()
     assert woken == ["sequencer", "upkeep", "referee"]
+
+
+def test_two_processes_refereeing_at_once_end_each_game_once_and_close_the_competition_once(
+    contest_app, client, clock, database_url, db
+):
+    """The close's row lock and its "not closed yet" guard, and a game's end written once, across two processes:
+    a second app on its own pool, its referee's turns released at the same moment as the first's."""
+    cid, _, players = field_of(contest_app, client, clock, 4)
+    clock.now += timedelta(minutes=1)
+    games = [client.post(f"/competitions/{cid}/game", headers=token).get_json() for token, _ in players]
+    resign = {"action": {"kind": "resign"}}
+    for game, (token, _) in list(zip(games, players, strict=True))[:2]:  # two finished, two still on at the end
+        assert client.post(f"/games/{game['id']}/actions", json=resign, headers=token).status_code == 200
+    logged(contest_app)
+    clock.now += timedelta(minutes=10)
+    other_pool = open_pool(database_url, min_size=1, max_size=4, timeout=5, statement_timeout_ms=5000)
+    try:
+        other = next(app_on_a_clock(PostgresStore(other_pool, migrate.head_revision()), clock))
+        referees = [contest_app.extensions["osmosis.referee"], other.extensions["osmosis.referee"]]
+        for _ in range(10):
+            run_together(2, lambda n: referees[n].run_once())
+            logged(contest_app)
+        other.extensions["osmosis.hub"].stop()
+    finally:
+        other_pool.close()
+
+    assert entry_kinds(db, cid).count(ce.COMPETITION_CLOSED) == 1
+    for game in games:
+        kinds = db.execute("SELECT kind FROM game_events WHERE game_id = %s", (game["id"],)).fetchall()
+        kinds = [row[0] for row in kinds]
+        assert kinds.count(ev.SEEDS_REVEALED) == 1, kinds
+        assert kinds.count(ev.GAME_TIMED_OUT) + kinds.count(ev.GAME_RESIGNED) == 1, kinds
+    results = client.get(f"/competitions/{cid}/results").get_json()
+    rows = results["results"]
+    assert sorted(row["status"] for row in rows) == ["resigned", "resigned", "timed_out", "timed_out"]
+    assert results["standings_root"] == standings_root([{k: v for k, v in row.items() if k != "links"} for row in rows])
