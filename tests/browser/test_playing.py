@@ -199,27 +199,6 @@ def test_presets_are_named_in_words_wherever_a_player_reads_them(page):
     assert "Peek till dawn" in board_names and not [name for name in board_names if "-" in name], board_names
 
 
-def test_the_card_the_keyboard_is_on_is_told_from_every_other_lit_card(page):
-    start_game(page, "osmosis", 11)  # two lit cards at the deal: 9♦ and 2♠
-    wait_until_settled(page)
-    lit = page.locator("#board .card.playable")
-    expect(lit).to_have_count(2)
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.classList.contains('playable')"):
-            break
-    focused = page.locator("#board .card.playable:focus")
-    expect(focused).to_have_count(1)
-    other = page.locator("#board .card.playable:not(:focus)")
-
-    def ring(card):
-        return card.evaluate("card => getComputedStyle(card).boxShadow")
-
-    assert "rgb(255, 255, 255)" in ring(focused), ring(focused)  # a white ring outside the lit one, a gap between
-    assert "rgb(255, 255, 255)" not in ring(other.first), ring(other.first)
-    screenshot(page, "7-focus")
-
-
 def test_a_dim_card_dragged_says_why_it_cannot_move_and_the_table_selects_no_text(page):
     start_game(page, "osmosis-draw-one", 3)
     wait_until_settled(page)  # the deal's cards in their places

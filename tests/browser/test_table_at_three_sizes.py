@@ -42,6 +42,7 @@ def test_the_clock_ticks_and_the_count_moves_with_play(browser, live_server, vie
 
 @BY_SIZE
 def test_the_focus_ring_tells_the_keyboard_s_card_from_another_lit_one(browser, live_server, viewport):
+    """A white ring outside the lit one, a gap between: the card Enter plays is never a guess."""
     context, page, errors = a_table(browser, live_server, viewport, "osmosis", 11)  # two lit cards: 9♦ and 2♠
     try:
         wait_until_settled(page)
