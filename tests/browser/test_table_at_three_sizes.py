@@ -84,7 +84,7 @@ def test_the_end_panel_is_unobstructed_over_a_still_table_and_its_replay_opens_a
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
             hit = page.evaluate(f"document.elementFromPoint({x}, {y}).closest('button')?.id")
             assert hit == buttons.nth(i).get_attribute("id"), (hit, buttons.nth(i).get_attribute("id"))
-        page.wait_for_timeout(3500)  # the win's falling cards have passed
+        page.wait_for_selector(".cascade", state="detached")  # the win's falling cards have passed
         screenshot(page, f"goal-won-{named(viewport)}")
 
         page.click("#over-replay")
