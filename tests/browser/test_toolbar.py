@@ -10,7 +10,7 @@ from tests.browser.table import a_table, screenshot
 DESKTOP = {"width": 1280, "height": 800}
 WIDE = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
-KEYS = {"draw": "D", "undo": "U", "ask-hint": "H", "show-replay": "R"}
+KEYS = {"draw": "D", "undo": "U", "ask-hint": "H", "show-replay": "R", "open-settings": "S"}
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, WIDE], ids=lambda v: f"{v['width']}x{v['height']}")
