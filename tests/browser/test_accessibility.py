@@ -109,6 +109,11 @@ def test_the_table_shows_a_pile_s_name_only_where_it_helps_and_never_a_code(
             { kind: "card_played", data: { card: "7S", from: "R1", to: "F2", uncovered: null } })"""
     )
     assert said == "7 of spades from reserve 1 to foundation 2."
+    dealt = page.evaluate(
+        """async () => (await import("/app/board.js")).describe({ kind: "game_created",
+            data: { variant: "osmosis-draw-one", opening: { foundations: [{ cards: ["AC"] }] } } })"""
+    )
+    assert dealt == "Dealt Osmosis draw one; base card ace of clubs."  # a preset as the menu names it, no code
 
 
 def test_a_card_to_play_is_named_first_by_what_it_shows(page):

@@ -5,7 +5,7 @@
 // lists), #player=NAME, #boards, #competitions, #competition=ID, so back and forward move between them.
 
 import { api } from "./api.js";
-import { describe, hintText, movesByCard, renderBoard, startRankOf } from "./board.js";
+import { describe, hintText, movesByCard, presetTitle, renderBoard, startRankOf } from "./board.js";
 import { wireDragging } from "./dragging.js";
 import { wireTapping } from "./tapping.js";
 import { showGameOver } from "./ending.js";
@@ -13,7 +13,7 @@ import { markHint, sayBeside, unsay } from "./feedback.js";
 import { countAppended, showFigures, stopFigures } from "./figures.js";
 import { canFinish } from "./finishing.js";
 import { showCompetition, showCompetitions, stopCompetition, wireCompetitions } from "./competitions.js";
-import { dealName, listGamesInProgress, listMyGames, myGameIds, presetTitle, remember, tableTitle, tokenOf } from "./lists.js";
+import { dealName, listGamesInProgress, listMyGames, myGameIds, remember, tableTitle, tokenOf } from "./lists.js";
 import { playDaily, wireMenu } from "./menu.js";
 import { celebrate, dealt, placesOn, shake, travel } from "./motion.js";
 import { showBoards, showDaily, showMe, showProfile, wirePlayers } from "./players.js";

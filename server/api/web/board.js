@@ -15,6 +15,11 @@ export function rankIndex(rank) {
 // What a card's corner shows: "K♠", "10♥".
 export const rankWord = (rank) => RANK_NAMES[rank] || rank;
 
+// A preset as the menu names it: "Osmosis draw one" for osmosis-draw-one.
+export function presetTitle(variant) {
+  return variant ? variant[0].toUpperCase() + variant.slice(1).replaceAll("-", " ") : "Custom rules";
+}
+
 // "an ace", "an 8", "a 10", "a king": by how the word is said.
 export const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
 
@@ -259,7 +264,7 @@ export function describe(event) {
 function eventText(event) {
   const d = event.data;
   switch (event.kind) {
-    case "game_created": return `Dealt ${d.variant || "custom rules"}; base card ${d.opening.foundations[0].cards[0]}.`;
+    case "game_created": return `Dealt ${presetTitle(d.variant)}; base card ${cardName(d.opening.foundations[0].cards[0])}.`;
     case "card_played": return `${cardName(d.card)} from ${placeName(d.from)} to ${placeName(d.to)}${d.uncovered ? `, uncovering ${cardName(d.uncovered)}` : ""}.`;
     case "card_moved_to_cell": return `${cardName(d.card)} from ${placeName(d.from)} to the cell.`;
     case "cards_dealt": return `Drew ${d.cards.map(cardName).join(", ")}.`;

@@ -3,8 +3,9 @@
 // once closed, the results with each game's replay and its verification.
 
 import { api, apiToken } from "./api.js";
+import { presetTitle } from "./board.js";
 import { clockText } from "./figures.js";
-import { presetTitle, remember } from "./lists.js";
+import { remember } from "./lists.js";
 import { showMe, whoAmI } from "./players.js";
 
 const $ = (id) => document.getElementById(id);

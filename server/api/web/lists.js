@@ -2,7 +2,7 @@
 // and anybody's games being played now, to watch.
 
 import { api } from "./api.js";
-import { counted } from "./board.js";
+import { counted, presetTitle } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 const MY_GAMES = "osmosis-games"; // ids of the games this browser created, newest first
@@ -55,10 +55,6 @@ export function dealName(deal) {
 }
 
 // A preset as a player reads its name: "Osmosis draw one" for osmosis-draw-one; custom rules have none.
-export function presetTitle(variant) {
-  return variant ? variant[0].toUpperCase() + variant.slice(1).replaceAll("-", " ") : "Custom rules";
-}
-
 // A game's title is its deal, as a player names it: "Osmosis, deal 3", "Peek, the daily deal of 2026-11-27".
 export function tableTitle(game) {
   return `${presetTitle(game.variant)}, ${dealName(game.deal)}`;

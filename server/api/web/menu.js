@@ -2,7 +2,7 @@
 // API's winnable-only deals: the solver proves each), or today's deal of the preset.
 
 import { apiToken } from "./api.js";
-import { presetTitle } from "./lists.js";
+import { presetTitle } from "./board.js";
 import { loadSettings, saveSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);

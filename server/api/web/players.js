@@ -2,9 +2,9 @@
 // with the time left, a player's page, the boards, and the text of a daily result to share.
 
 import { api, apiToken, keepApiToken } from "./api.js";
-import { counted } from "./board.js";
+import { counted, presetTitle } from "./board.js";
 import { timePlayed } from "./figures.js";
-import { presetTitle, tableTitle } from "./lists.js";
+import { tableTitle } from "./lists.js";
 
 const $ = (id) => document.getElementById(id);
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
