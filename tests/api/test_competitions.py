@@ -6,9 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import threading
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
+import psycopg
 import pytest
 
 from server.api.streaming.streams import competition_stream
@@ -699,3 +701,28 @@ def test_two_processes_refereeing_at_once_end_each_game_once_and_close_the_compe
     rows = results["results"]
     assert sorted(row["status"] for row in rows) == ["resigned", "resigned", "timed_out", "timed_out"]
     assert results["standings_root"] == standings_root([{k: v for k, v in row.items() if k != "links"} for row in rows])
+
+
+def test_a_start_waits_for_a_close_in_progress_and_then_makes_no_game(contest_app, client, clock, database_url, db):
+    """The barrier between a start and the close, stalled: the close holds the competition's row (as
+    LOCK_TO_CLOSE does) while a start that passed the clock's checks a moment before the end comes in."""
+    cid, _, [(entrant, _)] = field_of(contest_app, client, clock, 1)
+    race = client.get(f"/competitions/{cid}").get_json()
+    clock.now = datetime.fromisoformat(race["ends_at"]) - timedelta(seconds=1)
+    with psycopg.connect(database_url) as closing:
+        closing.execute("SELECT id FROM competitions WHERE id = %s AND closed_at IS NULL FOR UPDATE", (cid,))
+        closing.execute("UPDATE competitions SET closed_at = %s WHERE id = %s", (clock.now, cid))
+        answers = []
+        start = threading.Thread(
+            target=lambda: answers.append(client.post(f"/competitions/{cid}/game", headers=entrant))
+        )
+        start.start()
+        start.join(timeout=1.0)
+        assert start.is_alive(), "the start must wait for the close's transaction"
+        closing.commit()
+    start.join(timeout=10)
+
+    problem(answers[0], 409, "start-closed")
+    row = db.execute("SELECT game_id FROM competition_entries WHERE competition_id = %s", (cid,)).fetchone()
+    assert row[0] is None
+    assert db.execute("SELECT count(*) FROM games WHERE competition->>'id' = %s", (cid,)).fetchone()[0] == 0

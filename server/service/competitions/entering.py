@@ -7,7 +7,7 @@ from uuid import UUID
 
 from ...game.callers import Caller
 from ...game.change import Reply
-from ...game.competitions import CompetitionFull, check_entry, clock_for
+from ...game.competitions import CompetitionFull, StartClosed, check_entry, clock_for
 from ...game.deciding import Dealt, created
 from ...game.records import PublicEntry
 from ...log import competition_entries as ce
@@ -82,7 +82,8 @@ class Entering:
         change = created(rules, dealt, caller.owner, self._sources.new_id(), (token, token_hash_of(token)), now)
         if not self._store.create_competition_game(change, competition_id, entrant.player_id):
             claimed = self._entrant(caller, competition_id).game_id
-            assert claimed is not None, "a game was claimed first"
+            if claimed is None:  # the close came first: it took the competition's row while this start was on its way
+                raise StartClosed("the competition closed before this game could start")
             return self._existing(claimed)
         tell(self._changes, change)
         return change.reply
