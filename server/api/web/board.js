@@ -1,10 +1,21 @@
 // Cards, the board and the words for events: drawn from a game's public view and legal actions only.
 
 export const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
-export const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+
+// A rank in words: "ace", "8", "king".
+export const rankWord = (rank) => RANK_NAMES[rank] || rank;
+
+// "an ace", "an 8", "a 10", "a king": by how the word is said.
+export const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
 
 function cardName(code) {
-  return `${RANK_NAMES[code[0]] || code[0]} of ${SUITS[code[1]][1]}`;
+  return `${rankWord(code[0])} of ${SUITS[code[1]][1]}`;
+}
+
+// A preset as the menu names it: "Osmosis draw one" for osmosis-draw-one.
+export function presetTitle(variant) {
+  return variant ? variant[0].toUpperCase() + variant.slice(1).replaceAll("-", " ") : "Custom rules";
 }
 
 // A rank as a card's corner shows it: "K", "10".
@@ -13,16 +24,6 @@ export function rankIndex(rank) {
 }
 
 // What a card's corner shows: "K♠", "10♥".
-export const rankWord = (rank) => RANK_NAMES[rank] || rank;
-
-// A preset as the menu names it: "Osmosis draw one" for osmosis-draw-one.
-export function presetTitle(variant) {
-  return variant ? variant[0].toUpperCase() + variant.slice(1).replaceAll("-", " ") : "Custom rules";
-}
-
-// "an ace", "an 8", "a 10", "a king": by how the word is said.
-export const aRank = (rank) => `${["A", "8"].includes(rank) ? "an" : "a"} ${rankWord(rank)}`;
-
 export function cardIndex(code) {
   return `${rankIndex(code[0])}${SUITS[code[1]][0]}`;
 }
