@@ -53,8 +53,11 @@ def test_a_clients_job_past_its_cap_is_refused_at_once_and_another_clients_is_no
     queue = ComputeQueue(JobLeases(counters, per_client=2), threads=2)
     log, results = [], {}
     first, second = Job("a1", log), Job("a2", log)
-    threads = [submit(queue, "a", first, results), submit(queue, "a", second, results)]
-    until(lambda: log == ["a1"] and queue.waiting == 1)
+    # One after the other: threads started together reach the queue in any order.
+    threads = [submit(queue, "a", first, results)]
+    until(lambda: log == ["a1"])
+    threads.append(submit(queue, "a", second, results))
+    until(lambda: queue.waiting == 1)
 
     with pytest.raises(SolverBusy):
         queue.run("a", lambda: "a3")
@@ -74,8 +77,11 @@ def test_a_client_runs_one_job_per_process_so_another_client_never_waits_behind_
     queue = ComputeQueue(JobLeases(counters, per_client=5), threads=2)
     log, results = [], {}
     mine = [Job(f"a{n}", log) for n in range(4)]
-    threads = [submit(queue, "a", job, results) for job in mine]
-    until(lambda: log == ["a0"] and queue.waiting == 3)
+    # a0 running first, then the rest queued: threads started together reach the queue in any order.
+    threads = [submit(queue, "a", mine[0], results)]
+    until(lambda: log == ["a0"])
+    threads += [submit(queue, "a", job, results) for job in mine[1:]]
+    until(lambda: queue.waiting == 3)
 
     theirs = Job("b0", log)
     threads.append(submit(queue, "b", theirs, results))
